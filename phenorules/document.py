@@ -1,0 +1,72 @@
+"""An article as one spaCy ``Doc`` whose character offsets are the article's global offsets.
+
+Each passage is placed at its global offset and the gaps between passages are filled with
+newlines, so ``doc.text[offset:offset + length]`` is exactly the task's span text and no
+offset arithmetic is needed anywhere downstream. Passages are a span group with their
+section type as label; phenotype mentions are the span group ``phenotypes``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+PASSAGES = "passages"
+PHENOTYPES = "phenotypes"
+PHENOTYPE_LABEL = "PHENOTYPE"
+
+_DOC_EXTENSIONS = {"article_id": None, "patients": None, "associations": None}
+_SPAN_EXTENSIONS = {
+    "hpo_id": None,  # "HP:0000175", "HP:0410030;HP:0000175" for a compound, "-1"
+    "hpo_label": None,
+    "provenance": None,  # lexicon entry and rules that produced or changed the span
+    "negex": False,  # set by negspacy's NegEx component
+    "patient": None,  # patient ids the phenotype is attributed to
+    "passage_type": None,  # on passage spans: paragraph, fig_caption, ...
+}
+
+
+def register_extensions() -> None:
+    for name, default in _DOC_EXTENSIONS.items():
+        if not Doc.has_extension(name):
+            Doc.set_extension(name, default=default)
+    for name, default in _SPAN_EXTENSIONS.items():
+        if not Span.has_extension(name):
+            Span.set_extension(name, default=default)
+
+
+register_extensions()
+
+
+def layout_passages(passages: Iterable[dict]) -> str:
+    """The article text with every passage at its global offset (validated input assumed)."""
+    parts: list[str] = []
+    cursor = 0
+    for passage in passages:
+        parts.append("\n" * (passage["offset"] - cursor))
+        parts.append(passage["text"])
+        cursor = passage["offset"] + len(passage["text"])
+    return "".join(parts)
+
+
+def make_article_doc(nlp: Language, article: dict) -> Doc:
+    """A tokenised (not yet processed) Doc for a task article, with passages and patients."""
+    doc = nlp.make_doc(layout_passages(article["full_text"]))
+    doc._.article_id = article.get("pmc_id")
+    doc._.patients = article.get("patient") or []
+    spans = []
+    for passage in article["full_text"]:
+        start, end = passage["offset"], passage["offset"] + len(passage["text"])
+        span = doc.char_span(start, end, label=passage["section_type"], alignment_mode="expand")
+        if span is not None and len(span):
+            span._.passage_type = passage["type"]
+            spans.append(span)
+    doc.spans[PASSAGES] = spans
+    return doc
+
+
+def make_text_doc(nlp: Language, text: str, section_type: str = "TEXT") -> Doc:
+    """A Doc for plain text: one passage covering everything."""
+    return make_article_doc(nlp, {"pmc_id": None, "full_text": [{"offset": 0, "text": text, "section_type": section_type, "type": "paragraph"}]})

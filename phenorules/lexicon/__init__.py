@@ -1,0 +1,137 @@
+"""The phenotype lexicon: HPO names and synonyms, generated variants, and TSV lexicons.
+
+Every entry keeps where it came from (term name, synonym scope, variant rule chain, file
+and line), so that each match can be traced back to the entry that produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import InputError
+from ..ontology import Ontology
+from .normalize import normalize_key
+from .tsv import read_tsv
+from .variants import RULE_NAMES, VariantResources, generate_variants
+
+# Lower wins when one key maps to several terms: curated files, then names, then synonyms.
+PRIORITY = {"file": 0, "name": 1, "EXACT": 2, "learned": 2, "RELATED": 3, "NARROW": 4, "BROAD": 5}
+VARIANT_PENALTY = 10
+
+
+@dataclass(frozen=True, order=True)
+class Entry:
+    """One way of writing one HPO term (or compound, ``a;b``), with its provenance."""
+
+    priority: int
+    hpo_id: str
+    surface: str
+    source: str  # "name", "synonym:EXACT:layperson", "lexicons/extra_terms.tsv:12", ...
+    rule: str = ""  # the variant chain that made this form from ``surface``, or ""
+    case_sensitive: bool = False
+
+    @property
+    def provenance(self) -> str:
+        return f"{self.source}|{self.rule}" if self.rule else self.source
+
+
+@dataclass(frozen=True)
+class LexiconConfig:
+    """What goes into the lexicon; part of the pipeline config and of the cache key."""
+
+    synonym_scopes: tuple[str, ...] = ("EXACT", "RELATED")
+    variant_rules: tuple[str, ...] = RULE_NAMES
+    extra_files: tuple[str, ...] = ("extra_terms.tsv",)
+    blocklist_files: tuple[str, ...] = ("blocklist.tsv",)
+    min_key_length: int = 3
+
+
+@dataclass
+class Lexicon:
+    entries: dict[str, list[Entry]] = field(default_factory=dict)
+
+    def add(self, key: str, entry: Entry) -> None:
+        self.entries.setdefault(key, []).append(entry)
+
+    def finalize(self) -> "Lexicon":
+        """Deduplicate per (key, id), keeping the best entry, and sort for determinism."""
+        for key, entries in self.entries.items():
+            best: dict[str, Entry] = {}
+            for entry in sorted(entries):
+                best.setdefault(entry.hpo_id, entry)
+            self.entries[key] = sorted(best.values())
+        return self
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def is_abbreviation(surface: str) -> bool:
+    """Short upper-case forms ('ASD', 'VSD') must match case-sensitively."""
+    letters = [c for c in surface if c.isalpha()]
+    return len(surface) <= 6 and bool(letters) and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)
+
+
+def _add_with_variants(
+    lexicon: Lexicon, surface: str, hpo_id: str, source: str, priority: int, config: LexiconConfig, res: VariantResources
+) -> None:
+    if is_abbreviation(surface):  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
+        lexicon.add(surface.lower(), Entry(priority, hpo_id, surface, source, "", True))
+        lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, "number", True))
+        return
+    key = normalize_key(surface)
+    lexicon.add(key, Entry(priority, hpo_id, surface, source))
+    for variant, chain in generate_variants(key, res, config.variant_rules).items():
+        lexicon.add(variant, Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, chain))
+
+
+def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:
+    if hpo_id == "-1":
+        return hpo_id
+    resolved = ontology.resolve(hpo_id)
+    if resolved is None:
+        raise InputError(f"{place}: {hpo_id!r} is not a term of Phenotypic abnormality in {ontology.data_version}")
+    return resolved
+
+
+def load_blocklist(paths: Iterable[Path]) -> set[tuple[str, str]]:
+    """(key, hpo_id or '*') pairs that must not be matched."""
+    blocked = set()
+    for path in paths:
+        for row, _ in read_tsv(path, 2):
+            blocked.add((normalize_key(row[0]), row[1]))
+    return blocked
+
+
+def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig = LexiconConfig()) -> Lexicon:
+    """All phenotype-branch names and chosen synonyms, their variants, and the TSV lexicons."""
+    lexicon_dir = Path(lexicon_dir)
+    vocabulary = {word for name in ontology.names.values() for word in normalize_key(name).split()}
+    res = VariantResources.from_dir(lexicon_dir, vocabulary)
+    lexicon = Lexicon()
+    for hpo_id, name in ontology.names.items():
+        _add_with_variants(lexicon, name, hpo_id, "name", PRIORITY["name"], config, res)
+        for synonym in ontology.synonyms[hpo_id]:
+            if synonym.scope in config.synonym_scopes:
+                source = ":".join(filter(None, ("synonym", synonym.scope, synonym.kind)))
+                _add_with_variants(lexicon, synonym.text, hpo_id, source, PRIORITY[synonym.scope], config, res)
+    for name in config.extra_files:
+        path = lexicon_dir / name
+        kind = "learned" if "learned" in name else "file"
+        for row, number in read_tsv(path, 2):
+            hpo_ids = [_resolve_listed_id(ontology, i, f"{path}:{number}") for i in row[1].split(";")]
+            _add_with_variants(lexicon, row[0], ";".join(hpo_ids), f"{path.name}:{number}", PRIORITY[kind], config, res)
+    blocked = load_blocklist(lexicon_dir / name for name in config.blocklist_files)
+    for key in list(lexicon.entries):
+        kept = [
+            e
+            for e in lexicon.entries[key]
+            if (key, "*") not in blocked and (key, e.hpo_id) not in blocked and (len(key) >= config.min_key_length or e.case_sensitive)
+        ]
+        if kept:
+            lexicon.entries[key] = kept
+        else:
+            del lexicon.entries[key]
+    return lexicon.finalize()

@@ -1,0 +1,201 @@
+"""Lexical variant generation: the other ways an article writes an HPO term name.
+
+Each rule is a small pure function ``phrase -> [variant, ...]`` over lower-cased phrases;
+the word lists it needs (plurals, spellings, noun/adjective pairs) are data files under
+``lexicons/``. Rules are applied in stages (word order, then morphology, then spelling),
+and every variant keeps the chain of rule names that made it, so a match can be traced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .tsv import read_tsv
+
+_OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
+
+
+@dataclass(frozen=True)
+class VariantResources:
+    """Word lists the rules read; each maps a form to its alternatives."""
+
+    irregular_plurals: dict[str, str]  # singular -> plural
+    spellings: tuple[tuple[str, str], ...]  # (british fragment, american fragment)
+    noun_adjectives: dict[str, str]  # noun -> adjective ("hypoplasia" -> "hypoplastic")
+    joinable_prefixes: tuple[str, ...]  # "hypo", "micro", ...: "hypo pigmentation" <-> "hypopigmentation"
+    vocabulary: frozenset[str] = frozenset()  # words of the ontology, to split prefixes only into words
+
+    @classmethod
+    def from_dir(cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = ()) -> "VariantResources":
+        lexicon_dir = Path(lexicon_dir)
+        plurals = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "irregular_plurals.tsv", 2)}
+        spellings = tuple((row[0], row[1]) for row, _ in read_tsv(lexicon_dir / "spelling_variants.tsv", 2))
+        adjectives = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "noun_adjective.tsv", 2)}
+        prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
+        return cls(plurals, spellings, adjectives, prefixes, frozenset(vocabulary))
+
+
+# ---------------------------------------------------------------- morphology of one word
+
+
+def pluralize_word(word: str, res: VariantResources) -> list[str]:
+    """Regular and Greco-Latin plurals of an English noun (none if it does not inflect)."""
+    if word in res.irregular_plurals:
+        return [res.irregular_plurals[word]]
+    if len(word) < 3 or not word.isalpha():
+        return []
+    if word.endswith(("sis", "xis")):
+        return [word[:-2] + "es"]  # exostosis -> exostoses
+    if word.endswith("s"):
+        return []
+    if word.endswith(("x", "z", "ch", "sh")):
+        return [word + "es"]
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return [word[:-1] + "ies"]
+    if word.endswith("a"):
+        return [word + "s", word + "e"]  # hernias; maxillae
+    if word.endswith("um"):
+        return [word + "s", word[:-2] + "a"]  # septa
+    return [word + "s"]
+
+
+def singularize_word(word: str, res: VariantResources) -> list[str]:
+    """Inverse of :func:`pluralize_word` for the regular cases."""
+    irregular = [singular for singular, plural in res.irregular_plurals.items() if word == plural]
+    if irregular or len(word) < 4 or not word.isalpha():
+        return irregular
+    if word.endswith("ies"):
+        return [word[:-3] + "y"]
+    if word.endswith(("oses", "ases", "eses")):
+        return [word[:-2] + "is"]
+    if word.endswith(("ches", "shes", "xes")):
+        return [word[:-2]]
+    if word.endswith("ae"):
+        return [word[:-1]]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is", "ous")):
+        return [word[:-1]]
+    return []
+
+
+# ---------------------------------------------------------------- phrase rules
+
+
+def comma_inversion(phrase: str, res: VariantResources) -> list[str]:
+    """'cleft palate, submucous' -> 'submucous cleft palate'."""
+    if phrase.count(",") != 1:
+        return []
+    head, modifier = (part.strip() for part in phrase.split(","))
+    return [f"{modifier} {head}"] if head and modifier else []
+
+
+def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
+    """'hypoplasia of the X' <-> 'X hypoplasia' <-> 'hypoplastic X'."""
+    out: list[str] = []
+    match = _OF_THE.match(phrase)
+    if match and match["noun"] in res.noun_adjectives:
+        noun, rest = match["noun"], match["rest"]
+        out += [f"{rest} {noun}", f"{res.noun_adjectives[noun]} {rest}"]
+        return out
+    words = phrase.split(" ")
+    if len(words) >= 2 and words[-1] in res.noun_adjectives:
+        noun, rest = words[-1], " ".join(words[:-1])
+        out += [f"{noun} of the {rest}", f"{noun} of {rest}", f"{res.noun_adjectives[noun]} {rest}"]
+    adjective_to_noun = {adj: noun for noun, adj in res.noun_adjectives.items()}
+    if len(words) >= 2 and words[0] in adjective_to_noun:
+        noun, rest = adjective_to_noun[words[0]], " ".join(words[1:])
+        out += [f"{rest} {noun}", f"{noun} of the {rest}", f"{noun} of {rest}"]
+    return out
+
+
+def drop_article(phrase: str, res: VariantResources) -> list[str]:
+    """'abnormality of the hand' <-> 'abnormality of hand'."""
+    if " of the " in phrase:
+        return [phrase.replace(" of the ", " of ", 1)]
+    return []
+
+
+def number(phrase: str, res: VariantResources) -> list[str]:
+    """Plural or singular of a head word: the last word, and the word before 'of'."""
+    words = phrase.split(" ")
+    heads = {len(words) - 1}
+    if "of" in words[1:]:
+        heads.add(words.index("of", 1) - 1)
+    out = []
+    for head in sorted(heads):
+        for inflect in (pluralize_word, singularize_word):
+            for form in inflect(words[head], res):
+                out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
+    return out
+
+
+def spelling(phrase: str, res: VariantResources) -> list[str]:
+    """British <-> American spellings ('oedema' <-> 'edema', 'tumour' <-> 'tumor')."""
+    out = []
+    for british, american in res.spellings:
+        if british in phrase:
+            out.append(phrase.replace(british, american))
+        elif american in phrase and not phrase.count(british):
+            out.append(phrase.replace(american, british))
+    return out
+
+
+def join_split(phrase: str, res: VariantResources) -> list[str]:
+    """'hypo pigmentation' <-> 'hypopigmentation' for common bound prefixes.
+
+    A word is split only when what follows the prefix is itself an ontology word, so
+    'hypoplasia' never becomes 'hypo plasia'.
+    """
+    out = []
+    words = phrase.split(" ")
+    for prefix in res.joinable_prefixes:
+        joined = re.sub(rf"\b{prefix} (?=[a-z])", prefix, phrase)
+        if joined != phrase:
+            out.append(joined)
+        split = [
+            f"{prefix} {word[len(prefix):]}" if word.startswith(prefix) and word[len(prefix):] in res.vocabulary else word
+            for word in words
+        ]
+        if split != words:
+            out.append(" ".join(split))
+    return out
+
+
+Rule = Callable[[str, VariantResources], list[str]]
+
+# Rules run stage by stage; each stage applies to every form the earlier stages made.
+RULE_STAGES: tuple[tuple[str, Rule], ...] = (
+    ("comma_inversion", comma_inversion),
+    ("noun_adjective", noun_adjective),
+    ("drop_article", drop_article),
+    ("number", number),
+    ("spelling", spelling),
+    ("join_split", join_split),
+)
+RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
+
+
+def generate_variants(
+    phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES
+) -> dict[str, str]:
+    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it.
+
+    The phrase itself is not included. When two chains make the same form the shorter
+    (then alphabetically first) chain is kept, so provenance is deterministic.
+    """
+    enabled = set(rules)
+    forms: dict[str, str] = {phrase: ""}
+    for name, rule in RULE_STAGES:
+        if name not in enabled:
+            continue
+        for form, chain in sorted(forms.items()):
+            for variant in rule(form, res):
+                variant = " ".join(variant.split())
+                new_chain = f"{chain}+{name}" if chain else name
+                old = forms.get(variant)
+                if old is None or (old and (len(old), old) > (len(new_chain), new_chain)):
+                    forms[variant] = new_chain
+    forms.pop(phrase)
+    return {form: chain for form, chain in forms.items() if chain}

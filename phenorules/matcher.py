@@ -1,0 +1,121 @@
+"""Aho-Corasick dictionary matching with word boundaries and exact offsets.
+
+One automaton (pyahocorasick) holds every normalised lexicon key. The text is normalised
+with a length-preserving map (:mod:`phenorules.lexicon.normalize`), so a hit at ``[i, j)``
+in the normal form is the span ``text[i:j]`` of the original. Hits that start or end
+inside a word are dropped; overlapping hits are resolved longest-first, then leftmost,
+and among the terms one key maps to, the entry with the best priority (curated files, term
+names, exact synonyms, other synonyms; variants after their base forms), then the
+lowest id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import ahocorasick
+
+from .lexicon import Entry, Lexicon
+from .lexicon.normalize import is_word_char, normalize_text
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    entry: Entry
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+class PhraseMatcher:
+    """A compiled automaton over a lexicon's keys, picklable so that it can be cached.
+
+    The automaton stores an int per key; the key's entries are kept as one encoded row
+    and decoded only when the key is hit, which keeps loading a cached matcher fast.
+    """
+
+    def __init__(self, lexicon: Lexicon):
+        self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        self.rows: list[str] = []
+        for key, entries in sorted(lexicon.entries.items()):
+            self.automaton.add_word(key, len(self.rows))
+            self.rows.append(encode_entries(key, entries))
+        if self.rows:
+            self.automaton.make_automaton()
+        self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
+
+    def __getstate__(self) -> dict:
+        return {"automaton": self.automaton, "rows": self.rows}
+
+    def __setstate__(self, state: dict) -> None:
+        self.automaton, self.rows, self._decoded = state["automaton"], state["rows"], {}
+
+    def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
+        """(key length, entries) of the key stored at ``index``."""
+        if index not in self._decoded:
+            self._decoded[index] = decode_entries(self.rows[index])
+        return self._decoded[index]
+
+    def candidates(self, text: str, normal: str | None = None) -> list[Match]:
+        """Every word-bounded hit, with the best entry its key and surface allow."""
+        if not self.rows:
+            return []
+        normal = normalize_text(text) if normal is None else normal
+        out = []
+        for last, index in self.automaton.iter(normal):
+            length, entries = self.entries(index)
+            start, end = last - length + 1, last + 1
+            if start > 0 and is_word_char(normal[start - 1]) and is_word_char(normal[start]):
+                continue
+            if end < len(normal) and is_word_char(normal[end]) and is_word_char(normal[end - 1]):
+                continue
+            entry = best_entry(entries, text[start:end])
+            if entry is not None:
+                out.append(Match(start, end, entry))
+        return out
+
+    def __call__(self, text: str) -> list[Match]:
+        return resolve_overlaps(self.candidates(text))
+
+
+_FIELD, _RECORD = "\x1f", "\x1e"
+
+
+def encode_entries(key: str, entries: Sequence[Entry]) -> str:
+    records = [
+        _FIELD.join((str(e.priority), e.hpo_id, e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
+        for e in entries
+    ]
+    return _RECORD.join([str(len(key))] + records)
+
+
+def decode_entries(row: str) -> tuple[int, tuple[Entry, ...]]:
+    length, *records = row.split(_RECORD)
+    entries = []
+    for record in records:
+        priority, hpo_id, surface, source, rule, case_sensitive = record.split(_FIELD)
+        entries.append(Entry(int(priority), hpo_id, surface, source, rule, bool(case_sensitive)))
+    return int(length), tuple(entries)
+
+
+def best_entry(entries: Sequence[Entry], surface: str) -> Entry | None:
+    """The first entry (they are sorted by priority) whose case rule accepts ``surface``."""
+    for entry in entries:
+        if not entry.case_sensitive or surface in (entry.surface, entry.surface + "s"):
+            return entry
+    return None
+
+
+def resolve_overlaps(matches: Iterable[Match]) -> list[Match]:
+    """Longest match wins; on equal length the leftmost; the result is in text order."""
+    chosen: list[Match] = []
+    taken: list[tuple[int, int]] = []
+    for match in sorted(matches, key=lambda m: (-m.length, m.start, m.entry)):
+        if all(match.end <= s or match.start >= e for s, e in taken):
+            chosen.append(match)
+            taken.append((match.start, match.end))
+    return sorted(chosen, key=lambda m: (m.start, m.end))

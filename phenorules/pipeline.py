@@ -1,0 +1,58 @@
+"""The phenorules pipeline: a blank English spaCy pipeline and a readable list of stages.
+
+Each stage is a registered spaCy component with its own rule or lexicon files; a stage
+is switched off by a setting (``disable``), never by editing code, so that ablations are
+configuration. Stage settings override the component's default config.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import spacy
+from spacy.language import Language
+
+from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
+
+# (stage name, spaCy factory) in the order they run.
+STAGES: tuple[tuple[str, str], ...] = (
+    ("sentences", "phenorules_sentences"),
+    ("match", "phenorules_match"),
+)
+REQUIRED_STAGES = frozenset({"sentences", "match"})
+
+
+
+def blank_english() -> Language:
+    """spaCy's blank English with the word tokenizer (token boundaries = match boundaries)."""
+    return spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "phenorules.WordTokenizer.v1"}}})
+
+
+def build_pipeline(
+    disable: Iterable[str] = (),
+    stage_config: dict[str, dict] | None = None,
+    hpo: str | None = None,
+) -> Language:
+    """A ready nlp with every stage of :data:`STAGES` except the disabled ones."""
+    disabled = set(disable)
+    unknown = disabled - {name for name, _ in STAGES}
+    if unknown:
+        raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {[n for n, _ in STAGES]}")
+    if disabled & REQUIRED_STAGES:
+        raise ValueError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
+    stage_config = stage_config or {}
+    nlp = blank_english()
+    for name, factory in STAGES:
+        if name in disabled:
+            continue
+        config = dict(stage_config.get(name, {}))
+        if name == "match" and hpo:
+            config["hpo"] = hpo
+        nlp.add_pipe(factory, name=name, config=config)
+    return nlp
+
+
+def stage_names() -> list[str]:
+    return [name for name, _ in STAGES]
+
+

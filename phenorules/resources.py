@@ -1,0 +1,122 @@
+"""Where the data files live, and the on-disk cache of the built ontology and automaton.
+
+Building the lexicon takes seconds; loading it from the cache a fraction of that. The
+cache key is a hash of the ontology file, every lexicon file and the lexicon config, so a
+changed input is rebuilt. Cache files are signed with an HMAC whose key is created in the
+cache directory (mode 0600) on first use: a file this installation did not write is never
+unpickled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+import secrets
+import sysconfig
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import __version__
+from .lexicon import LexiconConfig, build_lexicon
+from .matcher import PhraseMatcher
+from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, load_ontology
+
+
+def data_dir(name: str) -> Path:
+    """``lexicons`` or ``rules``: the checkout's folder, else the installed copy."""
+    checkout = Path(__file__).resolve().parent.parent / name
+    if checkout.is_dir():
+        return checkout
+    return Path(sysconfig.get_path("data")) / "share" / "phenorules" / name
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("PHENORULES_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phenorules"
+    return Path(root)
+
+
+@dataclass
+class Resources:
+    """The loaded ontology and the compiled matcher for one (ontology, lexicon) pair."""
+
+    ontology: Ontology
+    matcher: PhraseMatcher
+
+
+def _signing_key(directory: Path) -> bytes:
+    path = directory / "signing.key"
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{__version__}\n{sorted(asdict(config).items())}\n".encode())
+    digest.update(file_digest(obo_path).encode())
+    for path in sorted(lexicon_dir.glob("*.tsv")):
+        digest.update(f"{path.name}:{file_digest(path)}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+def _read_signed(path: Path, key: bytes) -> object | None:
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    signature, payload = blob[:32], blob[32:]
+    if not hmac.compare_digest(signature, hmac.new(key, payload, hashlib.sha256).digest()):
+        return None
+    return pickle.loads(payload)
+
+
+def _write_signed(path: Path, key: bytes, obj: object) -> None:
+    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(hmac.new(key, payload, hashlib.sha256).digest() + payload)
+    os.replace(tmp, path)
+
+
+_LOADED: dict[str, Resources] = {}
+
+
+def load_resources(
+    obo_path: str | None = None,
+    lexicon_dir: str | Path | None = None,
+    config: LexiconConfig = LexiconConfig(),
+    use_cache: bool = True,
+) -> Resources:
+    """Ontology and matcher, from memory, from the signed disk cache, or built afresh."""
+    obo_path = str(obo_path or default_obo_path())
+    lexicon_dir = Path(lexicon_dir) if lexicon_dir else data_dir("lexicons")
+    check_obo_file(obo_path)  # fail fast, before hashing a missing file
+    key = resources_key(obo_path, lexicon_dir, config)
+    if key in _LOADED:
+        return _LOADED[key]
+    directory = cache_dir()
+    path = directory / f"resources-{key}.pkl"
+    resources = None
+    signing_key = b""
+    if use_cache:
+        try:
+            signing_key = _signing_key(directory)
+            resources = _read_signed(path, signing_key)
+        except OSError:
+            use_cache = False  # an unwritable cache directory only costs time
+    if resources is None:
+        ontology = load_ontology(obo_path)
+        resources = Resources(ontology, PhraseMatcher(build_lexicon(ontology, lexicon_dir, config)))
+        if use_cache:
+            try:
+                _write_signed(path, signing_key, resources)
+            except OSError:
+                pass
+    _LOADED[key] = resources
+    return resources

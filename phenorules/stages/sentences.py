@@ -1,0 +1,91 @@
+"""Sentence boundaries for scientific articles, as a spaCy component.
+
+spaCy's rule-based ``sentencizer`` splits after every full stop, which cuts "et al." and
+"Fig." in half. This component marks a sentence start after ., ! or ? (and closing quotes
+or brackets that follow them) unless the token is a listed abbreviation
+(``rules/sentence_abbreviations.txt``), and always at a passage start or a line break.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy
+
+from spacy.language import Language
+from spacy.attrs import SENT_START
+from spacy.tokens import Doc
+
+from ..document import PASSAGES
+from ..resources import data_dir
+
+_FINAL = {".", "!", "?"}
+_CLOSERS = {")", "]", '"', "'", "\u201d", "\u2019"}
+
+
+def read_word_list(path: Path) -> frozenset[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@Language.factory("phenorules_sentences", default_config={"abbreviations_file": None})
+def make_sentence_splitter(nlp: Language, name: str, abbreviations_file: str | None):
+    path = Path(abbreviations_file) if abbreviations_file else data_dir("rules") / "sentence_abbreviations.txt"
+    return SentenceSplitter(read_word_list(path))
+
+
+class SentenceSplitter:
+    def __init__(self, abbreviations: frozenset[str]):
+        self.abbreviations = abbreviations
+
+    def __call__(self, doc: Doc) -> Doc:
+        starts = self.sentence_starts([t.text for t in doc], [t.whitespace_ for t in doc])
+        for span in doc.spans.get(PASSAGES, []):
+            starts[span.start] = True
+        # One bulk write: setting token.is_sent_start token by token is quadratic in spaCy.
+        flags = numpy.array([1 if start else -1 for start in starts], dtype="int64").astype("uint64").reshape(-1, 1)
+        doc.from_array([SENT_START], flags)
+        return doc
+
+    def sentence_starts(self, words: list[str], trailing: list[str]) -> list[bool]:
+        """Whether each token starts a sentence, from the token texts alone."""
+        starts = [False] * len(words)
+        pending = True  # a sentence starts at the next token that is not a closer
+        for i, text in enumerate(words):
+            if pending and text in _CLOSERS and i:
+                continue
+            starts[i] = pending
+            if "\n" in text and not text.strip():
+                pending = True
+            elif self.ends_sentence(words, trailing, i):
+                pending = _next_starts_sentence(words, i)
+            else:
+                pending = False
+        return starts
+
+    def ends_sentence(self, words: list[str], trailing: list[str], i: int) -> bool:
+        """'.', '!' or '?' followed by white space, unless the stop ends an abbreviation."""
+        if words[i] not in _FINAL or (not trailing[i] and i + 1 < len(words) and words[i + 1].strip()):
+            return False
+        if words[i] != "." or not i or trailing[i - 1]:
+            return True
+        word = words[i - 1] + "."
+        j = i - 2  # "e.g." is four tokens: e . g .
+        while j >= 1 and words[j] == "." and not trailing[j] and not trailing[j - 1]:
+            word = words[j - 1] + "." + word
+            j -= 2
+        return word.lower() not in self.abbreviations and not _initial(word)
+
+
+def _initial(word: str) -> bool:
+    """'J.' in 'J. Smith' or 'A.B.' is not a sentence end."""
+    letters = word.replace(".", "")
+    return letters.isalpha() and letters[0].isupper() and (len(letters) == 1 or word.count(".") == len(letters))
+
+
+def _next_starts_sentence(words: list[str], i: int) -> bool:
+    """A stop ends a sentence unless the next word starts in lower case ('fig. 2' aside)."""
+    for following in words[i + 1 :]:
+        if following.strip() or "\n" in following:
+            return not following[:1].islower()
+    return True

@@ -1,0 +1,1 @@
+"""Shared-task adapters: file formats and official scoring, kept apart from the recogniser."""

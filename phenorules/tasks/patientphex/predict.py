@@ -1,0 +1,66 @@
+"""Running the pipeline over PatientPheX articles and turning Docs into submission records."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ...document import PASSAGES, PHENOTYPES, make_article_doc
+
+# Without the patient stage every given patient gets every non-negated id found outside
+# these sections (the floor the task statistics describe).
+FALLBACK_SKIPPED_SECTIONS = frozenset({"INTRO", "DISCUSS"})
+
+
+def annotate_articles(nlp: Language, articles: Iterable[dict], batch_size: int = 8) -> Iterator[tuple[dict, Doc]]:
+    """(article, processed Doc) pairs in input order."""
+    articles = list(articles)
+    docs = (make_article_doc(nlp, article) for article in articles)
+    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
+
+
+def entity_records(doc: Doc) -> list[dict]:
+    return [
+        {
+            "identifier": span._.hpo_id,
+            "type": "Phenotype",
+            "offset": span.start_char,
+            "length": span.end_char - span.start_char,
+            "text": span.text,
+            "note": "NO" if span._.negex else None,
+        }
+        for span in doc.spans[PHENOTYPES]
+    ]
+
+
+def fallback_associations(doc: Doc) -> dict[str, list[str]]:
+    """Every given patient gets the ids of non-negated mentions outside intro/discussion."""
+    skipped = [(s.start_char, s.end_char) for s in doc.spans[PASSAGES] if s.label_ in FALLBACK_SKIPPED_SECTIONS]
+    ids = {
+        hpo_id
+        for span in doc.spans[PHENOTYPES]
+        if not span._.negex and not any(a <= span.start_char < b for a, b in skipped)
+        for hpo_id in span._.hpo_id.split(";")
+        if hpo_id != "-1"
+    }
+    return {patient["patient_id"]: sorted(ids) for patient in doc._.patients}
+
+
+def to_record(article: dict, doc: Doc) -> dict:
+    associations = doc._.associations if doc._.associations is not None else fallback_associations(doc)
+    return {
+        "pmc_id": article["pmc_id"],
+        "pmid": article.get("pmid"),
+        "entities": entity_records(doc),
+        "association": [
+            {"patient_id": patient["patient_id"], "phenotype": sorted(set(associations.get(patient["patient_id"], [])))}
+            for patient in article.get("patient") or []
+        ],
+    }
+
+
+def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
+    for article, doc in annotate_articles(nlp, articles):
+        yield to_record(article, doc)

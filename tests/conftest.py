@@ -1,0 +1,30 @@
+"""Shared fixtures: a tiny ontology and a pipeline built on it, cached in a temp folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINI_OBO = str(FIXTURES / "mini_hp.obo")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Never read or write the user's cache from tests."""
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="session")
+def mini_ontology():
+    from phenorules.ontology import load_ontology
+
+    return load_ontology(MINI_OBO)
+
+
+@pytest.fixture(scope="session")
+def mini_nlp():
+    from phenorules.pipeline import build_pipeline
+
+    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})

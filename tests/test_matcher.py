@@ -1,0 +1,84 @@
+import pytest
+
+from phenorules.errors import InputError
+from phenorules.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
+from phenorules.matcher import Match, PhraseMatcher, resolve_overlaps
+from phenorules.resources import data_dir
+
+
+@pytest.fixture(scope="module")
+def matcher(mini_ontology):
+    return PhraseMatcher(build_lexicon(mini_ontology, data_dir("lexicons")))
+
+
+def spans(matcher, text):
+    return [(text[m.start : m.end], m.entry.hpo_id) for m in matcher(text)]
+
+
+def test_offsets_are_exact_in_the_original_text(matcher):
+    text = "Cleft\u2011Palate and SEIZURES were seen; submucous cleft palate too."
+    for m in matcher(text):
+        assert m.start >= 0 and text[m.start : m.end]
+    assert spans(matcher, text) == [
+        ("Cleft\u2011Palate", "HP:0000175"),
+        ("SEIZURES", "HP:0001250"),
+        ("submucous cleft palate", "HP:0000176"),
+    ]
+
+
+def test_only_on_word_boundaries(matcher):
+    assert spans(matcher, "preseizures and ataxias, ataxiatelangiectasia") == [("ataxias", "HP:0001251")]
+
+
+def test_variants_match(matcher):
+    assert spans(matcher, "hypoplastic mandible, edema, oedema") == [
+        ("hypoplastic mandible", "HP:0000347"),
+        ("edema", "HP:0000969"),
+        ("oedema", "HP:0000969"),
+    ]
+
+
+def test_abbreviations_are_case_sensitive(matcher):
+    assert spans(matcher, "an ASD and VSDs; we did not find an asd") == [("ASD", "HP:0001631"), ("VSDs", "HP:0001629")]
+
+
+def test_longest_match_wins(matcher):
+    assert spans(matcher, "cleft palate, submucous") == [("cleft palate, submucous", "HP:0000176")]
+
+
+def test_overlap_tie_prefers_leftmost():
+    entry = Entry(1, "HP:1", "x", "name")
+    chosen = resolve_overlaps([Match(2, 6, entry), Match(0, 4, entry)])
+    assert [(m.start, m.end) for m in chosen] == [(0, 4)]
+
+
+def test_provenance_names_the_entry_and_rule(matcher):
+    (match,) = matcher("hypoplastic mandible")
+    assert match.entry.provenance == "name|noun_adjective"
+
+
+def test_extra_lexicon_file_with_unknown_id_is_an_error(mini_ontology, tmp_path):
+    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "blocklist.tsv"):
+        (tmp_path / name).write_text((data_dir("lexicons") / name).read_text())
+    (tmp_path / "extra_terms.tsv").write_text("small head\tHP:9999999\n")
+    with pytest.raises(InputError, match=r"extra_terms.tsv:1: 'HP:9999999' is not a term"):
+        build_lexicon(mini_ontology, tmp_path)
+
+
+def test_blocklist_removes_a_key(mini_ontology, tmp_path):
+    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "extra_terms.tsv"):
+        (tmp_path / name).write_text((data_dir("lexicons") / name).read_text())
+    (tmp_path / "blocklist.tsv").write_text("ataxia\t*\tnot here\n")
+    lexicon = build_lexicon(mini_ontology, tmp_path, LexiconConfig())
+    assert "ataxia" not in lexicon.entries and "ataxias" in lexicon.entries
+
+
+def test_empty_lexicon_matches_nothing():
+    assert PhraseMatcher(Lexicon())("anything") == []
+
+
+def test_matcher_survives_pickling(matcher):
+    import pickle
+
+    clone = pickle.loads(pickle.dumps(matcher))
+    assert spans(clone, "seizures") == spans(matcher, "seizures")

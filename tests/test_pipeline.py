@@ -1,0 +1,65 @@
+import json
+
+import pytest
+
+from phenorules.document import PASSAGES, PHENOTYPES, layout_passages, make_article_doc, make_text_doc
+from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.predict import predict
+
+from conftest import FIXTURES, MINI_OBO
+
+ARTICLE = {
+    "pmc_id": "T1",
+    "pmid": None,
+    "patient": [{"patient_id": "P1", "mention": []}],
+    "full_text": [
+        {"section_type": "TITLE", "type": "front", "offset": 0, "text": "Cleft palate in a boy"},
+        {"section_type": "CASE", "type": "paragraph", "offset": 25, "text": "He had cleft-lip. See Fig. 2 and Smith et al. for oedema."},
+    ],
+}
+
+
+def test_layout_places_passages_at_their_global_offsets():
+    text = layout_passages(ARTICLE["full_text"])
+    assert text[25:31] == "He had" and text[21:25] == "\n\n\n\n"
+
+
+def test_every_span_is_the_article_text_at_its_offset(mini_nlp):
+    doc = mini_nlp(make_article_doc(mini_nlp, ARTICLE))
+    found = [(s.start_char, s.text, s._.hpo_id) for s in doc.spans[PHENOTYPES]]
+    assert found == [(0, "Cleft palate", "HP:0000175"), (32, "cleft-lip", "HP:0410030"), (75, "oedema", "HP:0000969")]
+    for span in doc.spans[PHENOTYPES]:
+        assert doc.text[span.start_char : span.end_char] == span.text
+
+
+def test_sentences_respect_abbreviations_and_passages(mini_nlp):
+    doc = mini_nlp(make_article_doc(mini_nlp, ARTICLE))
+    sentences = [s.text.strip() for s in doc.sents if s.text.strip()]
+    assert sentences == ["Cleft palate in a boy", "He had cleft-lip.", "See Fig. 2 and Smith et al. for oedema."]
+    assert [s.label_ for s in doc.spans[PASSAGES]] == ["TITLE", "CASE"]
+
+
+def test_decimal_numbers_and_initials_do_not_end_sentences(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "Weight was 2.5 kg at birth (J. Smith). Then seizures began."))
+    assert [s.text for s in doc.sents] == ["Weight was 2.5 kg at birth (J. Smith).", "Then seizures began."]
+
+
+def test_entities_carry_provenance(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "hypoplastic mandible"))
+    (span,) = doc.spans[PHENOTYPES]
+    assert span._.provenance == ["name|noun_adjective"]
+    assert span._.hpo_label == "Hypoplasia of the mandible"
+
+
+def test_predict_records_have_the_submission_form(mini_nlp):
+    (record,) = predict(mini_nlp, [ARTICLE])
+    assert list(record) == ["pmc_id", "pmid", "entities", "association"]
+    assert record["entities"][0] == {"identifier": "HP:0000175", "type": "Phenotype", "offset": 0, "length": 12, "text": "Cleft palate", "note": None}
+    assert record["association"][0]["patient_id"] == "P1"
+
+
+def test_unknown_or_required_stage_switches_are_refused():
+    with pytest.raises(ValueError, match="unknown stage"):
+        build_pipeline(disable=["spellcheck"], hpo=MINI_OBO)
+    with pytest.raises(ValueError, match="cannot be switched off"):
+        build_pipeline(disable=["match"], hpo=MINI_OBO)

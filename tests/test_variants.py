@@ -1,0 +1,85 @@
+import pytest
+
+from phenorules.lexicon.variants import (
+    VariantResources,
+    comma_inversion,
+    generate_variants,
+    join_split,
+    noun_adjective,
+    number,
+    pluralize_word,
+    singularize_word,
+    spelling,
+)
+from phenorules.resources import data_dir
+
+
+@pytest.fixture(scope="module")
+def res():
+    return VariantResources.from_dir(data_dir("lexicons"), vocabulary={"pigmentation", "plasia"} - {"plasia"})
+
+
+@pytest.mark.parametrize(
+    "word, plurals",
+    [
+        ("seizure", ["seizures"]),
+        ("anomaly", ["anomalies"]),
+        ("exostosis", ["exostoses"]),
+        ("reflex", ["reflexes"]),
+        ("phalanx", ["phalanges"]),
+        ("maxilla", ["maxillas", "maxillae"]),
+        ("septum", ["septa"]),
+        ("sternum", ["sternums", "sterna"]),
+        ("foot", ["feet"]),
+        ("kyphosis", ["kyphoses"]),
+    ],
+)
+def test_pluralize(res, word, plurals):
+    assert pluralize_word(word, res) == plurals
+
+
+@pytest.mark.parametrize(
+    "word, singulars",
+    [("contractures", ["contracture"]), ("anomalies", ["anomaly"]), ("teeth", ["tooth"]), ("exostoses", ["exostosis"]), ("ulnae", ["ulna"]), ("thus", []), ("nervous", [])],
+)
+def test_singularize(res, word, singulars):
+    assert singularize_word(word, res) == singulars
+
+
+def test_comma_inversion(res):
+    assert comma_inversion("cleft palate, submucous", res) == ["submucous cleft palate"]
+    assert comma_inversion("a, b, c", res) == []
+
+
+def test_noun_adjective_both_ways(res):
+    assert set(noun_adjective("hypoplasia of the mandible", res)) == {"mandible hypoplasia", "hypoplastic mandible"}
+    assert "hypoplasia of the mandible" in noun_adjective("hypoplastic mandible", res)
+    assert "hypoplastic thumb" in noun_adjective("thumb hypoplasia", res)
+
+
+def test_number_inflects_the_head_before_of(res):
+    assert "abnormalities of the hand" in number("abnormality of the hand", res)
+    assert "joint contractures" in number("joint contracture", res)
+
+
+def test_spelling_both_directions(res):
+    assert spelling("oedema", res) == ["edema"]
+    assert "oedema" in spelling("edema", res)
+    assert spelling("tumor", res) == ["tumour"]
+
+
+def test_join_split_only_into_words(res):
+    assert join_split("hypo pigmentation", res) == ["hypopigmentation"]
+    assert join_split("hypopigmentation", res) == ["hypo pigmentation"]
+    assert join_split("hypoplasia", res) == []  # 'plasia' is not a word
+
+
+def test_generate_variants_keeps_the_rule_chain(res):
+    variants = generate_variants("cleft palate, submucous", res)
+    assert variants["submucous cleft palate"] == "comma_inversion"
+    assert variants["submucous cleft palates"] == "comma_inversion+number"
+    assert "cleft palate, submucous" not in variants
+
+
+def test_rules_can_be_switched_off(res):
+    assert generate_variants("oedema", res, rules=("spelling",)) == {"edema": "spelling"}
