@@ -8,10 +8,10 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
-from typing import Iterable
-
 from spacy.language import Language
 from spacy.tokens import Doc, Span
+
+from .passages import layout_passages
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
@@ -38,17 +38,6 @@ def register_extensions() -> None:
 
 
 register_extensions()
-
-
-def layout_passages(passages: Iterable[dict]) -> str:
-    """The article text with every passage at its global offset (validated input assumed)."""
-    parts: list[str] = []
-    cursor = 0
-    for passage in passages:
-        parts.append("\n" * (passage["offset"] - cursor))
-        parts.append(passage["text"])
-        cursor = passage["offset"] + len(passage["text"])
-    return "".join(parts)
 
 
 def make_article_doc(nlp: Language, article: dict) -> Doc:

@@ -1,3 +1,5 @@
+import shutil
+
 import pytest
 
 from phenorules.errors import InputError
@@ -57,17 +59,19 @@ def test_provenance_names_the_entry_and_rule(matcher):
     assert match.entry.provenance == "name|noun_adjective"
 
 
+def copy_lexicons(tmp_path):
+    shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
+
+
 def test_extra_lexicon_file_with_unknown_id_is_an_error(mini_ontology, tmp_path):
-    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "blocklist.tsv"):
-        (tmp_path / name).write_text((data_dir("lexicons") / name).read_text())
+    copy_lexicons(tmp_path)
     (tmp_path / "extra_terms.tsv").write_text("small head\tHP:9999999\n")
     with pytest.raises(InputError, match=r"extra_terms.tsv:1: 'HP:9999999' is not a term"):
         build_lexicon(mini_ontology, tmp_path)
 
 
 def test_blocklist_removes_a_key(mini_ontology, tmp_path):
-    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "extra_terms.tsv"):
-        (tmp_path / name).write_text((data_dir("lexicons") / name).read_text())
+    copy_lexicons(tmp_path)
     (tmp_path / "blocklist.tsv").write_text("ataxia\t*\tnot here\n")
     lexicon = build_lexicon(mini_ontology, tmp_path, LexiconConfig())
     assert "ataxia" not in lexicon.entries and "ataxias" in lexicon.entries

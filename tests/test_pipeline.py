@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from phenorules.document import PASSAGES, PHENOTYPES, layout_passages, make_article_doc, make_text_doc
+from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.passages import layout_passages
 from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.predict import predict
 

@@ -2,6 +2,7 @@ import pytest
 
 from phenorules.lexicon.variants import (
     VariantResources,
+    anatomy_adjective,
     comma_inversion,
     generate_variants,
     join_split,
@@ -83,3 +84,28 @@ def test_generate_variants_keeps_the_rule_chain(res):
 
 def test_rules_can_be_switched_off(res):
     assert generate_variants("oedema", res, rules=("spelling",)) == {"edema": "spelling"}
+
+
+def test_rewrite_rules_from_the_data_file(res):
+    variants = generate_variants("abnormal brain morphology", res)
+    assert variants["brain anomaly"] == "rewrite"
+    assert variants["brain anomalies"] == "rewrite+number"
+    assert "low ceruloplasmin" in generate_variants("decreased circulating ceruloplasmin concentration", res)
+    assert "hypoplastic thumb" in generate_variants("aplasia/hypoplasia of the thumb", res)
+
+
+def test_anatomy_adjectives_only_attributive(res):
+    assert "maxillary hypoplasia" in generate_variants("hypoplasia of the maxilla", res)
+    assert anatomy_adjective("renal cyst", res) == ["kidney cyst"]
+    assert anatomy_adjective("cyst of kidney", res) == []
+
+
+def test_bad_rewrite_pattern_names_the_line(tmp_path):
+    import shutil
+
+    from phenorules.errors import InputError
+
+    shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
+    (tmp_path / "rewrite_rules.tsv").write_text("broken\t(unclosed\tx\n")
+    with pytest.raises(InputError, match=r"rewrite_rules.tsv:1: bad regular expression"):
+        VariantResources.from_dir(tmp_path)

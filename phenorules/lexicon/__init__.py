@@ -16,7 +16,8 @@ from .normalize import normalize_key
 from .tsv import read_tsv
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
-# Lower wins when one key maps to several terms: curated files, then names, then synonyms.
+# Lower wins when one key maps to several terms: curated files, then names, then synonyms;
+# every variant rule applied adds VARIANT_PENALTY.
 PRIORITY = {"file": 0, "name": 1, "EXACT": 2, "learned": 2, "RELATED": 3, "NARROW": 4, "BROAD": 5}
 VARIANT_PENALTY = 10
 
@@ -84,7 +85,8 @@ def _add_with_variants(
     key = normalize_key(surface)
     lexicon.add(key, Entry(priority, hpo_id, surface, source))
     for variant, chain in generate_variants(key, res, config.variant_rules).items():
-        lexicon.add(variant, Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, chain))
+        # Fewer rewriting steps = closer to the ontology's own wording = preferred on a tie.
+        lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_id, surface, source, chain))
 
 
 def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:

@@ -9,24 +9,43 @@ and every variant keeps the chain of rule names that made it, so a match can be 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..errors import InputError
 from .tsv import read_tsv
 
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
 
 
 @dataclass(frozen=True)
+class RewriteRule:
+    """A named phrase rewrite from ``lexicons/rewrite_rules.tsv``."""
+
+    name: str
+    pattern: re.Pattern
+    templates: tuple[str, ...]
+
+    def apply(self, phrase: str) -> list[str]:
+        match = self.pattern.fullmatch(phrase)
+        if not match:
+            return []
+        groups = {k: v or "" for k, v in match.groupdict().items()}
+        return [template.format(**groups) for template in self.templates]
+
+
+@dataclass(frozen=True)
 class VariantResources:
-    """Word lists the rules read; each maps a form to its alternatives."""
+    """Word lists and rewrite rules the variant rules read (all from ``lexicons/``)."""
 
     irregular_plurals: dict[str, str]  # singular -> plural
     spellings: tuple[tuple[str, str], ...]  # (british fragment, american fragment)
     noun_adjectives: dict[str, str]  # noun -> adjective ("hypoplasia" -> "hypoplastic")
     joinable_prefixes: tuple[str, ...]  # "hypo", "micro", ...: "hypo pigmentation" <-> "hypopigmentation"
     vocabulary: frozenset[str] = frozenset()  # words of the ontology, to split prefixes only into words
+    anatomy_adjectives: dict[str, str] = field(default_factory=dict)  # "maxilla" -> "maxillary"
+    rewrites: tuple[RewriteRule, ...] = ()
 
     @classmethod
     def from_dir(cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = ()) -> "VariantResources":
@@ -35,7 +54,19 @@ class VariantResources:
         spellings = tuple((row[0], row[1]) for row, _ in read_tsv(lexicon_dir / "spelling_variants.tsv", 2))
         adjectives = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "noun_adjective.tsv", 2)}
         prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
-        return cls(plurals, spellings, adjectives, prefixes, frozenset(vocabulary))
+        anatomy = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "anatomy_adjectives.tsv", 2)}
+        rewrites = tuple(
+            RewriteRule(row[0], _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{line}"), tuple(t.strip() for t in row[2].split("|")))
+            for row, line in read_tsv(lexicon_dir / "rewrite_rules.tsv", 3)
+        )
+        return cls(plurals, spellings, adjectives, prefixes, frozenset(vocabulary), anatomy, rewrites)
+
+
+def _compile(pattern: str, place: str) -> re.Pattern:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise InputError(f"{place}: bad regular expression ({exc})") from None
 
 
 # ---------------------------------------------------------------- morphology of one word
@@ -110,6 +141,23 @@ def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
     return out
 
 
+def rewrite(phrase: str, res: VariantResources) -> list[str]:
+    """The phrase rewrites of ``lexicons/rewrite_rules.tsv`` ('abnormal X morphology' -> 'X anomaly')."""
+    return [variant for rule in res.rewrites for variant in rule.apply(phrase)]
+
+
+def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
+    """'maxilla hypoplasia' <-> 'maxillary hypoplasia': organ nouns used attributively."""
+    words = phrase.split(" ")
+    adjective_to_noun = {adj: noun for noun, adj in res.anatomy_adjectives.items()}
+    out = []
+    for i, word in enumerate(words[:-1]):  # attributive: some word follows
+        for table in (res.anatomy_adjectives, adjective_to_noun):
+            if word in table and words[i + 1] not in ("of", "and", "or"):
+                out.append(" ".join(words[:i] + [table[word]] + words[i + 1 :]))
+    return out
+
+
 def drop_article(phrase: str, res: VariantResources) -> list[str]:
     """'abnormality of the hand' <-> 'abnormality of hand'."""
     if " of the " in phrase:
@@ -168,8 +216,10 @@ Rule = Callable[[str, VariantResources], list[str]]
 # Rules run stage by stage; each stage applies to every form the earlier stages made.
 RULE_STAGES: tuple[tuple[str, Rule], ...] = (
     ("comma_inversion", comma_inversion),
+    ("rewrite", rewrite),
     ("noun_adjective", noun_adjective),
     ("drop_article", drop_article),
+    ("anatomy_adjective", anatomy_adjective),
     ("number", number),
     ("spelling", spelling),
     ("join_split", join_split),

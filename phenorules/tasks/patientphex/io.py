@@ -15,6 +15,7 @@ import tempfile
 from typing import Any, Callable, Iterable, Iterator
 
 from phenorules.errors import InputError
+from phenorules.passages import layout_passages
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
@@ -259,17 +260,8 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 def article_text(article: dict) -> str:
-    """The whole article with each passage at its global offset and gaps filled with '\\n'.
-
-    Global offsets (entities, patient mentions) then index this string directly.
-    """
-    pieces: list[str] = []
-    end = 0
-    for passage in article["full_text"]:
-        pieces.append("\n" * (passage["offset"] - end))
-        pieces.append(passage["text"])
-        end = passage["offset"] + len(passage["text"])
-    return "".join(pieces)
+    """The whole article text, indexed by global offsets."""
+    return layout_passages(article["full_text"])
 
 
 # --- writing -------------------------------------------------------------------------
