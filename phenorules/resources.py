@@ -14,6 +14,7 @@ import hmac
 import os
 import pickle
 import secrets
+import sys
 import sysconfig
 import tempfile
 from dataclasses import asdict, dataclass
@@ -56,9 +57,16 @@ def _signing_key(directory: Path) -> bytes:
     return path.read_bytes()
 
 
+# The modules whose code decides what is built and how it is pickled: part of the key.
+_BUILD_MODULES = ("ontology.py", "matcher.py", "lexicon/__init__.py", "lexicon/variants.py", "lexicon/normalize.py", "lexicon/tsv.py")
+
+
 def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> str:
     digest = hashlib.sha256()
     digest.update(f"{__version__}\n{sorted(asdict(config).items())}\n".encode())
+    package = Path(__file__).parent
+    for module in _BUILD_MODULES:
+        digest.update(file_digest(package / module).encode())
     digest.update(file_digest(obo_path).encode())
     for path in sorted(lexicon_dir.glob("*.tsv")):
         digest.update(f"{path.name}:{file_digest(path)}\n".encode())
@@ -73,7 +81,10 @@ def _read_signed(path: Path, key: bytes) -> object | None:
     signature, payload = blob[:32], blob[32:]
     if not hmac.compare_digest(signature, hmac.new(key, payload, hashlib.sha256).digest()):
         return None
-    return pickle.loads(payload)
+    try:
+        return pickle.loads(payload)
+    except Exception:  # written by an older phenorules: rebuild rather than fail
+        return None
 
 
 def _write_signed(path: Path, key: bytes, obj: object) -> None:
@@ -111,6 +122,8 @@ def load_resources(
         except OSError:
             use_cache = False  # an unwritable cache directory only costs time
     if resources is None:
+        if use_cache:  # only a cache miss is worth a word: it takes tens of seconds
+            print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
         ontology = load_ontology(obo_path)
         resources = Resources(ontology, PhraseMatcher(build_lexicon(ontology, lexicon_dir, config)))
         if use_cache:

@@ -45,7 +45,9 @@ def test_abbreviations_are_case_sensitive(matcher):
 
 
 def test_longest_match_wins(matcher):
-    assert spans(matcher, "cleft palate, submucous") == [("cleft palate, submucous", "HP:0000176")]
+    assert spans(matcher, "a submucous cleft palate") == [("submucous cleft palate", "HP:0000176")]
+    # the comma form of an inverted name is a list in prose, not the term
+    assert spans(matcher, "cleft palate, submucous") == [("cleft palate", "HP:0000175")]
 
 
 def test_overlap_tie_prefers_leftmost():

@@ -83,8 +83,11 @@ def _add_with_variants(
         lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, "number", True))
         return
     key = normalize_key(surface)
-    lexicon.add(key, Entry(priority, hpo_id, surface, source))
-    for variant, chain in generate_variants(key, res, config.variant_rules).items():
+    variants = generate_variants(key, res, config.variant_rules)
+    # 'Intellectual disability, severe' is written inverted in prose; the comma form is a list.
+    if "comma_inversion" not in variants.values():
+        lexicon.add(key, Entry(priority, hpo_id, surface, source))
+    for variant, chain in variants.items():
         # Fewer rewriting steps = closer to the ontology's own wording = preferred on a tie.
         lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_id, surface, source, chain))
 
