@@ -47,6 +47,7 @@ class LexiconConfig:
     extra_files: tuple[str, ...] = ("extra_terms.tsv",)
     blocklist_files: tuple[str, ...] = ("blocklist.tsv",)
     min_key_length: int = 3
+    max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
 
 
 @dataclass
@@ -83,7 +84,7 @@ def _add_with_variants(
         lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, "number", True))
         return
     key = normalize_key(surface)
-    variants = generate_variants(key, res, config.variant_rules)
+    variants = generate_variants(key, res, config.variant_rules, config.max_variant_chain)
     # 'Intellectual disability, severe' is written inverted in prose; the comma form is a list.
     if "comma_inversion" not in variants.values():
         lexicon.add(key, Entry(priority, hpo_id, surface, source))

@@ -158,13 +158,6 @@ def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
     return out
 
 
-def drop_article(phrase: str, res: VariantResources) -> list[str]:
-    """'abnormality of the hand' <-> 'abnormality of hand'."""
-    if " of the " in phrase:
-        return [phrase.replace(" of the ", " of ", 1)]
-    return []
-
-
 def number(phrase: str, res: VariantResources) -> list[str]:
     """Plural or singular of a head word: the last word, and the word before 'of'."""
     words = phrase.split(" ")
@@ -218,7 +211,6 @@ RULE_STAGES: tuple[tuple[str, Rule], ...] = (
     ("comma_inversion", comma_inversion),
     ("rewrite", rewrite),
     ("noun_adjective", noun_adjective),
-    ("drop_article", drop_article),
     ("anatomy_adjective", anatomy_adjective),
     ("number", number),
     ("spelling", spelling),
@@ -228,12 +220,13 @@ RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
 
 
 def generate_variants(
-    phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES
+    phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES, max_chain: int = 3
 ) -> dict[str, str]:
     """All variants of a lower-cased phrase, each with the '+'-joined rules that made it.
 
-    The phrase itself is not included. When two chains make the same form the shorter
-    (then alphabetically first) chain is kept, so provenance is deterministic.
+    At most ``max_chain`` rules are chained. The phrase itself is not included. When two
+    chains make the same form the shorter (then alphabetically first) chain is kept, so
+    provenance is deterministic.
     """
     enabled = set(rules)
     forms: dict[str, str] = {phrase: ""}
@@ -241,6 +234,9 @@ def generate_variants(
         if name not in enabled:
             continue
         for form, chain in sorted(forms.items()):
+            depth = chain.count("+") + 1 if chain else 0
+            if depth >= max_chain:
+                continue
             for variant in rule(form, res):
                 variant = " ".join(variant.split())
                 new_chain = f"{chain}+{name}" if chain else name
