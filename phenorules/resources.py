@@ -95,6 +95,14 @@ def _write_signed(path: Path, key: bytes, obj: object) -> None:
     os.replace(tmp, path)
 
 
+def _prune(directory: Path, keep: int) -> None:
+    """Keep the ``keep`` most recently written cache entries (each is ~100 MB)."""
+    entries = sorted(directory.glob("resources-*.pkl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    for stale in entries[keep:]:
+        stale.unlink(missing_ok=True)
+
+
+CACHE_ENTRIES_KEPT = 4
 _LOADED: dict[str, Resources] = {}
 
 
@@ -129,6 +137,7 @@ def load_resources(
         if use_cache:
             try:
                 _write_signed(path, signing_key, resources)
+                _prune(directory, keep=CACHE_ENTRIES_KEPT)
             except OSError:
                 pass
     _LOADED[key] = resources

@@ -64,3 +64,22 @@ def test_unknown_or_required_stage_switches_are_refused():
         build_pipeline(disable=["spellcheck"], hpo=MINI_OBO)
     with pytest.raises(ValueError, match="cannot be switched off"):
         build_pipeline(disable=["match"], hpo=MINI_OBO)
+
+
+def test_cache_is_signed_and_reused(tmp_path, monkeypatch):
+    from phenorules import resources
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    first = resources.load_resources(MINI_OBO)
+    (entry,) = tmp_path.glob("resources-*.pkl")
+    monkeypatch.setattr(resources, "_LOADED", {})
+    again = resources.load_resources(MINI_OBO)
+    assert again.ontology.names == first.ontology.names
+    # a cache file this installation did not sign is ignored and rebuilt, never unpickled
+    entry.write_bytes(b"\0" * 32 + entry.read_bytes()[32:])
+    monkeypatch.setattr(resources, "_LOADED", {})
+    monkeypatch.setattr(resources.pickle, "loads", lambda _: pytest.fail("unsigned cache entry was unpickled"))
+    monkeypatch.setattr(resources, "_write_signed", lambda *args: None)
+    rebuilt = resources.load_resources(MINI_OBO)
+    assert rebuilt.ontology.names == first.ontology.names
