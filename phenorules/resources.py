@@ -14,7 +14,6 @@ import hmac
 import os
 import pickle
 import secrets
-import sysconfig
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,11 +25,11 @@ from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, l
 
 
 def data_dir(name: str) -> Path:
-    """``lexicons`` or ``rules``: the checkout's folder, else the installed copy."""
-    checkout = Path(__file__).resolve().parent.parent / name
-    if checkout.is_dir():
-        return checkout
-    return Path(sysconfig.get_path("data")) / "share" / "phenorules" / name
+    """``lexicons`` or ``rules``: the copy a wheel installs inside the package, else the
+    checkout's top-level folder (setup.py maps one onto the other)."""
+    package = Path(__file__).resolve().parent
+    installed = package / name
+    return installed if installed.is_dir() else package.parent / name
 
 
 def cache_dir() -> Path:
