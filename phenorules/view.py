@@ -20,12 +20,13 @@ HPO_URL = "https://hpo.jax.org/browse/term/{}"
 PATIENT_COLOURS = ("#a6dcef", "#ffd59e", "#c3e6b4", "#f4b6c2", "#d7c4f0", "#fff1a8", "#b8e0d2", "#f7c59f")
 NO_PATIENT_COLOUR = "#e8e8e8"
 SEVERAL_PATIENTS_COLOUR = "#cfd8dc"
-NEGATED_COLOUR = "#f2f2f2"
+NEGATED_COLOUR = "#fafafa"
+NEGATED_BORDER = "1px dashed #999"
 NEGATED_STYLE = "text-decoration: line-through; color: #777"
 
 # displaCy's entity box, with the phenotype text and the patient as fields of their own.
 ENTITY_TEMPLATE = (
-    '<mark class="entity" style="background: {bg}; padding: 0.45em 0.6em; margin: 0 0.25em;'
+    '<mark class="entity" style="background: {bg}; border: {border}; padding: 0.45em 0.6em; margin: 0 0.25em;'
     ' line-height: 1; border-radius: 0.35em;"><span style="{text_style}">{text}</span>'
     '<span style="font-size: 0.8em; font-weight: bold; line-height: 1; vertical-align: middle;'
     ' margin-left: 0.5rem">{label}{kb_link}</span>{patient}</mark>'
@@ -87,6 +88,7 @@ def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[
         "label": escape(span._.hpo_label if hpo_id != "-1" else "no HPO term"),
         "params": {
             "bg": colour,
+            "border": NEGATED_BORDER if negated else "none",
             "text_style": NEGATED_STYLE if negated else "",
             "patient": PATIENT_TEMPLATE.format(escape(", ".join(patients))) if patients else "",
         },
@@ -117,7 +119,7 @@ def patient_colours(doc: Doc) -> dict[str, str]:
 
 def legend(colours: dict[str, str]) -> str:
     chips = [(patient, colour, "") for patient, colour in colours.items()]
-    chips += [("no patient", NO_PATIENT_COLOUR, ""), ("negated", NEGATED_COLOUR, NEGATED_STYLE)]
+    chips += [("no patient", NO_PATIENT_COLOUR, ""), ("negated", NEGATED_COLOUR, f"{NEGATED_STYLE}; border: {NEGATED_BORDER}")]
     if len(colours) > 1:
         chips.insert(len(colours), ("several patients", SEVERAL_PATIENTS_COLOUR, ""))
     items = "".join(
