@@ -7,7 +7,6 @@ stderr and exit code 2; never a traceback.
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
