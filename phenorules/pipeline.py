@@ -28,26 +28,43 @@ def blank_english() -> Language:
     return spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "phenorules.WordTokenizer.v1"}}})
 
 
+def stage_plan(
+    disable: Iterable[str] = (),
+    stage_config: dict[str, dict] | None = None,
+    hpo: str | None = None,
+) -> list[tuple[str, str, dict]]:
+    """(stage, factory, config) for every stage of :data:`STAGES` that runs, in order.
+
+    ``hpo`` goes to every stage whose factory has an ``hpo`` setting, so that a stage added
+    to STAGES gets the ontology without a change here.
+    """
+    names = [name for name, _ in STAGES]
+    disabled = set(disable)
+    unknown = (disabled | set(stage_config or {})) - set(names)
+    if unknown:
+        raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
+    if disabled & REQUIRED_STAGES:
+        raise ValueError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
+    stage_config = stage_config or {}
+    plan = []
+    for name, factory in STAGES:
+        if name in disabled:
+            continue
+        config = dict(stage_config.get(name, {}))
+        if hpo and "hpo" in Language.get_factory_meta(factory).default_config:
+            config["hpo"] = hpo
+        plan.append((name, factory, config))
+    return plan
+
+
 def build_pipeline(
     disable: Iterable[str] = (),
     stage_config: dict[str, dict] | None = None,
     hpo: str | None = None,
 ) -> Language:
     """A ready nlp with every stage of :data:`STAGES` except the disabled ones."""
-    disabled = set(disable)
-    unknown = disabled - {name for name, _ in STAGES}
-    if unknown:
-        raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {[n for n, _ in STAGES]}")
-    if disabled & REQUIRED_STAGES:
-        raise ValueError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
-    stage_config = stage_config or {}
     nlp = blank_english()
-    for name, factory in STAGES:
-        if name in disabled:
-            continue
-        config = dict(stage_config.get(name, {}))
-        if name == "match" and hpo:
-            config["hpo"] = hpo
+    for name, factory, config in stage_plan(disable, stage_config, hpo):
         nlp.add_pipe(factory, name=name, config=config)
     return nlp
 

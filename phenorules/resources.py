@@ -15,7 +15,6 @@ import os
 import pickle
 import secrets
 import sys
-import sysconfig
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,11 +26,11 @@ from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, l
 
 
 def data_dir(name: str) -> Path:
-    """``lexicons`` or ``rules``: the checkout's folder, else the installed copy."""
-    checkout = Path(__file__).resolve().parent.parent / name
-    if checkout.is_dir():
-        return checkout
-    return Path(sysconfig.get_path("data")) / "share" / "phenorules" / name
+    """``lexicons`` or ``rules``: the copy a wheel installs inside the package, else the
+    checkout's top-level folder (setup.py maps one onto the other)."""
+    package = Path(__file__).resolve().parent
+    installed = package / name
+    return installed if installed.is_dir() else package.parent / name
 
 
 def cache_dir() -> Path:
@@ -130,7 +129,7 @@ def load_resources(
         except OSError:
             use_cache = False  # an unwritable cache directory only costs time
     if resources is None:
-        if use_cache:  # only a cache miss is worth a word: it takes tens of seconds
+        if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
         ontology = load_ontology(obo_path)
         resources = Resources(ontology, PhraseMatcher(build_lexicon(ontology, lexicon_dir, config)))

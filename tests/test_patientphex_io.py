@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from phenorules.errors import InputError
-from phenorules.tasks.patientphex import io
 from phenorules.tasks.patientphex.io import (
     article_text,
     read_articles,
@@ -331,7 +330,7 @@ def test_failed_rename_is_an_input_error_and_leaves_no_temporary(tmp_path, artic
     def refuse(source, target):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(io.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     expected = r"pred\.jsonl: cannot write predictions: Permission denied$"
     with pytest.raises(InputError, match=expected):
         write_predictions(str(path), _records(articles))

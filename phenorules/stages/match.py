@@ -10,9 +10,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES
-from ..lexicon import LexiconConfig
+from ..lexicon import Entry, LexiconConfig
 from ..matcher import Match
 from ..resources import Resources, load_resources
+
+# Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps
+# "palate;seizures" as one token, ours splits it).
+EXPANDED_TO_TOKENS = "token_alignment:expand"
 
 
 @Language.factory(
@@ -49,18 +53,32 @@ class PhenotypeMatcher:
         self.resources = resources
 
     def __call__(self, doc: Doc) -> Doc:
-        spans = [self.make_span(doc, match) for match in self.resources.matcher(doc.text)]
-        doc.spans[PHENOTYPES] = [span for span in spans if span is not None]
+        spans: list[Span] = []
+        taken: set[tuple[int, int]] = set()
+        for match in self.resources.matcher(doc.text):
+            span, provenance = self.align(doc, match)
+            # Two matches inside one foreign token would share the span's extension values.
+            if (span.start, span.end) in taken:
+                continue
+            taken.add((span.start, span.end))
+            spans.append(self.annotate(span, match.entry, provenance))
+        doc.spans[PHENOTYPES] = spans
         return doc
 
-    def make_span(self, doc: Doc, match: Match) -> Span | None:
+    def align(self, doc: Doc, match: Match) -> tuple[Span, list[str]]:
+        """The span at the match's exact offsets; with a foreign tokenizer whose tokens do
+        not end where the match does, the tokens that hold it (so that no match is lost)."""
+        provenance = [match.entry.provenance]
         span = doc.char_span(match.start, match.end, label=PHENOTYPE_LABEL)
-        if span is None:  # the tokenizer splits every non-word character, so this is rare
-            return None
-        entry = match.entry
+        if span is None:
+            span = doc.char_span(match.start, match.end, label=PHENOTYPE_LABEL, alignment_mode="expand")
+            provenance.append(EXPANDED_TO_TOKENS)
+        return span, provenance
+
+    def annotate(self, span: Span, entry: Entry, provenance: list[str]) -> Span:
         span._.hpo_id = entry.hpo_id
         span._.hpo_label = self.label(entry.hpo_id)
-        span._.provenance = [entry.provenance]
+        span._.provenance = provenance
         return span
 
     def label(self, hpo_ids: str) -> str:

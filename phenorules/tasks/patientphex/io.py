@@ -7,14 +7,14 @@ deterministically (same predictions, same bytes) and atomically (never a half-wr
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import re
 import sys
-import tempfile
 from typing import Any, Callable, Iterable, Iterator
 
 from phenorules.errors import InputError
+from phenorules.files import read_bytes, write_atomically
 from phenorules.passages import layout_passages
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
@@ -43,12 +43,18 @@ class _Invalid(Exception):
 
 
 def read_articles(path: str, annotated: bool = False) -> list[dict]:
-    """Articles of a task JSONL file in file order, each checked against the task format.
+    """Articles of a task JSONL file (``-``: standard input) in file order, each checked
+    against the task format.
 
     ``annotated`` says the file holds answers (a gold file): its ``entities`` and
     ``association`` are then required and checked; otherwise they are ignored.
     """
-    return _read(path, lambda article: _check_article(article, annotated))
+    return parse_articles(path, read_bytes(path), annotated)
+
+
+def parse_articles(path: str, data: bytes, annotated: bool = False) -> list[dict]:
+    """:func:`read_articles` for content already read; ``path`` names it in errors."""
+    return _parse(path, data, lambda article: _check_article(article, annotated))
 
 
 def read_predictions(path: str) -> list[dict]:
@@ -56,14 +62,14 @@ def read_predictions(path: str) -> list[dict]:
 
     Without the article text a span cannot be compared, so only keys and types are checked.
     """
-    return _read(path, _check_prediction)
+    return _parse(path, read_bytes(path), _check_prediction)
 
 
-def _read(path: str, check: Callable[[Any], None]) -> list[dict]:
+def _parse(path: str, data: bytes, check: Callable[[Any], None]) -> list[dict]:
     """Parse every non-blank line, run ``check`` on it and refuse duplicate pmc_ids."""
     records: list[dict] = []
     first_line: dict[str, int] = {}
-    for lineno, line in _lines(path):
+    for lineno, line in _lines(path, data):
         record = _parse_json(path, lineno, line)
         pmc_id = record.get("pmc_id") if isinstance(record, dict) else None
         where = _where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id else None)
@@ -78,16 +84,9 @@ def _read(path: str, check: Callable[[Any], None]) -> list[dict]:
     return records
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
-    """(line number, decoded line) for the non-blank lines; file problems as InputError."""
-    try:
-        with open(path, "rb") as handle:
-            raw_lines = handle.readlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror}") from None
-    for lineno, raw in enumerate(raw_lines, start=1):
+def _lines(path: str, data: bytes) -> Iterator[tuple[int, str]]:
+    """(line number, decoded line) for the non-blank lines; bad bytes as InputError."""
+    for lineno, raw in enumerate(io.BytesIO(data).readlines(), start=1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -278,7 +277,7 @@ def write_predictions(path: str, records: Iterable[dict]) -> None:
         sys.stdout.writelines(lines)
         sys.stdout.flush()
     else:
-        _write_atomically(path, lines)
+        write_atomically(path, lines, "predictions")
 
 
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")
@@ -316,26 +315,3 @@ def _entity_order(entity: tuple) -> tuple:
     """(offset, length, identifier), then the other fields so ties sort the same way too."""
     identifier, kind, offset, length, text, note = entity
     return (offset, length, identifier, note is not None, note or "", kind, text)
-
-
-def _write_atomically(path: str, lines: Iterable[str]) -> None:
-    """Write to a temporary file beside ``path`` and rename it over ``path`` at the end."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        handle, temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-        )
-    except OSError as error:
-        raise InputError(f"{path}: cannot write predictions: {error.strerror}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.writelines(lines)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, 0o644)  # mkstemp creates 0600; outputs are meant to be shared
-        os.replace(temporary, path)
-    except OSError as error:
-        raise InputError(f"{path}: cannot write predictions: {error.strerror}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

@@ -1,0 +1,68 @@
+"""The inputs people have: plain text, PatientPheX JSONL, BioC JSON; all become articles.
+
+An article is the task's dict (``pmc_id``, ``pmid``, ``patient``, ``full_text``), which
+``document.make_article_doc`` turns into a Doc, so every command treats the three alike.
+The format is told by the content unless given: text that starts like a JSON object or
+array of objects is JSON; JSONL (one article a line) if its first line is a whole object,
+else BioC; anything else is text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .bioc import parse_bioc
+from .errors import InputError
+from .files import STDIN, read_bytes
+from .tasks.patientphex.io import parse_articles
+
+FORMATS = ("text", "jsonl", "bioc")
+# An object with a key, or an array of objects or arrays: '[1] Smith et al.' stays text.
+JSON_START = re.compile(rb'\{\s*["}]|\[\s*[\[{]')
+TEXT_SECTION_TYPE = "TEXT"
+
+
+def read_input(path: str, input_format: str = "auto") -> list[dict]:
+    """Articles of a file (``-``: standard input) in the given or the detected format."""
+    data = read_bytes(path)
+    name = "<stdin>" if path == STDIN else path
+    chosen = detect_format(data) if input_format == "auto" else input_format
+    if chosen == "jsonl":
+        return parse_articles(name, data)
+    text = _decode(name, data)
+    if chosen == "bioc":
+        return parse_bioc(name, text)
+    return [text_article(article_id(path), text)]
+
+
+def detect_format(data: bytes) -> str:
+    """'jsonl', 'bioc' or 'text', from the first characters and the first line."""
+    start = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not JSON_START.match(start):
+        return "text"
+    try:
+        first = json.loads(start.split(b"\n", 1)[0])
+    except ValueError:  # a JSON document over several lines (or a broken one): BioC reports where
+        return "bioc"
+    return "jsonl" if isinstance(first, dict) and "documents" not in first else "bioc"
+
+
+def text_article(pmc_id: str, text: str) -> dict:
+    """Plain text as a one-passage article without patients."""
+    passage = {"section_type": TEXT_SECTION_TYPE, "type": "paragraph", "offset": 0, "text": text}
+    return {"pmc_id": pmc_id, "pmid": None, "patient": [], "full_text": [passage]}
+
+
+def article_id(path: str) -> str:
+    """A text file's article id: its name without the extension ('stdin' for ``-``)."""
+    return "stdin" if path == STDIN else Path(path).stem
+
+
+def _decode(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise InputError(f"{name}, line {line}: not UTF-8 (byte 0x{data[error.start]:02x})") from None

@@ -1,0 +1,17 @@
+"""Packaging: the metadata is in setup.cfg; this file only ships the data.
+
+The stages read the repository's top-level ``lexicons/`` and ``rules/`` folders. They are
+mapped into the package as ``phenorules/lexicons`` and ``phenorules/rules``, so that a
+wheel carries them as package data and ``resources.data_dir`` finds them wherever pip put
+the package (a venv, ``--user``, ``--prefix``, ``--target``).
+"""
+
+from setuptools import find_packages, setup
+
+DATA_PACKAGES = {"phenorules.lexicons": "lexicons", "phenorules.rules": "rules"}
+
+setup(
+    packages=find_packages(include=["phenorules", "phenorules.*"]) + list(DATA_PACKAGES),
+    package_dir=DATA_PACKAGES,
+    package_data={package: ["**/*"] for package in DATA_PACKAGES},
+)

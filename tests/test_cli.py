@@ -1,0 +1,165 @@
+"""The command line: every failure is one line and exit code 2; output is the same bytes
+whatever the hash seed; progress shows on a terminal only."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from phenorules.cli import main
+from phenorules.progress import progress
+
+from conftest import FIXTURES, MINI_OBO
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = str(ROOT / "examples" / "example_article.jsonl")
+BIOC = str(FIXTURES / "bioc_article.json")
+
+
+def run(*args):
+    return CliRunner().invoke(main, [*args, "--hpo", MINI_OBO])
+
+
+def assert_error(result, message):
+    """One line on stderr that starts like every phenorules error, and exit code 2."""
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("phenorules: error: "), result.output
+    assert message in lines[0], lines[0]
+
+
+# --- errors ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["predict", "annotate"])
+def test_missing_input_file(tmp_path, command):
+    assert_error(run(command, str(tmp_path / "nope.jsonl")), f"{tmp_path / 'nope.jsonl'}: no such file")
+
+
+def test_malformed_jsonl_names_the_line(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text(Path(EXAMPLE).read_text(encoding="utf-8") + '{"pmc_id": "X2" "full_text": []}\n', encoding="utf-8")
+    assert_error(run("predict", str(path)), f"{path}, line 2: malformed JSON at column 17: Expecting ',' delimiter")
+
+
+def test_malformed_bioc_names_the_line(tmp_path):
+    path = tmp_path / "in.json"
+    lines = Path(BIOC).read_text(encoding="utf-8").splitlines()
+    lines[11] = lines[11].rstrip(",")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert_error(run("annotate", str(path)), f"{path}, line 13: malformed JSON at column 5: Expecting ',' delimiter")
+
+
+def test_an_ontology_that_is_not_obo(tmp_path):
+    not_obo = tmp_path / "hp.json"
+    not_obo.write_text('{"graphs": []}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["predict", EXAMPLE, "--hpo", str(not_obo)])
+    assert_error(result, f"{not_obo}: not an OBO file")
+
+
+def test_an_output_directory_that_does_not_exist(tmp_path):
+    output = tmp_path / "no-such-dir" / "pred.jsonl"
+    assert_error(run("predict", EXAMPLE, "-o", str(output)), f"{output}: cannot write predictions: no such directory")
+
+
+def test_an_html_path_that_is_a_directory(tmp_path):
+    assert_error(run("annotate", EXAMPLE, "--html", str(tmp_path)), f"{tmp_path}: cannot write the HTML view: is a directory")
+
+
+def test_the_output_path_is_checked_before_the_input_is_read(tmp_path):
+    output = tmp_path / "no-such-dir" / "view.html"
+    assert_error(run("annotate", str(tmp_path / "nope.txt"), "--html", str(output)), "cannot write the HTML view")
+
+
+# --- inputs and outputs ------------------------------------------------------------
+
+
+def test_annotate_reads_bioc_and_lists_mentions_as_json():
+    result = run("annotate", BIOC, "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert {row["article"] for row in rows} == {"9900001"}
+    assert ("atrial septal defect", "HP:0001631") in [(row["text"], row["hpo_id"]) for row in rows]
+
+
+def test_predict_reads_plain_text_from_stdin():
+    result = CliRunner().invoke(main, ["predict", "-", "--hpo", MINI_OBO], input="She had a cleft palate.\n")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["pmc_id"] == "stdin"
+    assert [(e["text"], e["offset"]) for e in record["entities"]] == [("cleft palate", 10)]
+
+
+def test_format_option_overrides_detection(tmp_path):
+    path = tmp_path / "in.json"
+    path.write_text('{"a cleft palate": 1}', encoding="utf-8")
+    result = run("annotate", str(path), "--format", "text", "--json")
+    assert result.exit_code == 0, result.output
+    assert [row["text"] for row in json.loads(result.output)] == ["cleft palate"]
+
+
+def test_annotate_writes_the_html_view(tmp_path):
+    output = tmp_path / "view.html"
+    result = run("annotate", EXAMPLE, "--html", str(output), "--quiet")
+    assert result.exit_code == 0 and result.output == ""
+    html = output.read_text(encoding="utf-8")
+    assert "<h1>EXAMPLE1</h1>" in html and 'href="https://hpo.jax.org/browse/term/HP:0410030"' in html
+
+
+# --- progress ----------------------------------------------------------------------
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(tmp_path):
+    result = run("predict", EXAMPLE, "-o", str(tmp_path / "pred.jsonl"))
+    assert result.exit_code == 0 and result.output == ""
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_shows_count_and_rate(monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert list(progress(iter("abc"), total=3)) == ["a", "b", "c"]
+    shown = terminal.getvalue()
+    assert "3/3" in shown and "articles/s" in shown
+
+
+def test_quiet_silences_progress_on_a_terminal(monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert list(progress(iter("abc"), total=3, quiet=True)) == ["a", "b", "c"]
+    assert terminal.getvalue() == ""
+
+
+# --- determinism -------------------------------------------------------------------
+
+OUTPUTS_SCRIPT = """
+import sys
+from phenorules.cli import main
+out, hpo, example = sys.argv[1:]
+for args in (["predict", example, "-o", out + "/pred.jsonl"], ["annotate", example, "--html", out + "/view.html"]):
+    main([*args, "--hpo", hpo, "--quiet"], standalone_mode=False)
+"""
+
+
+def outputs_with_hash_seed(tmp_path, seed):
+    """predict and annotate --html in a fresh interpreter with its own cache."""
+    out = tmp_path / f"seed-{seed}"
+    out.mkdir()
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "PHENORULES_CACHE": str(out / "cache"), "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", OUTPUTS_SCRIPT, str(out), MINI_OBO, EXAMPLE], env=env, check=True, cwd=tmp_path)
+    return (out / "pred.jsonl").read_bytes(), (out / "view.html").read_bytes()
+
+
+def test_the_same_input_gives_the_same_bytes_whatever_the_hash_seed(tmp_path):
+    first, second = outputs_with_hash_seed(tmp_path, 1), outputs_with_hash_seed(tmp_path, 4242)
+    assert first == second
+    assert b'"identifier": "HP:0410030"' in first[0] and b"HP:0410030" in first[1]
