@@ -18,7 +18,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from pathlib import Path
 
+import numpy
 from negspacy.negation import Negex
+from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -50,20 +52,17 @@ def make_negation(nlp: Language, name: str, terms_file: str | None, window: int,
 def word_positions(doc: Doc, spans: list[Span]) -> list[int]:
     """For each token index (and len(doc)), how many words come before it.
 
-    A word is a token starting with a letter or digit outside phenotype mentions: the
+    A word is an alphanumeric token outside phenotype mentions: the
     findings listed after a cue ("no A, B, C or D") do not use up its window.
     """
-    inside = bytearray(len(doc))
+    # The word tokenizer makes every alphanumeric run one token and every other character
+    # (or white-space run) a token of its own, so words are the non-space tokens that are
+    # longer than one character, alphabetic or numeric.
+    alpha, digit, length, space = doc.to_array([IS_ALPHA, IS_DIGIT, LENGTH, IS_SPACE]).T
+    counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
     for span in spans:
-        inside[span.start : span.end] = b"\x01" * len(span)
-    positions = [0] * (len(doc) + 1)
-    count = 0
-    for token in doc:
-        positions[token.i] = count
-        if not inside[token.i] and token.text[:1].isalnum():
-            count += 1
-    positions[len(doc)] = count
-    return positions
+        counted[span.start : span.end] = False
+    return [0] + numpy.cumsum(counted).tolist()
 
 
 class WindowedNegex(Negex):
