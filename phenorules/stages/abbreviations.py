@@ -30,6 +30,7 @@ from ..errors import InputError
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import read_tsv
 from ..matcher import PhraseMatcher
+from ..ontology import Ontology
 from ..resources import data_dir
 
 
@@ -42,15 +43,20 @@ class Sense:
     defined_at: int | None = None  # where the article defines it: 'long form (SF)'
 
 
-def read_known_abbreviations(path: Path, names: dict[str, str]) -> dict[str, Sense]:
+def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]:
+    """Short form -> sense; a term the loaded ontology lacks (a small or older release)
+    simply has no undefined abbreviation."""
     known = {}
     for (short, hpo_id, *_), number in read_tsv(path, 2):
-        if hpo_id not in names:
-            raise InputError(f"{path}:{number}: {hpo_id!r} is not a term of the loaded ontology")
-        known[short] = Sense(hpo_id, f"abbreviation:lexicon:{path.name}:{number}")
+        if not _HPO_ID.fullmatch(hpo_id):
+            raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id (HP:0000000)")
+        resolved = ontology.resolve(hpo_id)
+        if resolved is not None:
+            known[short] = Sense(resolved, f"abbreviation:lexicon:{path.name}:{number}")
     return known
 
 
+_HPO_ID = re.compile(r"HP:\d{7}")
 GUARD_SCOPES = ("article", "use")
 _BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
 _NUMBER = "<number>"
@@ -72,7 +78,7 @@ def make_abbreviations(nlp: Language, name: str, lexicon_file: str | None, guard
         raise ValueError("the abbreviations stage needs the match stage before it")
     resources = nlp.get_pipe("match").resources
     known = read_known_abbreviations(
-        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", resources.ontology.names
+        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", resources.ontology
     )
     guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
     return Abbreviations(resources.matcher, resources.ontology.names, known, guards, later_uses)
