@@ -42,7 +42,7 @@ def read_termset(path: Path) -> dict[str, list[str]]:
     return termset
 
 
-@Language.factory("phenorules_negation", default_config={"terms_file": None, "window": 5, "skipped_sections": ["INTRO", "DISCUSS"]})
+@Language.factory("phenorules_negation", default_config={"terms_file": None, "window": 5, "skipped_sections": ["DISCUSS"]})
 def make_negation(nlp: Language, name: str, terms_file: str | None, window: int, skipped_sections: list[str]):
     path = Path(terms_file) if terms_file else data_dir("rules") / "negation_terms.tsv"
     termset = read_termset(path)
