@@ -69,3 +69,7 @@ def test_guard_file_with_an_unknown_scope_is_refused(tmp_path):
     path.write_text("article\tgene\nsentence\tprotein\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"guards.tsv:2: unknown scope 'sentence'"):
         read_guards(path)
+
+
+def test_a_term_written_in_capitals_is_not_an_abbreviation(mini_nlp):
+    assert mentions(mini_nlp, "FAMILIAL ATAXIA") == [("ATAXIA", 9, "HP:0001251")]

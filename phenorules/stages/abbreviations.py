@@ -105,7 +105,7 @@ class Abbreviations:
         senses = self.senses(doc, text, spans)
         kept = []
         for span in spans:
-            if not is_abbreviation(span.text):
+            if not self.dictionary_abbreviation(span.text):
                 kept.append(span)
                 continue
             sense = senses.get(short_form(span.text, senses))
@@ -149,6 +149,13 @@ class Abbreviations:
         if sense.hpo_id is None or self.identifier_cue.match(text, end):
             return False
         return self.later_uses or sense.defined_at is None or text[start - 1 : start] == "("
+
+    def dictionary_abbreviation(self, surface: str) -> bool:
+        """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
+        entry ('ASD'), not a term written in capitals ('ATAXIA' in a title)."""
+        if not is_abbreviation(surface):
+            return False
+        return any(match.entry.case_sensitive for match in self.matcher(surface))
 
     def term(self, phrase: str) -> str | None:
         matches = self.matcher(phrase)
