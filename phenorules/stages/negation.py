@@ -2,15 +2,18 @@
 
 negspacy's ``Negex`` does the work: cue phrases from ``rules/negation_terms.tsv`` (four
 families: pseudo, preceding and following negations, terminations), scope = the rest of
-the sentence up to a termination. Two changes on top, both from the original NegEx and
-the shape of article prose:
+the sentence up to a termination. Three changes on top:
 
 * scope window: as in Chapman et al., a cue reaches only ``window`` words; phenotype
-  mentions and punctuation do not count, so "no hypotonia, hyperextensible
-  joints, or joint pain" is negated to its end (mentions do not count) but a long
-  clause after the cue is not;
+  mentions and punctuation do not count, so "no hypotonia, hyperextensible joints, or
+  joint pain" is negated to its end but a long clause after the cue is not;
+* sections: mentions in ``skipped_sections`` (DISCUSS) are left alone; negated findings
+  there are about other patients and the literature, and annotators mark them as
+  present about as often as negated (docs/context.md);
 * provenance: negspacy only sets ``span._.negex``; the cue that fired is appended to
   ``span._.provenance`` (``negex:preceding_negations:no evidence of``).
+
+The cue choice is measured on PatientPheX: bare "not" and "without" are not cues.
 """
 
 from __future__ import annotations
