@@ -18,6 +18,9 @@ from . import stages, tokenizer  # noqa: F401  (registers the factories and the 
 STAGES: tuple[tuple[str, str], ...] = (
     ("sentences", "phenorules_sentences"),
     ("match", "phenorules_match"),
+    ("abbreviations", "phenorules_abbreviations"),
+    ("coordination", "phenorules_coordination"),
+    ("negation", "phenorules_negation"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
 

@@ -1,0 +1,219 @@
+"""Abbreviations of phenotypes: defined in the article, or common and unambiguous.
+
+scispacy's Schwartz & Hearst (2003) implementation finds the definitions "long form
+(SF)": its ``filter_matches`` picks the candidates and ``find_abbreviation`` aligns the
+letters. Only the search for parentheses is ours: the detector's own pattern ``( + )``
+makes a match for every pair of brackets in an article-sized Doc, which is quadratic. A short form whose long form is a phenotype (a
+mention the match stage found ending the long form, or a lexicon term) is that phenotype
+everywhere in the article: the definition and every later use ("intellectual disability
+(ID) ... ID was severe"). Undefined short forms are taken only from
+``lexicons/abbreviations.tsv`` and only when the article does not use them as gene
+symbols nor define them with another long form; a use that reads as an identifier
+("ID: 51104") is never taken. The cues are ``rules/abbreviation_guards.tsv``.
+
+This stage is the one place deciding abbreviation matches: the short upper-case HPO
+synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from scispacy.abbreviation import filter_matches, find_abbreviation
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..document import PHENOTYPE_LABEL, PHENOTYPES
+from ..errors import InputError
+from ..lexicon import is_abbreviation
+from ..lexicon.tsv import read_tsv
+from ..matcher import PhraseMatcher
+from ..ontology import Ontology
+from ..resources import data_dir
+
+
+@dataclass(frozen=True)
+class Sense:
+    """What a short form means in one article: an id (or None: not a phenotype) and why."""
+
+    hpo_id: str | None
+    rule: str
+    defined_at: int | None = None  # where the article defines it: 'long form (SF)'
+
+
+def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]:
+    """Short form -> sense; a term the loaded ontology lacks (a small or older release)
+    simply has no undefined abbreviation."""
+    known = {}
+    for (short, hpo_id, *_), number in read_tsv(path, 2):
+        if not _HPO_ID.fullmatch(hpo_id):
+            raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id (HP:0000000)")
+        resolved = ontology.resolve(hpo_id)
+        if resolved is not None:
+            known[short] = Sense(resolved, f"abbreviation:lexicon:{path.name}:{number}")
+    return known
+
+
+_HPO_ID = re.compile(r"HP:\d{7}")
+GUARD_SCOPES = ("article", "use")
+_BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
+_NUMBER = "<number>"
+
+
+def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
+    """Regexes matched right after a short form: (gene-symbol cue, identifier cue)."""
+    cues: dict[str, list[str]] = {scope: [] for scope in GUARD_SCOPES}
+    for (scope, cue, *_), number in read_tsv(path, 2):
+        if scope not in cues:
+            raise InputError(f"{path}:{number}: unknown scope {scope!r}; expected one of {list(GUARD_SCOPES)}")
+        cues[scope].append(r"\d" if cue == _NUMBER else re.escape(cue) + (r"\b" if cue[-1:].isalnum() else ""))
+    return tuple(re.compile(rf"\s*(?:{'|'.join(cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
+
+
+@Language.factory("phenorules_abbreviations", default_config={"lexicon_file": None, "guards_file": None, "later_uses": False})
+def make_abbreviations(nlp: Language, name: str, lexicon_file: str | None, guards_file: str | None, later_uses: bool):
+    if "match" not in nlp.pipe_names:
+        raise ValueError("the abbreviations stage needs the match stage before it")
+    resources = nlp.get_pipe("match").resources
+    known = read_known_abbreviations(
+        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", resources.ontology
+    )
+    guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
+    return Abbreviations(resources.matcher, resources.ontology.names, known, guards, later_uses)
+
+
+class Abbreviations:
+    def __init__(
+        self,
+        matcher: PhraseMatcher,
+        names: dict[str, str],
+        known: dict[str, Sense],
+        guards: tuple[re.Pattern, re.Pattern],
+        later_uses: bool,
+    ):
+        self.matcher = matcher
+        self.names = names
+        self.known = known
+        self.gene_cue, self.identifier_cue = guards
+        self.later_uses = later_uses
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        senses = self.senses(doc, text, spans)
+        kept = []
+        for span in spans:
+            if not self.dictionary_abbreviation(span.text):
+                kept.append(span)
+                continue
+            sense = senses.get(short_form(span.text, senses))
+            if sense is not None and self.takes(text, span.start_char, span.end_char, sense):
+                kept.append(self.relabel(span, sense))
+        doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses), key=lambda s: (s.start_char, s.end_char))
+        return doc
+
+    def senses(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
+        """Definitions in the article first; then the lexicon, unless used as a gene symbol."""
+        senses = self.definitions(doc, text, spans)
+        genes = self.gene_symbols(text)
+        for short, sense in self.known.items():
+            if short not in senses and short not in genes:
+                senses[short] = sense
+        return senses
+
+    def definitions(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
+        """Short form -> sense, from each first 'long form (SF)' definition in the article.
+
+        The long form is a phenotype when a mention ends with it and covers it all
+        ('[thiamine-responsive [megaloblastic anemia]] (TRMA)' is not anemia), or when
+        the lexicon knows the whole long form.
+        """
+        ends = {span.end: span for span in spans}
+        senses: dict[str, Sense] = {}
+        for long_candidate, short_candidate in filter_matches(bracketed(doc, text), doc):
+            short, long_form = find_abbreviation(long_candidate, short_candidate)
+            if long_form is None or short.text in senses or long_form.end > short.start:
+                continue  # no alignment, a later definition, or 'SF (long form)'
+            mention = ends.get(long_form.end)
+            if mention is not None and mention.start <= long_form.start:
+                hpo_id = mention._.hpo_id
+            else:
+                hpo_id = self.term(long_form.text)
+            senses[short.text] = Sense(hpo_id, f"abbreviation:defined:{long_form.text}", short.start_char)
+        return senses
+
+    def takes(self, text: str, start: int, end: int, sense: Sense) -> bool:
+        """Whether the use text[start:end] of a short form is the phenotype ``sense``."""
+        if sense.hpo_id is None or self.identifier_cue.match(text, end):
+            return False
+        return self.later_uses or sense.defined_at is None or text[start - 1 : start] == "("
+
+    def dictionary_abbreviation(self, surface: str) -> bool:
+        """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
+        entry ('ASD'), not a term written in capitals ('ATAXIA' in a title)."""
+        if not is_abbreviation(surface):
+            return False
+        return any(match.entry.case_sensitive for match in self.matcher(surface))
+
+    def term(self, phrase: str) -> str | None:
+        matches = self.matcher(phrase)
+        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
+            return matches[0].entry.hpo_id
+        return None
+
+    def gene_symbols(self, text: str) -> set[str]:
+        """The listed short forms the article writes as genes: 'ID gene', 'ADHD variants'."""
+        return {found.group(1) for found in _occurrences(text, sorted(self.known)) if self.gene_cue.match(text, found.end())}
+
+    def relabel(self, span: Span, sense: Sense) -> Span:
+        if span._.hpo_id != sense.hpo_id:
+            span._.hpo_id = sense.hpo_id
+            span._.hpo_label = self.names.get(sense.hpo_id, sense.hpo_id)
+        span._.provenance = [*(span._.provenance or []), sense.rule]
+        return span
+
+    def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense]) -> list[Span]:
+        """New mentions for every use of a phenotype short form not inside a mention yet."""
+        phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_id is not None)
+        taken = sorted((s.start_char, s.end_char) for s in spans)
+        out = []
+        for found in _occurrences(text, phenotype_shorts):
+            if any(a < found.end() and found.start() < b for a, b in taken):
+                continue
+            sense = senses[found.group(1)]
+            if not self.takes(text, found.start(), found.end(), sense):
+                continue
+            span = doc.char_span(found.start(), found.end(), label=PHENOTYPE_LABEL)
+            if span is None:
+                continue
+            span._.hpo_id = sense.hpo_id
+            span._.hpo_label = self.names.get(sense.hpo_id, sense.hpo_id)
+            span._.provenance = [sense.rule]
+            out.append(span)
+        return out
+
+
+def bracketed(doc: Doc, text: str) -> list[tuple[int, int, int]]:
+    """(0, start, end) tokens inside each '( ... )' with no nested bracket or line break:
+    the candidates scispacy's ``filter_matches`` expects."""
+    out = []
+    for found in _BRACKETED.finditer(text):
+        inside = doc.char_span(found.start(1), found.end(1))
+        if inside is not None and len(inside):
+            out.append((0, inside.start, inside.end))
+    return out
+
+
+def short_form(text: str, senses: dict[str, Sense]) -> str:
+    """'VSDs' is a use of 'VSD'."""
+    return text[:-1] if text not in senses and text.endswith("s") else text
+
+
+def _occurrences(text: str, shorts: list[str]):
+    """Case-sensitive whole-word uses of the short forms, plural 's' allowed."""
+    if not shorts:
+        return iter(())
+    alternatives = "|".join(re.escape(s) for s in sorted(shorts, key=len, reverse=True))
+    return re.finditer(rf"(?<![^\W_])({alternatives})s?(?![^\W_])", text)

@@ -1,0 +1,75 @@
+import pytest
+
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.errors import InputError
+from phenorules.pipeline import build_pipeline
+from phenorules.stages.abbreviations import read_guards
+
+from conftest import MINI_OBO
+
+
+def mentions(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [(span.text, span.start_char, span._.hpo_id) for span in doc.spans[PHENOTYPES]]
+
+
+@pytest.fixture(scope="module")
+def every_use_nlp():
+    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "abbreviations": {"later_uses": True}})
+
+
+def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "The boy had global developmental delay (GDD)."))
+    short = [span for span in doc.spans[PHENOTYPES] if span.text == "GDD"]
+    assert [(s.start_char, s._.hpo_id) for s in short] == [(40, "HP:0001263")]
+    assert short[0]._.provenance == ["abbreviation:defined:global developmental delay"]
+
+
+def test_later_bare_uses_count_only_when_switched_on(mini_nlp, every_use_nlp):
+    text = "He had intellectual disability (ID) and hypotonia. The ID was severe."
+    assert mentions(mini_nlp, text) == [("intellectual disability", 7, "HP:0001249"), ("ID", 32, "HP:0001249"), ("hypotonia", 40, "HP:0001252")]
+    assert ("ID", 55, "HP:0001249") in mentions(every_use_nlp, text)
+
+
+def test_short_form_defined_with_another_sense_is_not_the_phenotype(every_use_nlp):
+    text = "Iron deficiency (ID) was treated; ID recurred."
+    assert mentions(every_use_nlp, text) == []
+
+
+def test_undefined_hpo_abbreviation_needs_the_lexicon(mini_nlp):
+    # VSD is listed in lexicons/abbreviations.tsv; ASD is ambiguous and is not
+    assert mentions(mini_nlp, "Echocardiography showed a VSD and an ASD.") == [("VSD", 26, "HP:0001629")]
+    assert mentions(mini_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
+
+
+def test_defined_ambiguous_abbreviation_takes_the_definition(mini_nlp):
+    assert mentions(mini_nlp, "He had an atrial septal defect (ASD).") == [
+        ("atrial septal defect", 10, "HP:0001631"),
+        ("ASD", 32, "HP:0001631"),
+    ]
+
+
+def test_abbreviation_used_as_a_gene_symbol_is_not_a_phenotype(mini_nlp):
+    text = "A variant in the PDA gene was found. The PDA was closed."
+    assert mentions(mini_nlp, text) == []
+
+
+def test_identifier_uses_are_not_phenotypes(mini_nlp):
+    assert mentions(mini_nlp, "The patient (ID: 51104) had a VSD.") == [("VSD", 30, "HP:0001629")]
+    assert mentions(mini_nlp, "ClinVar Variation ID 7894.") == []
+
+
+def test_switching_the_stage_off_keeps_dictionary_abbreviations():
+    nlp = build_pipeline(hpo=MINI_OBO, disable=["abbreviations"], stage_config={"match": {"use_cache": False}})
+    assert mentions(nlp, "an ASD") == [("ASD", 3, "HP:0001631")]
+
+
+def test_guard_file_with_an_unknown_scope_is_refused(tmp_path):
+    path = tmp_path / "guards.tsv"
+    path.write_text("article\tgene\nsentence\tprotein\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"guards.tsv:2: unknown scope 'sentence'"):
+        read_guards(path)
+
+
+def test_a_term_written_in_capitals_is_not_an_abbreviation(mini_nlp):
+    assert mentions(mini_nlp, "FAMILIAL ATAXIA") == [("ATAXIA", 9, "HP:0001251")]

@@ -1,0 +1,77 @@
+import pytest
+
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.errors import InputError
+from phenorules.pipeline import build_pipeline
+from phenorules.stages.coordination import read_rules
+
+from conftest import MINI_OBO
+
+
+def mentions(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [(span.text, span._.hpo_id) for span in doc.spans[PHENOTYPES]]
+
+
+@pytest.fixture(scope="module")
+def all_patterns_nlp():
+    patterns = ["shared_head", "shared_modifier", "inner_modifier", "severity_range"]
+    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"patterns": patterns}})
+
+
+def test_slashed_synonym_of_a_broader_term_becomes_a_compound(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "A boy with cleft lip/palate."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert (span.text, span._.hpo_id) == ("cleft lip/palate", "HP:0410030;HP:0000175")
+    assert span._.hpo_label == "Cleft lip; Cleft palate"
+    assert span._.provenance == ["synonym:RELATED", "coordination:inner_modifier"]
+
+
+def test_severity_range_is_one_mention_with_the_listed_degree(mini_nlp):
+    assert mentions(mini_nlp, "She had mild to moderate intellectual disability.") == [
+        ("mild to moderate intellectual disability", "HP:0002342")
+    ]
+    assert mentions(mini_nlp, "She had mild-to-moderate intellectual disability.") == [
+        ("mild-to-moderate intellectual disability", "HP:0002342")
+    ]
+
+
+def test_unlisted_range_is_left_alone(mini_nlp):
+    assert mentions(mini_nlp, "She had mild to profound intellectual disability.") == [("intellectual disability", "HP:0001249")]
+
+
+def test_elided_head_patterns_are_off_by_default(mini_nlp):
+    # on PatientPheX the annotators mark only the conjunct written in full
+    assert mentions(mini_nlp, "atrial or ventricular septal defects") == [("ventricular septal defects", "HP:0001629")]
+
+
+def test_shared_head_is_rebuilt_and_checked_against_the_lexicon(all_patterns_nlp):
+    assert mentions(all_patterns_nlp, "atrial or ventricular septal defects") == [
+        ("atrial or ventricular septal defects", "HP:0001631;HP:0001629")
+    ]
+    # "small septal defects" is no term: nothing changes
+    assert mentions(all_patterns_nlp, "small or ventricular septal defects") == [("ventricular septal defects", "HP:0001629")]
+
+
+def test_shared_modifier_replaces_the_single_term_mention(all_patterns_nlp):
+    doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "He had cleft lip and palate."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert (span.text, span._.hpo_id) == ("cleft lip and palate", "HP:0410030;HP:0000175")
+    assert span._.provenance == ["name", "coordination:shared_modifier"]
+
+
+def test_shared_modifier_does_not_take_the_start_of_another_mention(all_patterns_nlp):
+    assert mentions(all_patterns_nlp, "cleft lip, or cleft palate") == [("cleft lip", "HP:0410030"), ("cleft palate", "HP:0000175")]
+
+
+def test_rules_file_with_an_unknown_pattern_is_refused(tmp_path):
+    rules, ranges = tmp_path / "coordination.tsv", tmp_path / "ranges.tsv"
+    rules.write_text("shared_tail\tand\n", encoding="utf-8")
+    ranges.write_text("mild to moderate\tmoderate\n", encoding="utf-8")
+    with pytest.raises(InputError, match="unknown pattern 'shared_tail'"):
+        read_rules(rules, ranges)
+
+
+def test_unknown_pattern_setting_is_refused():
+    with pytest.raises(ValueError, match="unknown coordination pattern"):
+        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"patterns": ["zigzag"]}})

@@ -1,0 +1,75 @@
+import pytest
+
+from phenorules.document import PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.errors import InputError
+from phenorules.pipeline import build_pipeline
+from phenorules.stages.negation import read_termset
+
+from conftest import MINI_OBO
+
+
+def negated(nlp, text, section="CASE"):
+    doc = nlp(make_text_doc(nlp, text, section_type=section))
+    return {span.text: span._.negex for span in doc.spans[PHENOTYPES]}
+
+
+def test_preceding_cue_negates_and_is_recorded_in_provenance(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "There was no evidence of cleft palate."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert span._.negex
+    assert span._.provenance[-1] == "negex:preceding_negations:no evidence of"
+
+
+def test_following_cue_negates(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "Seizures were not observed."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert span._.negex and span._.provenance[-1] == "negex:following_negations:were not observed"
+
+
+def test_a_listed_finding_stays_in_scope(mini_nlp):
+    assert negated(mini_nlp, "He had no hypotonia, seizures, or ataxia.") == {"hypotonia": True, "seizures": True, "ataxia": True}
+
+
+def test_pseudo_negations_do_not_negate(mini_nlp):
+    assert negated(mini_nlp, "He had no further seizures.") == {"seizures": False}
+    assert negated(mini_nlp, "The presence or absence of cleft palate varies.") == {"cleft palate": False}
+
+
+def test_scope_ends_at_but_and_at_the_sentence_end(mini_nlp):
+    assert negated(mini_nlp, "There was no hypotonia but seizures were frequent.") == {"hypotonia": True, "seizures": False}
+    assert negated(mini_nlp, "No edema was seen. Seizures began at two.") == {"edema": True, "Seizures": False}
+
+
+def test_a_cue_reaches_only_its_word_window(mini_nlp):
+    text = "No genetic testing was performed for the relatives of the boy, who developed seizures."
+    assert negated(mini_nlp, text) == {"seizures": False}
+
+
+def test_bare_not_and_without_are_not_cues(mini_nlp):
+    # annotators mark these as present findings more often than as negated ones
+    assert negated(mini_nlp, "She did not walk and had ataxia, without seizures.") == {"ataxia": False, "seizures": False}
+
+
+def test_introduction_and_discussion_are_not_negated(mini_nlp):
+    assert negated(mini_nlp, "Patients had no cleft palate.", section="DISCUSS") == {"cleft palate": False}
+    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "negation": {"skipped_sections": []}})
+    assert negated(nlp, "Patients had no cleft palate.", section="DISCUSS") == {"cleft palate": True}
+
+
+def test_switching_the_stage_off_leaves_mentions_positive():
+    nlp = build_pipeline(hpo=MINI_OBO, disable=["negation"], stage_config={"match": {"use_cache": False}})
+    assert "negation" not in nlp.pipe_names
+    assert negated(nlp, "There was no cleft palate.") == {"cleft palate": False}
+
+
+def test_termset_file_with_an_unknown_family_is_refused(tmp_path):
+    path = tmp_path / "terms.tsv"
+    path.write_text("preceding_negations\tno\nnegations\tnever\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"terms.tsv:2: unknown cue family 'negations'"):
+        read_termset(path)
+
+
+def test_termset_keeps_file_order_per_family(tmp_path):
+    path = tmp_path / "terms.tsv"
+    path.write_text("# comment\ntermination\tbut\npreceding_negations\tno\npreceding_negations\tfree of\n", encoding="utf-8")
+    assert read_termset(path) == {"pseudo_negations": [], "preceding_negations": ["no", "free of"], "following_negations": [], "termination": ["but"]}
