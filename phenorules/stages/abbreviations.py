@@ -32,6 +32,7 @@ from ..lexicon.tsv import read_tsv
 from ..matcher import PhraseMatcher
 from ..ontology import Ontology
 from ..resources import data_dir
+from .match import match_resources
 
 
 @dataclass(frozen=True)
@@ -72,11 +73,14 @@ def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
     return tuple(re.compile(rf"\s*(?:{'|'.join(cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
 
 
-@Language.factory("phenorules_abbreviations", default_config={"lexicon_file": None, "guards_file": None, "later_uses": False})
-def make_abbreviations(nlp: Language, name: str, lexicon_file: str | None, guards_file: str | None, later_uses: bool):
-    if "match" not in nlp.pipe_names:
-        raise ValueError("the abbreviations stage needs the match stage before it")
-    resources = nlp.get_pipe("match").resources
+@Language.factory(
+    "phenorules_abbreviations",
+    default_config={"hpo": None, "lexicon_file": None, "guards_file": None, "later_uses": False},
+)
+def make_abbreviations(
+    nlp: Language, name: str, hpo: str | None, lexicon_file: str | None, guards_file: str | None, later_uses: bool
+):
+    resources = match_resources(nlp, hpo)
     known = read_known_abbreviations(
         Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", resources.ontology
     )

@@ -26,6 +26,7 @@ from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from ..matcher import PhraseMatcher
 from ..resources import data_dir
+from .match import match_resources
 
 CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
 PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range")
@@ -62,20 +63,20 @@ def _alternation(phrases) -> str:
 
 @Language.factory(
     "phenorules_coordination",
-    default_config={"coordination_file": None, "ranges_file": None, "patterns": DEFAULT_PATTERNS},
+    default_config={"hpo": None, "coordination_file": None, "ranges_file": None, "patterns": DEFAULT_PATTERNS},
 )
-def make_coordination(nlp: Language, name: str, coordination_file: str | None, ranges_file: str | None, patterns: list[str]):
+def make_coordination(
+    nlp: Language, name: str, hpo: str | None, coordination_file: str | None, ranges_file: str | None, patterns: list[str]
+):
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown coordination pattern(s) {unknown}; expected some of {list(PATTERNS)}")
-    if "match" not in nlp.pipe_names:
-        raise ValueError("the coordination stage needs the match stage before it")
     rules_dir = data_dir("rules")
     rules = read_rules(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
         Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
     )
-    resources = nlp.get_pipe("match").resources
+    resources = match_resources(nlp, hpo)
     return Coordination(rules, resources.matcher, resources.ontology.names, tuple(patterns))
 
 

@@ -48,6 +48,18 @@ def make_phenotype_matcher(
     return PhenotypeMatcher(load_resources(hpo, lexicon_dir, config, use_cache))
 
 
+def match_resources(nlp: Language, hpo: str | None) -> Resources:
+    """The resources of the pipeline's match stage, for the stages that refine its spans.
+
+    Inside the combined ``phenorules`` component the stages are not pipes of ``nlp``; the
+    resources are then loaded for ``hpo`` with the default lexicon settings, which is the
+    same cached object the match stage holds.
+    """
+    if "match" in nlp.pipe_names:
+        return nlp.get_pipe("match").resources
+    return load_resources(hpo)
+
+
 class PhenotypeMatcher:
     def __init__(self, resources: Resources):
         self.resources = resources
