@@ -18,6 +18,7 @@ from . import stages, tokenizer  # noqa: F401  (registers the factories and the 
 STAGES: tuple[tuple[str, str], ...] = (
     ("sentences", "phenorules_sentences"),
     ("match", "phenorules_match"),
+    ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
 

@@ -1,3 +1,3 @@
 """spaCy components, one per stage; importing this package registers their factories."""
 
-from . import match, sentences  # noqa: F401  (registration side effect)
+from . import match, patients, sentences  # noqa: F401  (registration side effect)
