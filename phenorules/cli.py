@@ -59,15 +59,22 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
 @main.command()
 @click.argument("input_path", metavar="IN.jsonl")
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
+@click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @HPO_OPTION
 @DISABLE_OPTION
-def predict(input_path: str, output_path: str, hpo: str | None, disable: tuple[str, ...]) -> None:
+def predict(input_path: str, output_path: str, explain_path: str | None, hpo: str | None, disable: tuple[str, ...]) -> None:
     """Predict phenotype mentions and patient associations for PatientPheX JSONL."""
-    from .tasks.patientphex.io import read_articles, write_predictions
+    from .tasks.patientphex.io import read_articles, write_jsonl, write_predictions
     from .tasks.patientphex.predict import predict as run
+    from .tasks.patientphex.predict import predict_explained
 
     articles = read_articles(input_path)
-    write_predictions(output_path, run(_pipeline(hpo, disable), articles))
+    if explain_path is None:
+        write_predictions(output_path, run(_pipeline(hpo, disable), articles))
+        return
+    evidence: list[dict] = []
+    write_predictions(output_path, predict_explained(_pipeline(hpo, disable), articles, evidence))
+    write_jsonl(explain_path, evidence)
 
 
 @main.command()

@@ -24,6 +24,8 @@ _DETERMINERS = re.compile(r"^(?:a|an|the|our|his|her|their|this)\s+", re.IGNOREC
 _COORDINATION = re.compile(r"^\s*(?:,|and|&|or|as well as|,\s*and)\s*$", re.IGNORECASE)
 _OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
+# "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
+_APPOSITION = re.compile(r"^[^.;]{0,40}$")
 _RANGE = re.compile(r"(\d+)\s*(?:-|\u2013|to)\s*(\d+)")
 
 
@@ -205,7 +207,24 @@ def _nearest_given(profiles: list[PatientProfile], position: int) -> PatientProf
     return min(profiles, key=lambda p: (min((abs(s - position) for s, _, _ in p.given), default=10**9), p.patient_id))
 
 
-def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: PatientRules) -> PatientMention | None:
+def _kin_word(word: str, rules: PatientRules) -> str | None:
+    """The kinship word of ``word`` by the kinship patterns ('mother'), or None ('boy')."""
+    for pattern in _patterns(rules, "kinship"):
+        match = pattern.regex.fullmatch(word)
+        if match:
+            return match["kin"].lower()
+    return None
+
+
+def _kin_mention(span: tuple, kin: str, profiles: list[PatientProfile], position: int) -> PatientMention:
+    """'Her father' is the listed patient called father nearest in the text, else a relative."""
+    holders = [p for p in profiles if kin in p.kin]
+    if not holders:
+        return PatientMention(*span, RELATIVE)
+    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,))
+
+
+def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: PatientRules) -> PatientMention:
     """What a matched place refers to, given the article's patient profiles."""
     span = (cand.start, cand.end, text[cand.start : cand.end], cand.rule)
     if cand.kind == "given":
@@ -215,32 +234,27 @@ def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: 
         named = tuple(p.patient_id for p in profiles if p.keys & keys)
         return PatientMention(*span, NAMED, named) if named else PatientMention(*span, OTHER)
     if cand.kind == "kinship":
-        kin = cand.match["kin"].lower()
-        holders = [p for p in profiles if kin in p.kin]
-        if not holders:
-            return PatientMention(*span, RELATIVE)
-        return PatientMention(*span, NAMED, (_nearest_given(holders, cand.start).patient_id,))
+        return _kin_mention(span, cand.match["kin"].lower(), profiles, cand.start)
+    kin = _kin_word(cand.match["sex"], rules) if cand.kind == "age_sex" else None
+    if kin:  # "a 24 years old mother"
+        return _kin_mention(span, kin, profiles, cand.start)
     if cand.kind == "age_sex":
         age = age_key(cand.match, rules.number_words)
         same_age = tuple(p.patient_id for p in profiles if age in p.ages)
         if len(same_age) == 1:
             return PatientMention(*span, NAMED, same_age)
-        if not same_age and any(p.ages for p in profiles):
+        if not same_age and all(p.ages for p in profiles):
             return PatientMention(*span, OTHER)
         return PatientMention(*span, ANAPHOR)
     if cand.kind == "proband":
         probands = tuple(p.patient_id for p in profiles if p.proband)
         return PatientMention(*span, NAMED, probands) if len(probands) == 1 else PatientMention(*span, ANAPHOR)
-    if cand.kind == "plural":
-        if len(profiles) < 2:
-            return None
-        return PatientMention(*span, NAMED, tuple(p.patient_id for p in profiles))
     return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR)
 
 
 def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMention]:
     """Join what the text joins: 'the father of patient 1' is the father, 'her son (III:6)'
-    is III:6, and 'II-1 and II-2' is one mention of both."""
+    is III:6, 'II.2, a 5-year-old boy' is II.2, and 'II-1 and II-2' is one mention of both."""
     merged: list[PatientMention] = []
     for mention in mentions:
         if merged:
@@ -254,6 +268,9 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
                 if mention.role == NAMED and _OPEN_PAREN.match(between):
                     merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients)
                     continue
+            if previous.role == NAMED and mention.rule == "age_sex" and mention.role != NAMED and _APPOSITION.match(between):
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients)
+                continue
             if previous.role == NAMED and mention.role == NAMED and _COORDINATION.match(between):
                 patients = tuple(dict.fromkeys(previous.patients + mention.patients))
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], "coordination", NAMED, patients)
@@ -266,5 +283,4 @@ def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) 
     """Every place in ``text`` that refers to a person, in text order."""
     profiles = build_profiles(patients, rules)
     candidates = _given_candidates(profiles, text) + _literal_candidates(profiles, text) + _pattern_candidates(rules, text)
-    mentions = [resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)]
-    return _merge_links([m for m in mentions if m is not None], text)
+    return _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)

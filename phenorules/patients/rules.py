@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural")
+KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 
@@ -47,6 +47,7 @@ class PatientRules:
     patterns: tuple[MentionPattern, ...]
     number_words: dict[str, int]
     policy: Policy
+
 
 
 def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:

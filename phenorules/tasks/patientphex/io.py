@@ -289,6 +289,16 @@ def write_predictions(path: str, records: Iterable[dict]) -> None:
         _write_atomically(path, lines)
 
 
+def write_jsonl(path: str, records: Iterable[dict]) -> None:
+    """Write records as JSON lines, as they are (atomically; '-' means stdout)."""
+    lines = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n" for record in records)
+    if path == "-":
+        sys.stdout.writelines(lines)
+        sys.stdout.flush()
+    else:
+        _write_atomically(path, lines)
+
+
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")
 
 
