@@ -138,11 +138,11 @@ class Attributor:
         return sorted(attributions, key=lambda a: a.index)
 
     def next_focus(self, focus: Focus | None, mention: PatientMention) -> Focus | None:
-        if mention.role == NAMED:
-            return Focus(mention.patients, mention, mention.rule)
-        if mention.role in (RELATIVE, OTHER) and self.policy.relative_sets_focus:
-            return Focus((), mention, mention.rule)
-        return focus
+        """Named patients become the focus; relatives ("his mother", listed or not) only by policy."""
+        is_relative = mention.role in (RELATIVE, OTHER) or mention.kinship
+        if is_relative and not self.policy.relative_sets_focus:
+            return focus
+        return Focus(mention.patients, mention, mention.rule)
 
     def attribute(self, index: int, phenotype: Phenotype, in_sentence: list[PatientMention], focus: Focus | None, mode: str, section: str) -> Attribution | None:
         if phenotype.negated or mode == "none":

@@ -39,6 +39,7 @@ class PatientMention:
     rule: str
     role: str  # named, relative (unlisted relative), other (unlisted person), anaphor, pronoun
     patients: tuple[str, ...] = ()
+    kinship: bool = False  # refers to someone by kinship ("her father"), listed or not
 
 
 @dataclass
@@ -63,6 +64,7 @@ class _Candidate:
     kind: str
     match: re.Match | None = None
     patients: tuple[str, ...] = ()
+    kinship: bool = False
 
 
 def roman_value(text: str) -> int | None:
@@ -154,13 +156,15 @@ def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientPro
     return profiles
 
 
-def _given_candidates(profiles: list[PatientProfile], text: str) -> list[_Candidate]:
+def _given_candidates(profiles: list[PatientProfile], text: str, rules: PatientRules) -> list[_Candidate]:
     """The given mention spans themselves, and other occurrences of distinctive given texts."""
     candidates = []
     owners: dict[str, set[str]] = {}
+    kinship = _patterns(rules, "kinship")
     for profile in profiles:
         for start, end, given in profile.given:
-            candidates.append(_Candidate(start, end, 0, 0, "given_mention", "given", patients=(profile.patient_id,)))
+            is_kin = any(pattern.regex.search(given) for pattern in kinship)
+            candidates.append(_Candidate(start, end, 0, 0, "given_mention", "given", patients=(profile.patient_id,), kinship=is_kin))
             phrase = _DETERMINERS.sub("", given.strip()).lower()
             if len(phrase.split()) >= 2:
                 owners.setdefault(phrase, set()).add(profile.patient_id)
@@ -220,15 +224,15 @@ def _kin_mention(span: tuple, kin: str, profiles: list[PatientProfile], position
     """'Her father' is the listed patient called father nearest in the text, else a relative."""
     holders = [p for p in profiles if kin in p.kin]
     if not holders:
-        return PatientMention(*span, RELATIVE)
-    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,))
+        return PatientMention(*span, RELATIVE, kinship=True)
+    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,), kinship=True)
 
 
 def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: PatientRules) -> PatientMention:
     """What a matched place refers to, given the article's patient profiles."""
     span = (cand.start, cand.end, text[cand.start : cand.end], cand.rule)
     if cand.kind == "given":
-        return PatientMention(*span, NAMED, cand.patients)
+        return PatientMention(*span, NAMED, cand.patients, cand.kinship)
     if cand.kind in LABEL_KINDS:
         keys = label_keys(cand.kind, cand.match)
         named = tuple(p.patient_id for p in profiles if p.keys & keys)
@@ -260,11 +264,10 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
         if merged:
             previous = merged[-1]
             between = text[previous.end : mention.start]
-            if previous.role == RELATIVE or (previous.rule == "kinship" and previous.role == NAMED):
-                if mention.role == NAMED and _OF_LINK.match(between):
-                    merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients)
-                    continue
-            if previous.role in (RELATIVE, ANAPHOR, OTHER) or previous.rule == "kinship":
+            if previous.kinship and mention.role == NAMED and _OF_LINK.match(between):
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True)
+                continue
+            if previous.role in (RELATIVE, ANAPHOR, OTHER) or previous.kinship:
                 if mention.role == NAMED and _OPEN_PAREN.match(between):
                     merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients)
                     continue
@@ -282,5 +285,5 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
 def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) -> list[PatientMention]:
     """Every place in ``text`` that refers to a person, in text order."""
     profiles = build_profiles(patients, rules)
-    candidates = _given_candidates(profiles, text) + _literal_candidates(profiles, text) + _pattern_candidates(rules, text)
+    candidates = _given_candidates(profiles, text, rules) + _literal_candidates(profiles, text) + _pattern_candidates(rules, text)
     return _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)
