@@ -198,3 +198,11 @@ def test_a_bad_policy_value_is_one_clear_error(tmp_path):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match="mode.CASE must be one of"):
         read_policy(path)
+
+
+def test_an_unlisted_label_in_brackets_belongs_to_the_mention_before_it(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband (II:2) had ataxia. The twin brother (II-1) had hypotonia.")],
+        {"P1": ["The proband"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": ["HP:0001251"]}

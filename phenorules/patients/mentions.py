@@ -11,6 +11,7 @@ listed patients, a relative or another person who is not listed, or it is an ana
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -271,6 +272,9 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
                 if mention.role == NAMED and _OPEN_PAREN.match(between):
                     merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients)
                     continue
+            if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
+                merged[-1] = dataclasses.replace(previous, end=mention.end, text=text[previous.start : mention.end])
+                continue
             if previous.role == NAMED and mention.rule == "age_sex" and mention.role != NAMED and _APPOSITION.match(between):
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients)
                 continue
