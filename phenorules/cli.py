@@ -70,23 +70,30 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
 @main.command()
 @click.argument("input_path", metavar="INPUT")
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
+@click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @FORMAT_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
-def predict(input_path: str, output_path: str, input_format: str, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+def predict(
+    input_path: str, output_path: str, explain_path: str | None, input_format: str, hpo: str | None, disable: tuple[str, ...], quiet: bool
+) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
     PatientPheX JSONL, BioC JSON or plain text."""
     from .inputs import read_input
     from .progress import progress
-    from .tasks.patientphex.io import write_predictions
-    from .tasks.patientphex.predict import predict as run
+    from .tasks.patientphex.io import write_jsonl, write_predictions
+    from .tasks.patientphex.predict import predict_explained
 
-    if output_path != STDOUT:
-        check_writable(output_path, "predictions")
+    for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
+        if path not in (None, STDOUT):
+            check_writable(path, what)
     articles = read_input(input_path, input_format)
-    records = run(_pipeline(hpo, disable), articles)
+    evidence: list[dict] = []
+    records = predict_explained(_pipeline(hpo, disable), articles, evidence)
     write_predictions(output_path, progress(records, len(articles), quiet))
+    if explain_path is not None:
+        write_jsonl(explain_path, evidence, "evidence")
 
 
 @main.command()

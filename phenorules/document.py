@@ -25,6 +25,7 @@ _SPAN_EXTENSIONS = {
     "provenance": None,  # lexicon entry and rules that produced or changed the span
     "negex": False,  # set by negspacy's NegEx component
     "patient": None,  # patient ids the phenotype is attributed to
+    "patient_evidence": None,  # why: the rule and the patient mention that linked it
     "passage_type": None,  # on passage spans: paragraph, fig_caption, ...
 }
 

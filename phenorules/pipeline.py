@@ -21,6 +21,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("abbreviations", "phenorules_abbreviations"),
     ("coordination", "phenorules_coordination"),
     ("negation", "phenorules_negation"),
+    ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
 

@@ -272,12 +272,20 @@ def write_predictions(path: str, records: Iterable[dict]) -> None:
     Entities and phenotype lists are put in a canonical order, so equal predictions give
     equal bytes whatever order the pipeline produced them in.
     """
-    lines = (json.dumps(_canonical(record), ensure_ascii=False) + "\n" for record in records)
+    _write_lines(path, (json.dumps(_canonical(record), ensure_ascii=False) + "\n" for record in records), "predictions")
+
+
+def write_jsonl(path: str, records: Iterable[dict], what: str = "records") -> None:
+    """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
+    _write_lines(path, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n" for record in records), what)
+
+
+def _write_lines(path: str, lines: Iterable[str], what: str) -> None:
     if path == "-":
         sys.stdout.writelines(lines)
         sys.stdout.flush()
     else:
-        write_atomically(path, lines, "predictions")
+        write_atomically(path, lines, what)
 
 
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")

@@ -61,6 +61,25 @@ def to_record(article: dict, doc: Doc) -> dict:
     }
 
 
+def evidence_record(article: dict, doc: Doc) -> dict:
+    """Why each phenotype went to its patients (``span._.patient_evidence``), one line per article."""
+    return {
+        "pmc_id": article["pmc_id"],
+        "evidence": [
+            {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, **reason}
+            for span in doc.spans[PHENOTYPES]
+            for reason in span._.patient_evidence or []
+        ],
+    }
+
+
 def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
     for article, doc in annotate_articles(nlp, articles):
+        yield to_record(article, doc)
+
+
+def predict_explained(nlp: Language, articles: Iterable[dict], evidence: list[dict]) -> Iterator[dict]:
+    """Like :func:`predict`, appending each article's evidence record to ``evidence``."""
+    for article, doc in annotate_articles(nlp, articles):
+        evidence.append(evidence_record(article, doc))
         yield to_record(article, doc)

@@ -1,0 +1,293 @@
+"""Finding the places where an article refers to a person, and which listed patient that is.
+
+Each listed patient gets a profile from its id and its given mentions: label keys
+(``OII-1`` and "individual II.1" share the key ('pedigree', 'II', 1); ``O1``, "Patient 1",
+"P1" and "patient I" share ('number', 1)), kinship words ("her father"), ages ("a
+12-year-old boy") and whether it is the proband. Pattern matches from
+``rules/patient_mentions.tsv`` are then resolved against the profiles: a mention names
+listed patients, a relative or another person who is not listed, or it is an anaphor
+("the patient", "she") that the attribution resolves to whoever is being talked about.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .rules import MentionPattern, PatientRules
+
+NAMED, RELATIVE, OTHER, ANAPHOR, PRONOUN = "named", "relative", "other", "anaphor", "pronoun"
+LABEL_KINDS = ("pedigree", "numbered", "number_list")
+_ROMAN = {"I": 1, "V": 5, "X": 10}
+_DETERMINERS = re.compile(r"^(?:a|an|the|our|his|her|their|this)\s+", re.IGNORECASE)
+_COORDINATION = re.compile(r"^\s*(?:,|and|&|or|as well as|,\s*and)\s*$", re.IGNORECASE)
+_OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+_OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
+# "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
+_APPOSITION = re.compile(r"^[^.;]{0,40}$")
+_RANGE = re.compile(r"(\d+)\s*(?:-|\u2013|to)\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class PatientMention:
+    """A place that refers to a person; ``patients`` are the listed patients it names."""
+
+    start: int
+    end: int
+    text: str
+    rule: str
+    role: str  # named, relative (unlisted relative), other (unlisted person), anaphor, pronoun
+    patients: tuple[str, ...] = ()
+    kinship: bool = False  # refers to someone by kinship ("her father"), listed or not
+
+
+@dataclass
+class PatientProfile:
+    """What identifies one listed patient in the text."""
+
+    patient_id: str
+    given: list[tuple[int, int, str]]
+    keys: set = field(default_factory=set)
+    kin: set = field(default_factory=set)
+    ages: set = field(default_factory=set)
+    proband: bool = False
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int
+    end: int
+    priority: int  # 0 given span, 1 literal label, 2 given text, 3 pattern
+    rank: int
+    rule: str
+    kind: str
+    match: re.Match | None = None
+    patients: tuple[str, ...] = ()
+    kinship: bool = False
+
+
+def roman_value(text: str) -> int | None:
+    """Value of a roman numeral up to XXXIX ('IV' is 4), None for anything else."""
+    if not text or any(ch not in _ROMAN for ch in text):
+        return None
+    total = 0
+    for i, ch in enumerate(text):
+        value = _ROMAN[ch]
+        total += -value if i + 1 < len(text) and _ROMAN[text[i + 1]] > value else value
+    return total
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isdigit() else roman_value(text.upper())
+
+
+def label_keys(kind: str, match: re.Match) -> set[tuple]:
+    """The patient keys a label match stands for: one, or several for 'patients 1-3'."""
+    if kind == "pedigree":
+        return {("pedigree", match["gen"], int(match["num"]))}
+    if kind == "numbered":
+        number = _number(match["num"])
+        return {("number", number)} if number else set()
+    numbers: set[int] = set()
+    text = match["nums"]
+    for low, high in _RANGE.findall(text):
+        if int(low) < int(high) <= int(low) + 20:
+            numbers.update(range(int(low), int(high) + 1))
+    numbers.update(int(n) for n in re.findall(r"\d+", text))
+    return {("number", n) for n in numbers}
+
+
+def age_key(match: re.Match, number_words: dict[str, int]) -> tuple | None:
+    """(age, unit) of an age match: 'nine-year-old' and '9 year old' are (9.0, 'year')."""
+    age = match["age"].lower()
+    value = number_words.get(age)
+    if value is None:
+        try:
+            value = float(age)
+        except ValueError:
+            return None
+    return (float(value), match["unit"].lower())
+
+
+def _patterns(rules: PatientRules, *kinds: str) -> list[MentionPattern]:
+    return [pattern for pattern in rules.patterns if pattern.kind in kinds]
+
+
+def _label_of_id(patient_id: str, rules: PatientRules) -> set[tuple]:
+    """Keys of an ``O`` + label id: 'OII-1' -> pedigree II 1, 'O1' and 'OP1' -> number 1."""
+    if not patient_id.startswith("O") or len(patient_id) < 2:
+        return set()
+    label = patient_id[1:]
+    number = _number(label)
+    if number:
+        return {("number", number)}
+    for pattern in _patterns(rules, *LABEL_KINDS):
+        match = pattern.regex.fullmatch(label)
+        if match:
+            return label_keys(pattern.kind, match)
+    return {("literal", label.lower())}
+
+
+def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientProfile]:
+    """Profiles from ids and given mentions; a label key two patients claim is dropped."""
+    profiles = [
+        PatientProfile(p["patient_id"], [(m["offset"], m["offset"] + m["length"], m["text"]) for m in p.get("mention", [])])
+        for p in patients
+    ]
+    id_keys = {profile.patient_id: _label_of_id(profile.patient_id, rules) for profile in profiles}
+    claimed = {key for keys in id_keys.values() for key in keys}
+    mention_claims: dict[tuple, set[str]] = {}
+    for profile in profiles:
+        profile.keys = set(id_keys[profile.patient_id])
+        for _, _, text in profile.given:
+            for pattern in _patterns(rules, *LABEL_KINDS):
+                for match in pattern.regex.finditer(text):
+                    for key in label_keys(pattern.kind, match) - claimed:
+                        mention_claims.setdefault(key, set()).add(profile.patient_id)
+            for pattern in _patterns(rules, "kinship"):
+                profile.kin.update(match["kin"].lower() for match in pattern.regex.finditer(text))
+            for pattern in _patterns(rules, "age_sex"):
+                profile.ages.update(filter(None, (age_key(m, rules.number_words) for m in pattern.regex.finditer(text))))
+            profile.proband = profile.proband or bool(re.search(r"\b(?:proband|index)\b", text, re.IGNORECASE))
+    for key, owners in mention_claims.items():
+        if len(owners) == 1:
+            next(p for p in profiles if p.patient_id in owners).keys.add(key)
+    return profiles
+
+
+def _given_candidates(profiles: list[PatientProfile], text: str, rules: PatientRules) -> list[_Candidate]:
+    """The given mention spans themselves, and other occurrences of distinctive given texts."""
+    candidates = []
+    owners: dict[str, set[str]] = {}
+    kinship = _patterns(rules, "kinship")
+    for profile in profiles:
+        for start, end, given in profile.given:
+            is_kin = any(pattern.regex.search(given) for pattern in kinship)
+            candidates.append(_Candidate(start, end, 0, 0, "given_mention", "given", patients=(profile.patient_id,), kinship=is_kin))
+            phrase = _DETERMINERS.sub("", given.strip()).lower()
+            if len(phrase.split()) >= 2:
+                owners.setdefault(phrase, set()).add(profile.patient_id)
+    for phrase, patient_ids in sorted(owners.items()):
+        if len(patient_ids) != 1:
+            continue
+        for match in re.finditer(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.IGNORECASE):
+            candidates.append(_Candidate(match.start(), match.end(), 2, 0, "given_text", "given", patients=tuple(patient_ids)))
+    return candidates
+
+
+def _literal_candidates(profiles: list[PatientProfile], text: str) -> list[_Candidate]:
+    """Labels no pattern knows ('CSA108.01', 'Case 1P1'), found letter for letter."""
+    candidates = []
+    for profile in profiles:
+        for key in sorted(k for k in profile.keys if k[0] == "literal"):
+            for match in re.finditer(r"(?<![\w.])" + re.escape(key[1]) + r"(?![\w]|\.\d)", text, re.IGNORECASE):
+                candidates.append(_Candidate(match.start(), match.end(), 1, 0, "literal_label", "given", patients=(profile.patient_id,)))
+    return candidates
+
+
+def _pattern_candidates(rules: PatientRules, text: str) -> list[_Candidate]:
+    return [
+        _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, match)
+        for pattern in rules.patterns
+        for match in pattern.regex.finditer(text)
+        if match.end() > match.start()
+    ]
+
+
+def _non_overlapping(candidates: Iterable[_Candidate]) -> list[_Candidate]:
+    """Greedy choice: given spans first, then literal labels, given texts, longest patterns."""
+    chosen: list[_Candidate] = []
+    taken: list[tuple[int, int]] = []
+    for cand in sorted(candidates, key=lambda c: (c.priority, c.start - c.end, c.rank, c.start)):
+        if any(cand.start < end and start < cand.end for start, end in taken):
+            continue
+        chosen.append(cand)
+        taken.append((cand.start, cand.end))
+    return sorted(chosen, key=lambda c: c.start)
+
+
+def _nearest_given(profiles: list[PatientProfile], position: int) -> PatientProfile:
+    return min(profiles, key=lambda p: (min((abs(s - position) for s, _, _ in p.given), default=10**9), p.patient_id))
+
+
+def _kin_word(word: str, rules: PatientRules) -> str | None:
+    """The kinship word of ``word`` by the kinship patterns ('mother'), or None ('boy')."""
+    for pattern in _patterns(rules, "kinship"):
+        match = pattern.regex.fullmatch(word)
+        if match:
+            return match["kin"].lower()
+    return None
+
+
+def _kin_mention(span: tuple, kin: str, profiles: list[PatientProfile], position: int) -> PatientMention:
+    """'Her father' is the listed patient called father nearest in the text, else a relative."""
+    holders = [p for p in profiles if kin in p.kin]
+    if not holders:
+        return PatientMention(*span, RELATIVE, kinship=True)
+    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,), kinship=True)
+
+
+def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: PatientRules) -> PatientMention:
+    """What a matched place refers to, given the article's patient profiles."""
+    span = (cand.start, cand.end, text[cand.start : cand.end], cand.rule)
+    if cand.kind == "given":
+        return PatientMention(*span, NAMED, cand.patients, cand.kinship)
+    if cand.kind in LABEL_KINDS:
+        keys = label_keys(cand.kind, cand.match)
+        named = tuple(p.patient_id for p in profiles if p.keys & keys)
+        return PatientMention(*span, NAMED, named) if named else PatientMention(*span, OTHER)
+    if cand.kind == "kinship":
+        return _kin_mention(span, cand.match["kin"].lower(), profiles, cand.start)
+    kin = _kin_word(cand.match["sex"], rules) if cand.kind == "age_sex" else None
+    if kin:  # "a 24 years old mother"
+        return _kin_mention(span, kin, profiles, cand.start)
+    if cand.kind == "age_sex":
+        age = age_key(cand.match, rules.number_words)
+        same_age = tuple(p.patient_id for p in profiles if age in p.ages)
+        if len(same_age) == 1:
+            return PatientMention(*span, NAMED, same_age)
+        if not same_age and all(p.ages for p in profiles):
+            return PatientMention(*span, OTHER)
+        return PatientMention(*span, ANAPHOR)
+    if cand.kind == "proband":
+        probands = tuple(p.patient_id for p in profiles if p.proband)
+        return PatientMention(*span, NAMED, probands) if len(probands) == 1 else PatientMention(*span, ANAPHOR)
+    return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR)
+
+
+def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMention]:
+    """Join what the text joins: 'the father of patient 1' is the father, 'her son (III:6)'
+    is III:6, 'II.2, a 5-year-old boy' is II.2, and 'II-1 and II-2' is one mention of both."""
+    merged: list[PatientMention] = []
+    for mention in mentions:
+        if merged:
+            previous = merged[-1]
+            between = text[previous.end : mention.start]
+            if previous.kinship and mention.role == NAMED and _OF_LINK.match(between):
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True)
+                continue
+            if previous.role in (RELATIVE, ANAPHOR, OTHER) or previous.kinship:
+                if mention.role == NAMED and _OPEN_PAREN.match(between):
+                    merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients)
+                    continue
+            if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
+                merged[-1] = dataclasses.replace(previous, end=mention.end, text=text[previous.start : mention.end])
+                continue
+            if previous.role == NAMED and mention.rule == "age_sex" and mention.role != NAMED and _APPOSITION.match(between):
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients)
+                continue
+            if previous.role == NAMED and mention.role == NAMED and _COORDINATION.match(between):
+                patients = tuple(dict.fromkeys(previous.patients + mention.patients))
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], "coordination", NAMED, patients)
+                continue
+        merged.append(mention)
+    return merged
+
+
+def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) -> list[PatientMention]:
+    """Every place in ``text`` that refers to a person, in text order."""
+    profiles = build_profiles(patients, rules)
+    candidates = _given_candidates(profiles, text, rules) + _literal_candidates(profiles, text) + _pattern_candidates(rules, text)
+    return _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)

@@ -1,0 +1,124 @@
+"""Reading the patient rule files: mention patterns, number words and the attribution policy."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun")
+MODES = ("carry", "paragraph", "sentence", "none")
+
+
+@dataclass(frozen=True)
+class MentionPattern:
+    """One named row of ``patient_mentions.tsv``; ``rank`` is its row order (earlier wins ties)."""
+
+    name: str
+    kind: str
+    regex: re.Pattern
+    rank: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The attribution settings of ``patient_policy.tsv`` (see the file for what each means)."""
+
+    modes: dict[str, str]
+    default_mode: str
+    body_sections: frozenset[str]
+    bodyless_mode: str
+    heading_resets_focus: bool
+    relative_sets_focus: bool
+    unfocused_multi: str
+    single_patient_carry_start: bool
+
+    def mode(self, section: str, has_body: bool) -> str:
+        mode = self.modes.get(section, self.default_mode)
+        if mode == "sentence" and not has_body:
+            return self.bodyless_mode
+        return mode
+
+
+@dataclass(frozen=True)
+class PatientRules:
+    patterns: tuple[MentionPattern, ...]
+    number_words: dict[str, int]
+    policy: Policy
+
+
+
+def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
+    """(line number, first ``width`` tab-separated fields) of the non-comment lines."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    rows = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) < width:
+            raise InputError(f"{path}, line {lineno}: expected {width} tab-separated fields")
+        rows.append((lineno, fields[:width]))
+    return rows
+
+
+def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
+    patterns = []
+    for rank, (lineno, (name, kind, pattern)) in enumerate(_rows(path, 3)):
+        if kind not in KINDS:
+            raise InputError(f"{path}, line {lineno}: unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
+        try:
+            regex = re.compile(pattern)
+        except re.error as error:
+            raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
+        patterns.append(MentionPattern(name, kind, regex, rank))
+    return tuple(patterns)
+
+
+def read_number_words(path: Path) -> dict[str, int]:
+    words = {}
+    for lineno, (word, value) in _rows(path, 2):
+        if not value.strip().isdigit():
+            raise InputError(f"{path}, line {lineno}: {value!r} is not a number")
+        words[word.strip().lower()] = int(value)
+    return words
+
+
+def _flag(path: Path, settings: dict[str, str], key: str) -> bool:
+    value = _setting(path, settings, key)
+    if value not in ("true", "false"):
+        raise InputError(f"{path}: {key} must be true or false, not {value!r}")
+    return value == "true"
+
+
+def _setting(path: Path, settings: dict[str, str], key: str, choices: tuple[str, ...] = ()) -> str:
+    if key not in settings:
+        raise InputError(f"{path}: missing setting {key}")
+    value = settings[key]
+    if choices and value not in choices:
+        raise InputError(f"{path}: {key} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def read_policy(path: Path) -> Policy:
+    settings = {key.strip(): value.strip() for _, (key, value) in _rows(path, 2)}
+    modes = {key.split(".", 1)[1]: _setting(path, settings, key, MODES) for key in settings if key.startswith("mode.") and key != "mode.default"}
+    return Policy(
+        modes=modes,
+        default_mode=_setting(path, settings, "mode.default", MODES),
+        body_sections=frozenset(_setting(path, settings, "body_sections").split()),
+        bodyless_mode=_setting(path, settings, "bodyless_mode", MODES),
+        heading_resets_focus=_flag(path, settings, "heading_resets_focus"),
+        relative_sets_focus=_flag(path, settings, "relative_sets_focus"),
+        unfocused_multi=_setting(path, settings, "unfocused_multi", ("none", "all")),
+        single_patient_carry_start=_flag(path, settings, "single_patient_carry_start"),
+    )
+
+
+def load_patient_rules(mentions_file: Path, number_words_file: Path, policy_file: Path) -> PatientRules:
+    return PatientRules(read_patterns(mentions_file), read_number_words(number_words_file), read_policy(policy_file))

@@ -1,0 +1,89 @@
+"""The patient stage: which of the article's listed patients has which phenotype.
+
+Finds every place that refers to a patient (``rules/patient_mentions.tsv``), gives each
+non-negated phenotype mention to the patient talked about there (``rules/patient_policy.tsv``)
+and sets ``span._.patient``, ``span._.patient_evidence`` and ``doc._.associations``
+(patient id -> sorted ids; a ``-1`` phenotype contributes its text, as the gold does).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..document import PASSAGES, PHENOTYPES
+from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
+from ..patients.mentions import find_patient_mentions
+from ..patients.rules import PatientRules, load_patient_rules
+from ..resources import data_dir
+
+NO_ID = "-1"
+
+
+@Language.factory(
+    "phenorules_patients",
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None},
+)
+def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None):
+    rules_dir = data_dir("rules")
+    return PatientAttributor(
+        load_patient_rules(
+            Path(mentions_file) if mentions_file else rules_dir / "patient_mentions.tsv",
+            Path(number_words_file) if number_words_file else rules_dir / "number_words.tsv",
+            Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
+        )
+    )
+
+
+class PatientAttributor:
+    def __init__(self, rules: PatientRules):
+        self.rules = rules
+
+    def __call__(self, doc: Doc) -> Doc:
+        patients = doc._.patients or []
+        spans = list(doc.spans[PHENOTYPES]) if PHENOTYPES in doc.spans else []
+        for span in spans:
+            span._.patient = []
+            span._.patient_evidence = []
+        if not patients:
+            doc._.associations = {}
+            return doc
+        passages = [Passage(s.start_char, s.end_char, s.label_, s._.passage_type or "paragraph") for s in doc.spans[PASSAGES]]
+        sentences = [(s.start_char, s.end_char) for s in doc.sents]
+        mentions = find_patient_mentions(doc.text, patients, self.rules)
+        phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
+        attributions = Attributor(self.rules.policy, [p["patient_id"] for p in patients], passages).run(sentences, mentions, phenotypes)
+        doc._.associations = associations(spans, attributions, [p["patient_id"] for p in patients])
+        for attribution in attributions:
+            span = spans[attribution.index]
+            span._.patient = list(attribution.patients)
+            span._.patient_evidence = [evidence(attribution)]
+            span._.provenance = list(span._.provenance or []) + [f"patient:{attribution.rule}"]
+        return doc
+
+
+def phenotype_values(span: Span) -> list[str]:
+    """The association entries a mention gives: its ids, or its text for a '-1' mention."""
+    ids = [hpo_id for hpo_id in (span._.hpo_id or "").split(";") if hpo_id and hpo_id != NO_ID]
+    return ids if ids or span._.hpo_id != NO_ID else [span.text]
+
+
+def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
+    found: dict[str, set[str]] = {patient_id: set() for patient_id in patient_ids}
+    for attribution in attributions:
+        for patient_id in attribution.patients:
+            found[patient_id].update(phenotype_values(spans[attribution.index]))
+    return {patient_id: sorted(values) for patient_id, values in found.items()}
+
+
+def evidence(attribution: Attribution) -> dict:
+    """Why a phenotype went to its patients: the rule and the patient mention behind it."""
+    mention = attribution.mention
+    return {
+        "patients": list(attribution.patients),
+        "rule": attribution.rule,
+        "section": attribution.section,
+        "patient_mention": None if mention is None else {"text": mention.text, "offset": mention.start, "rule": mention.rule},
+    }

@@ -1,0 +1,208 @@
+"""Patient attribution on tiny hand-written articles (mini ontology, no shared data)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from phenorules.cli import main
+from phenorules.document import PHENOTYPES, layout_passages, make_article_doc
+from phenorules.errors import InputError
+from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_patient_mentions, roman_value
+from phenorules.patients.rules import read_policy
+from phenorules.resources import data_dir
+
+from conftest import MINI_OBO
+
+
+def article(passages, patients, pmc_id="T1"):
+    """A task article from (section, type, text) passages; patients maps id -> given mention texts."""
+    full_text, offset = [], 0
+    for section, kind, text in passages:
+        full_text.append({"section_type": section, "type": kind, "offset": offset, "text": text})
+        offset += len(text) + 1
+    text = layout_passages(full_text)
+    patient_list = []
+    for patient_id, given in patients.items():
+        mentions = [{"text": g, "offset": text.index(g), "length": len(g)} for g in given]
+        patient_list.append({"patient_id": patient_id, "mention": mentions})
+    return {"pmc_id": pmc_id, "pmid": None, "patient": patient_list, "full_text": full_text}
+
+
+def associations(nlp, art):
+    doc = nlp(make_article_doc(nlp, art))
+    return doc._.associations
+
+
+@pytest.fixture(scope="module")
+def rules(mini_nlp):
+    return mini_nlp.get_pipe("patients").rules
+
+
+def named(text, patients, rules):
+    return [(m.text, m.patients) for m in find_patient_mentions(text, patients, rules) if m.role == NAMED]
+
+
+def test_pedigree_label_spellings_share_one_patient(rules):
+    text = "Individual II.1 and II:2 were seen. Later patient II-1 returned, then III-2; II\u20131 again."
+    patients = [{"patient_id": "OII-1", "mention": []}, {"patient_id": "OIII:2", "mention": []}]
+    found = named(text, patients, rules)
+    assert ("II.1", ("OII-1",)) in found and ("II-1", ("OII-1",)) in found and ("II\u20131", ("OII-1",)) in found
+    assert ("III-2", ("OIII:2",)) in found
+    others = [m.text for m in find_patient_mentions(text, patients, rules) if m.role == OTHER]
+    assert others == ["II:2"]  # a pedigree member who is not listed
+
+
+def test_numbered_labels_patient_p_and_roman(rules):
+    text = "Patient 1 and P2 differ. In patient II the onset was late; case 1 was mild. Patients 1 and 2 were cousins."
+    patients = [{"patient_id": "O1", "mention": []}, {"patient_id": "OP2", "mention": []}]
+    found = named(text, patients, rules)
+    assert found[0] == ("Patient 1 and P2", ("O1", "OP2"))
+    assert ("patient II", ("OP2",)) in found and ("case 1", ("O1",)) in found
+    assert ("Patients 1 and 2", ("O1", "OP2")) in found
+    assert roman_value("IV") == 4 and roman_value("XIV") == 14 and roman_value("IIa") is None
+
+
+def test_labels_from_given_mentions_of_p_ids(rules):
+    text = "Patient 1 had a fever. Patient 2 too. The father of patient 1 was well."
+    patients = [
+        {"patient_id": "P1", "mention": [{"text": "Patient 1", "offset": 0, "length": 9}]},
+        {"patient_id": "P2", "mention": [{"text": "Patient 2", "offset": 23, "length": 9}]},
+    ]
+    mentions = find_patient_mentions(text, patients, rules)
+    assert [(m.text, m.role, m.patients) for m in mentions] == [
+        ("Patient 1", NAMED, ("P1",)),
+        ("Patient 2", NAMED, ("P2",)),
+        ("The father of patient 1", RELATIVE, ()),
+    ]
+
+
+def test_multi_patient_paragraph_goes_to_the_nearest_patient(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "II-1 had seizures and microcephaly. II-2 had hypotonia. She also had short stature.")],
+        {"OII-1": ["II-1"], "OII-2": ["II-2"]},
+    )
+    assert associations(mini_nlp, art) == {"OII-1": ["HP:0000252", "HP:0001250"], "OII-2": ["HP:0001252", "HP:0004322"]}
+
+
+def test_heading_naming_a_patient_carries_to_its_paragraphs(mini_nlp):
+    art = article(
+        [
+            ("CASE", "title_2", "Patient 1"),
+            ("CASE", "paragraph", "A boy was born at term. Ataxia began at age 2."),
+            ("CASE", "title_2", "Patient 2"),
+            ("CASE", "paragraph", "Hypertelorism was noted at birth."),
+            ("CASE", "title_2", "Genetic analysis"),
+            ("CASE", "paragraph", "Microcephaly is common in this syndrome."),
+        ],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": ["HP:0001251"], "O2": ["HP:0000316"]}
+
+
+def test_family_history_goes_to_a_listed_relative_and_otherwise_to_nobody(mini_nlp):
+    passages = [("CASE", "paragraph", "The patient had seizures. His mother had hearing loss. He also had ataxia.")]
+    single = article(passages, {"P1": ["The patient"]})
+    assert associations(mini_nlp, single) == {"P1": ["HP:0001250", "HP:0001251"]}
+    with_mother = article(passages, {"P1": ["The patient"], "P2": ["mother"]})
+    assert associations(mini_nlp, with_mother) == {"P1": ["HP:0001250", "HP:0001251"], "P2": ["HP:0000365"]}
+
+
+def test_patients_described_only_by_age_and_sex(mini_nlp):
+    art = article(
+        [
+            ("ABSTRACT", "abstract", "We report a five-year-old female and a nine-year-old male."),
+            ("RESULTS", "paragraph", "The 5-year-old girl had seizures since infancy. The 9-year-old boy had ataxia and hypotonia."),
+            ("DISCUSS", "paragraph", "A 3-year-old boy reported before had microcephaly."),
+        ],
+        {"P1": ["a five-year-old female"], "P2": ["a nine-year-old male"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": ["HP:0001250"], "P2": ["HP:0001251", "HP:0001252"]}
+
+
+def test_section_policy_background_and_discussion(mini_nlp):
+    art = article(
+        [
+            ("INTRO", "paragraph", "The syndrome causes seizures and microcephaly."),
+            ("CASE", "paragraph", "A 4-year-old boy had ataxia."),
+            ("DISCUSS", "paragraph", "Hypotonia is frequent. Our patient also had short stature."),
+        ],
+        {"P1": ["A 4-year-old boy"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": ["HP:0001251", "HP:0004322"]}
+
+
+def test_an_article_without_case_sections_tells_cases_in_its_paragraphs(mini_nlp):
+    art = article(
+        [
+            ("INTRO", "paragraph", "Seizures are common in this disease."),
+            ("INTRO", "paragraph", "Patient 1 is a girl. She was born at term. Hypotonia was noted at 2 months."),
+        ],
+        {"O1": ["Patient 1"], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": ["HP:0001252"], "O2": []}
+
+
+def test_negated_phenotypes_are_given_to_nobody(mini_nlp):
+    art = article([("CASE", "paragraph", "The patient had seizures and hypotonia.")], {"P1": ["The patient"]})
+    doc = make_article_doc(mini_nlp, art)
+    for name, component in mini_nlp.pipeline:
+        if name == "patients":
+            for span in doc.spans[PHENOTYPES]:
+                span._.negex = span.text == "hypotonia"
+        doc = component(doc)
+    assert doc._.associations == {"P1": ["HP:0001250"]}
+    negated = [s for s in doc.spans[PHENOTYPES] if s.text == "hypotonia"][0]
+    assert negated._.patient == [] and negated._.patient_evidence == []
+
+
+def test_evidence_names_the_rule_and_the_patient_mention(mini_nlp):
+    art = article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []})
+    doc = mini_nlp(make_article_doc(mini_nlp, art))
+    (span,) = doc.spans[PHENOTYPES]
+    assert span._.patient == ["OII-2"]
+    assert span._.patient_evidence == [
+        {"patients": ["OII-2"], "rule": "pedigree_label", "section": "CASE", "patient_mention": {"text": "II-2", "offset": 0, "rule": "pedigree_label"}}
+    ]
+    assert span._.provenance[-1] == "patient:pedigree_label"
+
+
+def test_predict_explain_writes_evidence_beside_an_unchanged_submission(tmp_path):
+    art = article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-2": []})
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(art) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    plain, explained = tmp_path / "plain.jsonl", tmp_path / "explained.jsonl"
+    evidence = tmp_path / "evidence.jsonl"
+    assert runner.invoke(main, ["predict", str(source), "-o", str(plain), "--hpo", MINI_OBO]).exit_code == 0
+    result = runner.invoke(main, ["predict", str(source), "-o", str(explained), "--hpo", MINI_OBO, "--explain", str(evidence)])
+    assert result.exit_code == 0, result.output
+    assert explained.read_bytes() == plain.read_bytes()
+    (line,) = evidence.read_text(encoding="utf-8").splitlines()
+    record = json.loads(line)
+    assert record["pmc_id"] == "T1" and record["evidence"][0]["text"] == "ataxia"
+    assert record["evidence"][0]["patients"] == ["OII-2"]
+
+
+def test_disabling_the_stage_falls_back_to_every_patient(tmp_path):
+    from phenorules.pipeline import build_pipeline
+
+    nlp = build_pipeline(disable=["patients"], hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    doc = nlp(make_article_doc(nlp, article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []})))
+    assert doc._.associations is None
+
+
+def test_a_bad_policy_value_is_one_clear_error(tmp_path):
+    text = (data_dir("rules") / "patient_policy.tsv").read_text(encoding="utf-8").replace("mode.CASE\tcarry", "mode.CASE\tsometimes")
+    path = tmp_path / "policy.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="mode.CASE must be one of"):
+        read_policy(path)
+
+
+def test_an_unlisted_label_in_brackets_belongs_to_the_mention_before_it(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband (II:2) had ataxia. The twin brother (II-1) had hypotonia.")],
+        {"P1": ["The proband"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": ["HP:0001251"]}
