@@ -1,0 +1,160 @@
+"""Learning the JNLPBA lexicon from the training annotations.
+
+Every annotated surface becomes a key -> type entry, kept only if it is reliable: of the
+times the key occurs in the training text (word-bounded, case-sensitively for symbols,
+not counting occurrences inside a longer annotation), the share annotated with that type
+must reach ``min_precision``, with at least ``min_count`` annotations. This is the
+dictionary filter of Tsuruoka & Tsujii (2004, "Improving the performance of
+dictionary-based approaches in protein name recognition"): a name that is mostly plain
+text elsewhere costs more precision than it gains recall. Generated variants inherit the
+counts of their base key and rank after every real key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from phenorules.lexicon import Entry, Lexicon, is_abbreviation
+from phenorules.lexicon.normalize import normalize_text
+from phenorules.matcher import PhraseMatcher
+
+from .io import Document
+from .variants import GreekLetters, generate_variants, surface_keys
+
+VARIANT_PENALTY = 10
+
+Form = tuple[str, str, bool]  # (key, surface the matcher checks, case-sensitive?)
+
+
+@dataclass(frozen=True)
+class LearnConfig:
+    """Filter thresholds; part of the cache key."""
+
+    min_precision: float = 0.5
+    min_count: int = 1
+    variants: bool = True
+
+
+def forms_of(surface: str) -> list[Form]:
+    """The lexicon forms of an annotated surface: symbols like 'GR' or 'TCR' keep their case."""
+    case_sensitive = is_abbreviation(surface)
+    return [(key, surface if case_sensitive else key, case_sensitive) for key in surface_keys(surface)]
+
+
+def count_annotations(documents: Sequence[Document]) -> Counter:
+    """(form, type) -> how often the training set annotates that form with that type."""
+    annotated: Counter = Counter()
+    for document in documents:
+        for entity in document.entities:
+            for form in forms_of(entity.text):
+                annotated[(form, entity.label)] += 1
+    return annotated
+
+
+def word_bounded(text: str, start: int, end: int) -> bool:
+    before = start > 0 and text[start - 1].isalnum() and text[start].isalnum()
+    after = end < len(text) and text[end].isalnum() and text[end - 1].isalnum()
+    return not (before or after)
+
+
+def count_occurrences(documents: Sequence[Document], forms: Sequence[Form]) -> Counter:
+    """form -> word-bounded occurrences in the text, except strictly inside a longer annotation."""
+    probe = Lexicon()
+    for key, surface, case_sensitive in sorted(set(forms)):
+        probe.add(key, Entry(0, "", surface, "", "", case_sensitive))
+    matcher = PhraseMatcher(probe)
+    occurrences: Counter = Counter()
+    for document in documents:
+        text, spans = document.text, [(e.start, e.end) for e in document.entities]
+        for last, index in matcher.automaton.iter(normalize_text(text)):
+            length, entries = matcher.entries(index)
+            start, end = last - length + 1, last + 1
+            if not word_bounded(text, start, end):
+                continue
+            if any(s <= start and end <= e and (s, e) != (start, end) for s, e in spans):
+                continue
+            key = normalize_text(text[start:end])
+            for entry in entries:
+                if not entry.case_sensitive or text[start:end] in (entry.surface, entry.surface + "s"):
+                    occurrences[(key, entry.surface, entry.case_sensitive)] += 1
+    return occurrences
+
+
+def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: LearnConfig = LearnConfig()) -> Lexicon:
+    """Reliable forms with every type they were annotated with (majority first), and their variants.
+
+    A form is reliable when annotations of any type make up ``min_precision`` of its
+    occurrences (a name split between DNA and PROTEIN, like 'c-fos', is still a name).
+    Provenance: 'train:<annotated with this type>/<occurrences>'. A variant is added only
+    if it never occurs unannotated in the training text, where it would have been judged
+    on its own; symbols (case-sensitive forms) get no variants.
+    """
+    annotated = count_annotations(documents)
+    by_form: dict[Form, Counter] = {}
+    for (form, label), count in annotated.items():
+        by_form.setdefault(form, Counter())[label] = count
+    occurrences = count_occurrences(documents, list(by_form))
+    lexicon = Lexicon()
+    for form, labels in sorted(by_form.items()):
+        key, surface, case_sensitive = form
+        total = sum(labels.values())
+        seen = max(occurrences[form], total)
+        if total < config.min_count or total / seen < config.min_precision:
+            continue
+        for label, count in sorted(labels.items()):
+            lexicon.add(key, Entry(-count, label, surface, f"train:{count}/{seen}", "", case_sensitive))
+    if config.variants:
+        variants: dict[str, list[Entry]] = {}
+        annotated_keys = {key for key, _, _ in by_form}
+        for key, entries in sorted(lexicon.entries.items()):
+            for entry in entries:
+                if entry.case_sensitive:
+                    continue
+                for variant, chain in generate_variants(key, greek).items():
+                    if variant not in annotated_keys:
+                        variants.setdefault(variant, []).append(
+                            Entry(entry.priority + VARIANT_PENALTY * 1000, entry.hpo_id, variant, entry.source, chain, False)
+                        )
+        seen_unannotated = count_occurrences(documents, [(v, v, False) for v in variants])
+        for variant, entries in sorted(variants.items()):
+            if not seen_unannotated[(variant, variant, False)]:
+                for entry in entries:
+                    lexicon.add(variant, entry)
+    for key, entries in lexicon.entries.items():
+        lexicon.entries[key] = sorted(set(entries))
+    return lexicon
+
+def rule_tokens(text: str) -> list[tuple[int, int]]:
+    """Token spans the rules work on: GENIA-like (brackets and , ; : split off, hyphens kept)."""
+    return [m.span() for m in RULE_TOKEN.finditer(text)]
+
+
+RULE_TOKEN = re.compile(r"[^\s()\[\],;:]+|[()\[\],;:]")
+
+
+@dataclass(frozen=True)
+class Modifiers:
+    """Words the training data puts before an entity's last word, per type, and how often each occurs."""
+
+    inside: dict[str, dict[str, int]]  # word -> type -> non-final occurrences inside entities of that type
+    occurrences: dict[str, int]  # word -> occurrences in the training text
+
+    def share_inside(self, word: str) -> float:
+        seen = self.occurrences.get(word, 0)
+        return sum(self.inside.get(word, {}).values()) / seen if seen else 0.0
+
+
+def learn_modifiers(documents: Sequence[Document]) -> Modifiers:
+    inside: dict[str, Counter] = {}
+    occurrences: Counter = Counter()
+    for document in documents:
+        tokens = rule_tokens(document.text)
+        occurrences.update(document.text[s:e].lower() for s, e in tokens)
+        for entity in document.entities:
+            words = [document.text[s:e].lower() for s, e in tokens if s >= entity.start and e <= entity.end]
+            for word in words[:-1]:
+                inside.setdefault(word, Counter())[entity.label] += 1
+    return Modifiers({w: dict(sorted(c.items())) for w, c in sorted(inside.items())}, dict(sorted(occurrences.items())))
