@@ -33,7 +33,7 @@ Form = tuple[str, str, bool]  # (key, surface the matcher checks, case-sensitive
 class LearnConfig:
     """Filter thresholds; part of the cache key."""
 
-    min_precision: float = 0.5
+    min_precision: float = 0.4
     min_count: int = 1
     variants: bool = True
 
@@ -137,18 +137,30 @@ RULE_TOKEN = re.compile(r"[^\s()\[\],;:]+|[()\[\],;:]")
 
 @dataclass(frozen=True)
 class Modifiers:
-    """Words the training data puts before an entity's last word, per type, and how often each occurs."""
+    """Where the training data puts each word (lower case) relative to entities.
 
-    inside: dict[str, dict[str, int]]  # word -> type -> non-final occurrences inside entities of that type
-    occurrences: dict[str, int]  # word -> occurrences in the training text
+    ``before_head``: word -> type -> times it is a non-final word of an entity of that type
+    (what a head phrase may extend over, and the evidence for its type); ``closing``: times
+    it ends a multi-word entity ("IkB alpha", "c-jun RNA"); ``occurrences``: times it occurs.
+    """
+
+    before_head: dict[str, dict[str, int]]
+    closing: dict[str, int]
+    occurrences: dict[str, int]
 
     def share_inside(self, word: str) -> float:
+        """Share of the word's occurrences inside a multi-word entity (any position but alone)."""
         seen = self.occurrences.get(word, 0)
-        return sum(self.inside.get(word, {}).values()) / seen if seen else 0.0
+        return (sum(self.before_head.get(word, {}).values()) + self.closing.get(word, 0)) / seen if seen else 0.0
+
+    def share_closing(self, word: str) -> float:
+        seen = self.occurrences.get(word, 0)
+        return self.closing.get(word, 0) / seen if seen else 0.0
 
 
 def learn_modifiers(documents: Sequence[Document]) -> Modifiers:
-    inside: dict[str, Counter] = {}
+    before_head: dict[str, Counter] = {}
+    closing: Counter = Counter()
     occurrences: Counter = Counter()
     for document in documents:
         tokens = rule_tokens(document.text)
@@ -156,5 +168,11 @@ def learn_modifiers(documents: Sequence[Document]) -> Modifiers:
         for entity in document.entities:
             words = [document.text[s:e].lower() for s, e in tokens if s >= entity.start and e <= entity.end]
             for word in words[:-1]:
-                inside.setdefault(word, Counter())[entity.label] += 1
-    return Modifiers({w: dict(sorted(c.items())) for w, c in sorted(inside.items())}, dict(sorted(occurrences.items())))
+                before_head.setdefault(word, Counter())[entity.label] += 1
+            if len(words) > 1:
+                closing[words[-1]] += 1
+    return Modifiers(
+        {w: dict(sorted(c.items())) for w, c in sorted(before_head.items())},
+        dict(sorted(closing.items())),
+        dict(sorted(occurrences.items())),
+    )

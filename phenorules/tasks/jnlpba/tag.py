@@ -74,7 +74,8 @@ def read_shape_rules(path: str | Path) -> tuple[ShapeRule, ...]:
 
 @dataclass(frozen=True)
 class TagConfig:
-    min_modifier_share: float = 0.3  # a word extends a head phrase if at least this share of its occurrences is inside entities
+    min_modifier_share: float = 0.2  # a word extends a head phrase leftwards if at least this share of its occurrences is inside multi-word entities
+    min_closing_share: float = 0.3  # a word extends an entity rightwards if at least this share of its occurrences closes one
     head_rules: bool = True
     shape_rules: bool = True
 
@@ -88,12 +89,13 @@ class Tagger:
         words = [text[s:e].lower() for s, e in tokens]
         found = [Tagged(m.start, m.end, m.entry.hpo_id, ("lexicon:" + m.entry.provenance,)) for m in self.matcher(text)]
         if self.config.head_rules:
-            found = resolve(found + self.head_phrases(tokens, words, found))
+            found = resolve(found + self.head_phrases(text, tokens, words, found))
+        found = self.extend_right(tokens, words, found)
         if self.config.shape_rules:
             found = sorted(found + self.shape_tokens(text, tokens, found))
         return found
 
-    def head_phrases(self, tokens: list[tuple[int, int]], words: list[str], found: list[Tagged]) -> list[Tagged]:
+    def head_phrases(self, text: str, tokens: list[tuple[int, int]], words: list[str], found: list[Tagged]) -> list[Tagged]:
         ending_at = {t.end: t for t in found}
         index_of_start = {s: i for i, (s, _) in enumerate(tokens)}
         out = []
@@ -110,11 +112,32 @@ class Tagger:
                         parts.extend(before.provenance)
                     elif self.modifiers.share_inside(words[j - 1]) >= self.config.min_modifier_share:
                         j -= 1
+                    elif words[j - 1] not in self.modifiers.occurrences and is_symbol(text[slice(*tokens[j - 1])]):
+                        j -= 1
+                        parts.append("rule:unseen_symbol")
                     else:
                         break
                 if j < i:
                     label = self.choose_type(rule.types, words[j:i])
                     out.append(Tagged(tokens[j][0], tokens[i + n - 1][1], label, (f"rule:{rule.name}",) + tuple(parts)))
+        return out
+
+    def extend_right(self, tokens: list[tuple[int, int]], words: list[str], found: list[Tagged]) -> list[Tagged]:
+        """Extend each entity over following words that mostly close multi-word entities ('IkB' + 'alpha')."""
+        index_of_end = {e: i for i, (_, e) in enumerate(tokens)}
+        starts = {t.start for t in found}
+        out = []
+        for tagged in found:
+            i = index_of_end.get(tagged.end)
+            end = tagged.end
+            while i is not None and i + 1 < len(tokens) and tokens[i + 1][0] not in starts:
+                if self.modifiers.share_closing(words[i + 1]) < self.config.min_closing_share:
+                    break
+                i += 1
+                end = tokens[i][1]
+            if end != tagged.end:
+                tagged = Tagged(tagged.start, end, tagged.label, tagged.provenance + ("rule:extend_right",))
+            out.append(tagged)
         return out
 
     def choose_type(self, types: tuple[str, ...], words: list[str]) -> str:
@@ -125,7 +148,7 @@ class Tagger:
         def log_likelihood(label: str) -> float:
             total = 0.0
             for word in words:
-                counts = self.modifiers.inside.get(word, {})
+                counts = self.modifiers.before_head.get(word, {})
                 total += math.log((counts.get(label, 0) + 1) / (sum(counts.get(t, 0) for t in types) + len(types)))
             return total
 
@@ -141,6 +164,11 @@ class Tagger:
                     out.append(Tagged(start, end, rule.label, (f"rule:{rule.name}",)))
                     break
         return out
+
+
+def is_symbol(token: str) -> bool:
+    """A gene/protein-symbol shape: a letter and, after the first character, a capital or a digit ('hTR', 'Jak3')."""
+    return any(c.isalpha() for c in token) and any(c.isupper() or c.isdigit() for c in token[1:])
 
 
 def resolve(candidates: list[Tagged]) -> list[Tagged]:
