@@ -88,22 +88,32 @@ def predict(test_path: str, train_dir: str | None, no_cache: bool, output_path: 
 
 @jnlpba.command()
 @TRAIN_OPTION
-@click.option("--every", default=10, show_default=True, help="Hold out every N-th abstract (in file-name order).")
-def holdout(train_dir: str | None, every: int) -> None:
-    """Learn on the training set minus every N-th abstract and score on those: for tuning without the test set."""
-    from .io import read_standoff
-    from .learn import LearnConfig, learn_lexicon, learn_modifiers
-    from .model import Model, make_tagger, rules_dir
-    from .predict import document_tags
-    from .score import format_table, score
-    from .variants import GreekLetters
-    from phenorules.matcher import PhraseMatcher
+@click.option("--every", default=10, show_default=True, help="Hold out every N-th abstract (file-name order); scored over raw-text tokens.")
+@click.option("--dev", "dev_path", metavar="FILE.iob2", default=None, help="Instead, hold out the training abstracts this IOB2 file holds and score over its tokens.")
+def holdout(train_dir: str | None, every: int, dev_path: str | None) -> None:
+    """Learn on the training set minus held-out abstracts and score on those: tuning without the test set."""
+    from phenorules.errors import InputError
 
-    documents = read_standoff(_train_dir(train_dir, None))
-    learn = [d for i, d in enumerate(documents) if i % every]
-    held = [d for i, d in enumerate(documents) if not i % every]
-    greek = GreekLetters.from_file(rules_dir() / "greek_letters.tsv")
-    tagger = make_tagger(Model(PhraseMatcher(learn_lexicon(learn, greek, LearnConfig())), learn_modifiers(learn)))
+    from .holdout import split_by_dev_file, split_every
+    from .io import read_iob2_documents, read_standoff
+    from .model import learn_model_from, make_tagger
+    from .predict import document_tags, predict_sentences
+    from .score import format_table, score
+
+    if train_dir is None:
+        raise InputError("holdout needs --train DIR (brat .txt/.ann files)")
+    if every < 2:
+        raise InputError("--every must be at least 2")
+    documents = read_standoff(train_dir)
+    if dev_path:
+        split = split_by_dev_file(documents, read_iob2_documents(dev_path))
+        tagger = make_tagger(learn_model_from(split.learn))
+        predictions = predict_sentences(tagger, split.sentences)
+        click.echo(f"learned on {len(split.learn)} abstracts; scored {split.matched} held-out abstracts ({split.unmatched} not found in training, skipped)")
+        click.echo(format_table(score([s.tags for s in split.sentences], [p.tags for p in predictions])))
+        return
+    learn, held = split_every(documents, every)
+    tagger = make_tagger(learn_model_from(learn))
     pairs = [document_tags(tagger, d) for d in held]
-    click.echo(f"learned on {len(learn)} abstracts, scored on {len(held)} (rule tokens)")
+    click.echo(f"learned on {len(learn)} abstracts, scored on {len(held)} (rule tokens of the raw text)")
     click.echo(format_table(score([g for g, _ in pairs], [p for _, p in pairs])))

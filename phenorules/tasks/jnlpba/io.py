@@ -95,30 +95,35 @@ def read_standoff(directory: str | Path) -> list[Document]:
     return [read_standoff_document(path) for path in paths]
 
 
-def read_iob2(path: str | Path) -> list[Sentence]:
-    """``token<TAB>tag`` lines, a blank line between sentences; ``###``/``-DOCSTART-`` lines skipped."""
+def read_iob2_documents(path: str | Path) -> list[list[Sentence]]:
+    """``token<TAB>tag`` lines, a blank line between sentences; a ``-DOCSTART-`` or ``###``
+    line starts a new document (a file without them is one document)."""
     path = Path(path)
-    sentences: list[Sentence] = []
+    documents: list[list[Sentence]] = [[]]
     tokens: list[str] = []
     tags: list[str] = []
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
-        if line.startswith(("###", "-DOCSTART-")):
-            continue
-        if not line.strip():
+    for number, line in enumerate(_read_text(path).splitlines() + [""], start=1):
+        if line.startswith(("###", "-DOCSTART-")) or not line.strip():
             if tokens:
-                sentences.append(Sentence(tuple(tokens), tuple(tags)))
+                documents[-1].append(Sentence(tuple(tokens), tuple(tags)))
                 tokens, tags = [], []
+            if line.strip() and documents[-1]:
+                documents.append([])
             continue
         parts = line.split("\t")
         if len(parts) != 2 or not parts[0]:
             raise InputError(f"{path}:{number}: expected 'token<TAB>tag', got {line!r}")
         tokens.append(parts[0])
         tags.append(canonical_tag(parts[1], f"{path}:{number}"))
-    if tokens:
-        sentences.append(Sentence(tuple(tokens), tuple(tags)))
-    if not sentences:
+    documents = [d for d in documents if d]
+    if not documents:
         raise InputError(f"{path}: no sentences")
-    return sentences
+    return documents
+
+
+def read_iob2(path: str | Path) -> list[Sentence]:
+    """Every sentence of an IOB2 file, in order."""
+    return [sentence for document in read_iob2_documents(path) for sentence in document]
 
 
 def token_offsets(tokens: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:

@@ -88,7 +88,8 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
 
     A form is reliable when annotations of any type make up ``min_precision`` of its
     occurrences (a name split between DNA and PROTEIN, like 'c-fos', is still a name).
-    Provenance: 'train:<annotated with this type>/<occurrences>'. A variant is added only
+    Provenance: 'train:<annotated with this type>/<occurrences>'; a variant keeps its base
+    form as surface (it is matched case-insensitively) and names its rules. A variant is added only
     if it never occurs unannotated in the training text, where it would have been judged
     on its own; symbols (case-sensitive forms) get no variants.
     """
@@ -116,7 +117,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
                 for variant, chain in generate_variants(key, greek).items():
                     if variant not in annotated_keys:
                         variants.setdefault(variant, []).append(
-                            Entry(entry.priority + VARIANT_PENALTY * 1000, entry.hpo_id, variant, entry.source, chain, False)
+                            Entry(entry.priority + VARIANT_PENALTY * 1000, entry.hpo_id, entry.surface, entry.source, chain, False)
                         )
         seen_unannotated = count_occurrences(documents, [(v, v, False) for v in variants])
         for variant, entries in sorted(variants.items()):
@@ -128,11 +129,12 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
     return lexicon
 
 def rule_tokens(text: str) -> list[tuple[int, int]]:
-    """Token spans the rules work on: GENIA-like (brackets and , ; : split off, hyphens kept)."""
+    """Token spans the rules work on, GENIA-like: brackets, , ; : and a word's final full stops
+    are tokens of their own; hyphens and inner full stops stay ('IL-2', '0.05', 'NFATc.beta')."""
     return [m.span() for m in RULE_TOKEN.finditer(text)]
 
 
-RULE_TOKEN = re.compile(r"[^\s()\[\],;:]+|[()\[\],;:]")
+RULE_TOKEN = re.compile(r"[^\s()\[\],;:]*[^\s()\[\],;:.]|[()\[\],;:.]")
 
 
 @dataclass(frozen=True)

@@ -60,8 +60,8 @@ def _locate(body: str, original: str, text: str, start: int, end: int, preserves
     """Offset of an entity in the input text, as evalscope finds it (-1: not found)."""
     if preserves and not _ANY_TAG.search(text):
         return len(_ANY_TAG.sub("", body[:start]))
-    before = _ANY_TAG.sub("", body[max(0, start - 20) : start]).strip()
-    after = _ANY_TAG.sub("", body[end : min(len(body), end + 20)]).strip()
+    before = _ANY_TAG.sub("", body[max(0, start - 20) : start])
+    after = _ANY_TAG.sub("", body[end : min(len(body), end + 20)])
     cursor = 0
     while cursor < len(original):
         found = original.find(text, cursor)
@@ -69,7 +69,7 @@ def _locate(body: str, original: str, text: str, start: int, end: int, preserves
             break
         window_before = original[max(0, found - len(before)) : found].strip()
         window_after = original[found + len(text) : min(len(original), found + len(text) + len(after))].strip()
-        if before in window_before or after in window_after or cursor > len(original) // 2:
+        if before.strip() in window_before or after.strip() in window_after or cursor > len(original) // 2:
             return found
         cursor = found + 1
     return original.find(text)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from phenorules.lexicon import Entry
 from phenorules.lexicon.tsv import read_tsv
 from phenorules.matcher import PhraseMatcher
 
@@ -87,7 +88,7 @@ class Tagger:
     def __call__(self, text: str) -> list[Tagged]:
         tokens = rule_tokens(text)
         words = [text[s:e].lower() for s, e in tokens]
-        found = [Tagged(m.start, m.end, m.entry.hpo_id, ("lexicon:" + m.entry.provenance,)) for m in self.matcher(text)]
+        found = [Tagged(m.start, m.end, m.entry.hpo_id, (lexicon_provenance(m.entry),)) for m in self.matcher(text)]
         if self.config.head_rules:
             found = resolve(found + self.head_phrases(text, tokens, words, found))
         found = self.extend_right(tokens, words, found)
@@ -164,6 +165,11 @@ class Tagger:
                     out.append(Tagged(start, end, rule.label, (f"rule:{rule.name}",)))
                     break
         return out
+
+
+def lexicon_provenance(entry: Entry) -> str:
+    """'lexicon:<learned surface>=<type>|train:<annotated>/<occurrences>[|<variant rules>]'."""
+    return f"lexicon:{entry.surface}={entry.hpo_id}|{entry.provenance}"
 
 
 def is_symbol(token: str) -> bool:
