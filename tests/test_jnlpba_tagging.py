@@ -169,3 +169,16 @@ def test_modifier_counts(documents):
     assert modifiers.before_head["human"] == {"CELL_TYPE": 2}
     assert modifiers.share_inside("human") == 1.0
     assert modifiers.share_closing("cells") == pytest.approx(4 / 4)
+
+
+def test_bracketed_abbreviation_takes_the_type_of_its_long_form(tagger):
+    text = "the globin enhancer ( GE ) and GE again"
+    assert found(tagger, text) == [("globin enhancer", "DNA"), ("GE", "DNA"), ("GE", "DNA")]
+    assert tagger(text)[1].provenance == ("rule:bracketed_abbreviation", "defined_by:globin enhancer")
+
+
+def test_right_extension_over_closing_words(tagger):
+    # 'B' closes 'NF-kappa B' in training, so it extends 'GATA-1' too.
+    text = "GATA-1 B binds"
+    (entity,) = tagger(text)
+    assert (text[entity.start : entity.end], entity.provenance[-1]) == ("GATA-1 B", "rule:extend_right")

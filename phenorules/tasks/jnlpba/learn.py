@@ -143,12 +143,19 @@ class Modifiers:
 
     ``before_head``: word -> type -> times it is a non-final word of an entity of that type
     (what a head phrase may extend over, and the evidence for its type); ``closing``: times
-    it ends a multi-word entity ("IkB alpha", "c-jun RNA"); ``occurrences``: times it occurs.
+    it ends a multi-word entity ("IkB alpha", "c-jun RNA"); ``occurrences``: times it occurs;
+    ``rare_symbol``: type -> non-final occurrences of symbols seen only once in training, the
+    evidence for a symbol never seen at all ('RWLeu-4 cells' is a cell line, not a cell type).
     """
 
     before_head: dict[str, dict[str, int]]
     closing: dict[str, int]
     occurrences: dict[str, int]
+    rare_symbol: dict[str, int]
+
+    def type_counts(self, word: str) -> dict[str, int]:
+        """Per-type counts of a word before a head; for a word never seen, those of rare symbols."""
+        return self.before_head.get(word, {}) if word in self.occurrences else self.rare_symbol
 
     def share_inside(self, word: str) -> float:
         """Share of the word's occurrences inside a multi-word entity (any position but alone)."""
@@ -164,17 +171,27 @@ def learn_modifiers(documents: Sequence[Document]) -> Modifiers:
     before_head: dict[str, Counter] = {}
     closing: Counter = Counter()
     occurrences: Counter = Counter()
+    symbols: list[tuple[str, str]] = []  # (word, type) of symbol-shaped non-final words
     for document in documents:
         tokens = rule_tokens(document.text)
         occurrences.update(document.text[s:e].lower() for s, e in tokens)
         for entity in document.entities:
-            words = [document.text[s:e].lower() for s, e in tokens if s >= entity.start and e <= entity.end]
+            words = [document.text[s:e] for s, e in tokens if s >= entity.start and e <= entity.end]
             for word in words[:-1]:
-                before_head.setdefault(word, Counter())[entity.label] += 1
+                before_head.setdefault(word.lower(), Counter())[entity.label] += 1
+                if is_symbol(word):
+                    symbols.append((word.lower(), entity.label))
             if len(words) > 1:
-                closing[words[-1]] += 1
+                closing[words[-1].lower()] += 1
+    rare_symbol = Counter(label for word, label in symbols if occurrences[word] == 1)
     return Modifiers(
         {w: dict(sorted(c.items())) for w, c in sorted(before_head.items())},
         dict(sorted(closing.items())),
         dict(sorted(occurrences.items())),
+        dict(sorted(rare_symbol.items())),
     )
+
+
+def is_symbol(token: str) -> bool:
+    """A gene/protein-symbol shape: a letter and, after the first character, a capital or a digit ('hTR', 'Jak3')."""
+    return any(c.isalpha() for c in token) and any(c.isupper() or c.isdigit() for c in token[1:])

@@ -1,14 +1,17 @@
 """Tagging text with the learned lexicon and the rules of ``rules/jnlpba/``.
 
-Three stages, each leaving its name in the provenance of what it produced:
+Stages, each leaving its name in the provenance of what it produced or changed:
 
 1. dictionary: the Aho-Corasick :class:`~phenorules.matcher.PhraseMatcher` over the learned
    lexicon (longest match wins);
 2. head words (``head_words.tsv``): a phrase ending in a head word ("... cells",
    "... promoter") is an entity whose left edge is found by extending over learned
-   modifiers and adjacent dictionary matches; when it is longer than the dictionary match
-   there, it wins; the type among the listed ones is chosen by the modifiers' training types;
-3. shapes (``shape_rules.tsv``): a symbol-shaped token nothing else covered.
+   modifiers, adjacent dictionary matches and never-seen symbols; when it is longer than
+   the dictionary match there, it wins; the type among the listed ones is chosen by the
+   modifiers' training types;
+3. right extension: over following words that mostly close multi-word entities;
+4. bracketed abbreviations: 'glucocorticoid receptors ( GR )' makes 'GR' a PROTEIN;
+5. shapes (``shape_rules.tsv``): a symbol-shaped token nothing else covered.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from phenorules.lexicon.tsv import read_tsv
 from phenorules.matcher import PhraseMatcher
 
 from . import TYPES
-from .learn import Modifiers, rule_tokens
+from .learn import Modifiers, is_symbol, rule_tokens
 from phenorules.errors import InputError
 
 
@@ -77,6 +80,7 @@ def read_shape_rules(path: str | Path) -> tuple[ShapeRule, ...]:
 class TagConfig:
     min_modifier_share: float = 0.2  # a word extends a head phrase leftwards if at least this share of its occurrences is inside multi-word entities
     min_closing_share: float = 0.3  # a word extends an entity rightwards if at least this share of its occurrences closes one
+    abbreviations: bool = True
     head_rules: bool = True
     shape_rules: bool = True
 
@@ -92,6 +96,8 @@ class Tagger:
         if self.config.head_rules:
             found = resolve(found + self.head_phrases(text, tokens, words, found))
         found = self.extend_right(tokens, words, found)
+        if self.config.abbreviations:
+            found = sorted(found + self.abbreviations(text, tokens, found))
         if self.config.shape_rules:
             found = sorted(found + self.shape_tokens(text, tokens, found))
         return found
@@ -141,6 +147,25 @@ class Tagger:
             out.append(tagged)
         return out
 
+    def abbreviations(self, text: str, tokens: list[tuple[int, int]], found: list[Tagged]) -> list[Tagged]:
+        """'glucocorticoid receptors ( GR )': a symbol in brackets right after an entity is its
+        abbreviation, of the same type, here and wherever else it occurs uncovered in the text."""
+        index_of_end = {e: i for i, (_, e) in enumerate(tokens)}
+        defined: dict[str, Tagged] = {}
+        for tagged in found:
+            i = index_of_end.get(tagged.end)
+            if i is None or i + 3 >= len(tokens):
+                continue
+            opening, symbol, closing = (text[slice(*tokens[k])] for k in (i + 1, i + 2, i + 3))
+            if opening == "(" and closing == ")" and is_symbol(symbol):
+                defined.setdefault(symbol, tagged)
+        out = []
+        for start, end in tokens:
+            definition = defined.get(text[start:end])
+            if definition is not None and not any(t.start < end and start < t.end for t in found + out):
+                out.append(Tagged(start, end, definition.label, ("rule:bracketed_abbreviation", f"defined_by:{text[definition.start:definition.end]}")))
+        return out
+
     def choose_type(self, types: tuple[str, ...], words: list[str]) -> str:
         """Naive Bayes over the modifiers' inside-entity type counts (add-one); ties go to the first type."""
         if len(types) == 1:
@@ -149,7 +174,7 @@ class Tagger:
         def log_likelihood(label: str) -> float:
             total = 0.0
             for word in words:
-                counts = self.modifiers.before_head.get(word, {})
+                counts = self.modifiers.type_counts(word)
                 total += math.log((counts.get(label, 0) + 1) / (sum(counts.get(t, 0) for t in types) + len(types)))
             return total
 
@@ -170,11 +195,6 @@ class Tagger:
 def lexicon_provenance(entry: Entry) -> str:
     """'lexicon:<learned surface>=<type>|train:<annotated>/<occurrences>[|<variant rules>]'."""
     return f"lexicon:{entry.surface}={entry.hpo_id}|{entry.provenance}"
-
-
-def is_symbol(token: str) -> bool:
-    """A gene/protein-symbol shape: a letter and, after the first character, a capital or a digit ('hTR', 'Jak3')."""
-    return any(c.isalpha() for c in token) and any(c.isupper() or c.isdigit() for c in token[1:])
 
 
 def resolve(candidates: list[Tagged]) -> list[Tagged]:
