@@ -2,12 +2,12 @@
 
 Every annotated surface becomes a key -> type entry, kept only if it is reliable: of the
 times the key occurs in the training text (word-bounded, case-sensitively for symbols,
-not counting occurrences inside a longer annotation), the share annotated with that type
-must reach ``min_precision``, with at least ``min_count`` annotations. This is the
-dictionary filter of Tsuruoka & Tsujii (2004, "Improving the performance of
-dictionary-based approaches in protein name recognition"): a name that is mostly plain
-text elsewhere costs more precision than it gains recall. Generated variants inherit the
-counts of their base key and rank after every real key.
+not counting occurrences strictly inside a longer annotation), the share annotated (with
+any type) must reach ``min_precision``. This is the dictionary filter of Tsuruoka & Tsujii
+(2004, "Improving the performance of dictionary-based approaches in protein name
+recognition"): a name that is mostly plain text elsewhere costs more precision than it
+gains recall. Also learned here: where words sit relative to entities (:class:`Modifiers`),
+the evidence the head-word and extension rules use.
 """
 
 from __future__ import annotations
@@ -24,17 +24,14 @@ from phenorules.matcher import PhraseMatcher
 from .io import Document
 from .variants import GreekLetters, generate_variants, surface_keys
 
-VARIANT_PENALTY = 10
-
 Form = tuple[str, str, bool]  # (key, surface the matcher checks, case-sensitive?)
 
 
 @dataclass(frozen=True)
 class LearnConfig:
-    """Filter thresholds; part of the cache key."""
+    """Part of the cache key. ``min_precision`` was chosen on held-out training abstracts."""
 
     min_precision: float = 0.4
-    min_count: int = 1
     variants: bool = True
 
 
@@ -103,7 +100,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
         key, surface, case_sensitive = form
         total = sum(labels.values())
         seen = max(occurrences[form], total)
-        if total < config.min_count or total / seen < config.min_precision:
+        if total / seen < config.min_precision:
             continue
         for label, count in sorted(labels.items()):
             lexicon.add(key, Entry(-count, label, surface, f"train:{count}/{seen}", "", case_sensitive))
@@ -117,7 +114,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
                 for variant, chain in generate_variants(key, greek).items():
                     if variant not in annotated_keys:
                         variants.setdefault(variant, []).append(
-                            Entry(entry.priority + VARIANT_PENALTY * 1000, entry.hpo_id, entry.surface, entry.source, chain, False)
+                            Entry(entry.priority, entry.hpo_id, entry.surface, entry.source, chain, False)
                         )
         seen_unannotated = count_occurrences(documents, [(v, v, False) for v in variants])
         for variant, entries in sorted(variants.items()):
@@ -127,6 +124,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
     for key, entries in lexicon.entries.items():
         lexicon.entries[key] = sorted(set(entries))
     return lexicon
+
 
 def rule_tokens(text: str) -> list[tuple[int, int]]:
     """Token spans the rules work on, GENIA-like: brackets, , ; : and a word's final full stops

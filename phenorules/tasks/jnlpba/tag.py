@@ -21,13 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from phenorules.errors import InputError
 from phenorules.lexicon import Entry
 from phenorules.lexicon.tsv import read_tsv
 from phenorules.matcher import PhraseMatcher
 
 from . import TYPES
 from .learn import Modifiers, is_symbol, rule_tokens
-from phenorules.errors import InputError
 
 
 @dataclass(frozen=True, order=True)
