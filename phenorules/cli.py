@@ -185,3 +185,8 @@ def info(hpo: str | None) -> None:
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
     click.echo(f"cache:     {cache_dir()}")
     click.echo("stages:    " + " -> ".join(name for name, _ in STAGES))
+
+
+from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)
+
+main.add_command(jnlpba)
