@@ -66,7 +66,7 @@ def test_extra_lexicon_file_with_unknown_id_is_an_error(mini_ontology, tmp_path)
 
 
 def test_blocklist_removes_a_key(mini_ontology, tmp_path):
-    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "extra_terms.tsv"):
+    for name in ("irregular_plurals.tsv", "spelling_variants.tsv", "noun_adjective.tsv", "joinable_prefixes.tsv", "extra_terms.tsv", "learned.tsv", "learned_blocklist.tsv"):
         (tmp_path / name).write_text((data_dir("lexicons") / name).read_text())
     (tmp_path / "blocklist.tsv").write_text("ataxia\t*\tnot here\n")
     lexicon = build_lexicon(mini_ontology, tmp_path, LexiconConfig())
