@@ -1,4 +1,4 @@
-"""The ``phenorules`` command line: predict, evaluate, annotate, info.
+"""The ``phenorules`` command line: predict, evaluate, annotate, info, learn, cv, ablate.
 
 Every user-facing failure (bad input, missing file, unreadable ontology) is one line on
 stderr and exit code 2; never a traceback.

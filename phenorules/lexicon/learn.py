@@ -80,10 +80,14 @@ class Learned:
     blocked: list[BlockedString]
     dropped_ids: Counter = field(default_factory=Counter)  # annotated ids outside the branch
 
-    def lexicon_rows(self, source: str = LEARNED_LEXICON) -> Iterator[tuple[str, str, str]]:
-        """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them."""
-        for number, form in enumerate(self.forms, start=1):
-            yield form.surface, form.hpo_id, f"{source}:{number}"
+    def lexicon_rows(self) -> Iterator[tuple[str, str, str]]:
+        """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
+
+        Written to a file, a row's source becomes ``learned.tsv:LINE``; in memory (in
+        cross-validation) it is ``learned:KEY``.
+        """
+        for form in self.forms:
+            yield form.surface, form.hpo_id, f"learned:{form.key}"
 
     def blocklist(self) -> set[tuple[str, str]]:
         return {(b.key, b.hpo_id) for b in self.blocked}
