@@ -89,9 +89,16 @@ class BaseLexicon:
 
 
 def _pipeline(setting: Setting, hpo: str | None):
-    """The setting's pipeline; its match stage gets the fold's matcher later."""
-    other_stages = {name: config for name, config in setting.stage_config.items() if name != MATCH_STAGE}
-    return build_pipeline(disable=setting.disable, stage_config=other_stages, hpo=hpo)
+    """The setting's pipeline; its match stage gets the fold's matcher later.
+
+    The match stage's lexicon settings are left out here (they would build a lexicon that
+    the fold matcher replaces anyway); its other settings are kept.
+    """
+    stage_config = {name: dict(config) for name, config in setting.stage_config.items()}
+    match_config = stage_config.get(MATCH_STAGE, {})
+    for name in _LEXICON_FIELDS | {"lexicon_dir"}:
+        match_config.pop(name, None)
+    return build_pipeline(disable=setting.disable, stage_config=stage_config, hpo=hpo)
 
 
 def cross_validate(
@@ -106,16 +113,16 @@ def cross_validate(
     """Setting name -> score of the pooled out-of-fold predictions (the task's scorer)."""
     settings = list(settings)
     fold_of = assign_folds(articles, folds, seed)
-    ontology = load_resources(hpo, config=without_learned_files(LexiconConfig())).ontology
+    ontology = load_resources(hpo).ontology  # the pipelines load the same resources
     groups: dict[tuple, dict[bool, list[Setting]]] = {}  # lexicon setup -> learn -> settings
     for setting in settings:
         groups.setdefault(lexicon_setup(setting), {}).setdefault(setting.learn, []).append(setting)
     records: dict[str, list[dict]] = {setting.name: [] for setting in settings}
+    pipelines = {setting.name: _pipeline(setting, hpo) for setting in settings}  # bad settings fail here, early
     for (config, lexicon_dir), by_learning in groups.items():
         progress(f"building the lexicon for {', '.join(s.name for g in by_learning.values() for s in g)}")
         base = BaseLexicon(ontology, config, lexicon_dir)
         for learns, group in by_learning.items():
-            pipelines = {setting.name: _pipeline(setting, hpo) for setting in group}
             for fold in range(folds):
                 train = [a for a in articles if fold_of[a["pmc_id"]] != fold]
                 test = [a for a in articles if fold_of[a["pmc_id"]] == fold]
