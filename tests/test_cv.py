@@ -3,13 +3,13 @@ import struct
 import zlib
 
 import pytest
+from spacy.language import Language
 
 from phenorules.evaluation.ablation import FULL, ablation_settings, contributions, markdown_table, write_ablation
 from phenorules.evaluation.barchart import bar_chart
 from phenorules.evaluation.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.evaluation.folds import assign_folds
 from phenorules.lexicon.learn import LearnSettings
-from phenorules.pipeline import REQUIRED_STAGES, STAGES
 
 from conftest import MINI_OBO
 from learn_corpus import CORPUS, make_article
@@ -52,12 +52,34 @@ def test_variants_switch_is_a_match_stage_setting():
     assert config.variant_rules == () and not any("learned" in name for name in config.extra_files + config.blocklist_files)
 
 
-def test_ablation_switches_off_every_optional_stage():
+@Language.component("test_forget_phenotypes")
+def forget_phenotypes(doc):
+    """A stand-in optional stage that drops every phenotype span."""
+    doc.spans["phenotypes"] = []
+    return doc
+
+
+@pytest.fixture
+def forgetful_pipeline(monkeypatch):
+    import phenorules.pipeline as pipeline
+
+    stages = pipeline.STAGES + (("forget", "test_forget_phenotypes"),)
+    monkeypatch.setattr(pipeline, "STAGES", stages)
+    monkeypatch.setattr("phenorules.evaluation.ablation.STAGES", stages)
+
+
+def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     settings = ablation_settings()
     assert settings[0].name == FULL and settings[0].learn
-    disabled = {name for s in settings for name in s.disable}
-    assert disabled == {name for name, _ in STAGES if name not in REQUIRED_STAGES}
+    assert [s.disable for s in settings if s.disable] == [("forget",)]
     assert [s.name for s in settings if not s.learn] == ["learned lexicon"]
+    assert [s.stage_config for s in settings if s.stage_config] == [{"match": {"variant_rules": []}}]
+
+
+def test_cross_validation_switches_stages_by_setting(forgetful_pipeline):
+    settings = [Setting("with", learn=False), Setting("without", disable=("forget",), learn=False)]
+    scores = cross_validate(CORPUS, settings, folds=2, hpo=MINI_OBO)
+    assert scores["with"]["mention"]["tp"] == 0 < scores["without"]["mention"]["tp"]
 
 
 def _result() -> dict:

@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from phenorules.evaluation.crossval import without_learned_files
