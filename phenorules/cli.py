@@ -144,12 +144,12 @@ def _learn_options(command):
 
     defaults = LearnSettings()
     options = [
-        click.option("--min-annotated", type=int, default=defaults.min_annotated, show_default=True, help="Keep a form annotated with its id at least this often."),
-        click.option("--min-articles", type=int, default=defaults.min_articles, show_default=True, help="... in at least this many articles."),
-        click.option("--min-precision", type=float, default=defaults.min_precision, show_default=True, help="... whose occurrences are annotated with that id at least this share of the time."),
-        click.option("--block-min-hits", type=int, default=defaults.block_min_hits, show_default=True, help="Block an ontology string matched at least this often ..."),
-        click.option("--block-min-articles", type=int, default=defaults.block_min_articles, show_default=True, help="... in at least this many articles ..."),
-        click.option("--block-max-rate", type=float, default=defaults.block_max_rate, show_default=True, help="... of whose matches at most this share is annotated."),
+        click.option("--min-annotated", type=click.IntRange(min=1), default=defaults.min_annotated, show_default=True, help="Keep a form annotated with its id at least this often."),
+        click.option("--min-articles", type=click.IntRange(min=1), default=defaults.min_articles, show_default=True, help="... in at least this many articles."),
+        click.option("--min-precision", type=click.FloatRange(0, 1), default=defaults.min_precision, show_default=True, help="... whose occurrences are annotated with that id at least this share of the time."),
+        click.option("--block-min-hits", type=click.IntRange(min=1), default=defaults.block_min_hits, show_default=True, help="Block an ontology string matched at least this often ..."),
+        click.option("--block-min-articles", type=click.IntRange(min=1), default=defaults.block_min_articles, show_default=True, help="... in at least this many articles ..."),
+        click.option("--block-max-rate", type=click.FloatRange(0, 1), default=defaults.block_max_rate, show_default=True, help="... of whose matches at most this share is annotated."),
         click.option("--learn-unknown/--no-learn-unknown", default=defaults.learn_unknown, show_default=True, help="Learn forms annotated -1 (no HPO term)."),
     ]
     for option in reversed(options):

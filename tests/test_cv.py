@@ -113,3 +113,12 @@ def test_bar_chart_is_a_valid_png(tmp_path):
     raw = zlib.decompress(blob[41 : 41 + length])
     assert len(raw) == height * (1 + 3 * width)
     assert zlib.crc32(blob[37 : 41 + length]) & 0xFFFFFFFF == struct.unpack(">I", blob[41 + length : 45 + length])[0]
+
+
+def test_unwritable_ablation_directory_is_one_clear_error(tmp_path):
+    from phenorules.errors import InputError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(InputError, match="cannot write the ablation results"):
+        write_ablation(_result(), blocker / "sub")

@@ -77,3 +77,10 @@ def test_learning_is_deterministic(tmp_path, mini_ontology, base_matcher):
         write_learned(learn(order, mini_ontology, base_matcher), mini_ontology, out / "l.tsv", out / "b.tsv", LearnSettings())
         outputs.append(((out / "l.tsv").read_bytes(), (out / "b.tsv").read_bytes()))
     assert outputs[0] == outputs[1]
+
+
+def test_unwritable_output_is_one_clear_error(tmp_path, mini_ontology, learned):
+    from phenorules.errors import InputError
+
+    with pytest.raises(InputError, match="cannot write the learned lexicon"):
+        write_learned(learned, mini_ontology, tmp_path / "missing" / "l.tsv", tmp_path / "b.tsv", LearnSettings())

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from ..errors import InputError
 from ..lexicon.learn import LearnSettings
 from ..pipeline import REQUIRED_STAGES, STAGES
 from .barchart import bar_chart
@@ -75,9 +76,12 @@ def markdown_table(result: dict) -> str:
 def write_ablation(result: dict, directory: str | Path) -> list[Path]:
     """ablation.md, ablation.json and ablation.png (each part's contribution) in ``directory``."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / "ablation.md", directory / "ablation.json", directory / "ablation.png"]
-    paths[0].write_text(markdown_table(result), encoding="utf-8")
-    paths[1].write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    bar_chart("Score lost without each part (cross-validated)", contributions(result), paths[2])
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        paths[0].write_text(markdown_table(result), encoding="utf-8")
+        paths[1].write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        bar_chart("Score lost without each part (cross-validated)", contributions(result), paths[2])
+    except OSError as error:
+        raise InputError(f"{directory}: cannot write the ablation results: {error.strerror}") from None
     return paths
