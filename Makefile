@@ -1,12 +1,13 @@
 # phenorules: `make predict` installs (once) and runs the main job on the bundled example;
-# `make test` runs the tests. `make eval` scores on ../shared/patientphex/train.jsonl.
+# `make test` runs the tests. `make eval` scores on ../shared/patientphex/train.jsonl;
+# `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/patientphex/train.jsonl
 OUT := out
 
-.PHONY: install predict test eval bench clean
+.PHONY: install predict test eval learn cv ablate bench clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,18 @@ eval: install
 		$(BIN)/phenorules predict $(SHARED) -o $(OUT)/train_predictions.jsonl && \
 		$(BIN)/phenorules evaluate $(SHARED) $(OUT)/train_predictions.jsonl; \
 	else echo "$(SHARED) not found: make eval needs the shared task data"; fi
+
+learn: install
+	@if [ -f $(SHARED) ]; then $(BIN)/phenorules learn $(SHARED) -o lexicons/learned.tsv; \
+	else echo "$(SHARED) not found: make learn needs the shared task data"; fi
+
+cv: install
+	@if [ -f $(SHARED) ]; then $(BIN)/phenorules cv $(SHARED) --folds 5; \
+	else echo "$(SHARED) not found: make cv needs the shared task data"; fi
+
+ablate: install
+	@if [ -f $(SHARED) ]; then $(BIN)/phenorules ablate $(SHARED) --folds 5 -o docs/ablation; \
+	else echo "$(SHARED) not found: make ablate needs the shared task data"; fi
 
 bench: install
 	$(BIN)/python benchmarks/bench.py $(SHARED)

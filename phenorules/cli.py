@@ -1,4 +1,4 @@
-"""The ``phenorules`` command line: predict, evaluate, annotate, info.
+"""The ``phenorules`` command line: predict, evaluate, annotate, info, learn, cv, ablate.
 
 Every user-facing failure (bad input, missing file, unreadable ontology) is one line on
 stderr and exit code 2; never a traceback.
@@ -185,6 +185,106 @@ def info(hpo: str | None) -> None:
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
     click.echo(f"cache:     {cache_dir()}")
     click.echo("stages:    " + " -> ".join(name for name, _ in STAGES))
+
+
+def _learn_options(command):
+    """The reliability thresholds of :class:`phenorules.lexicon.learn.LearnSettings` as options."""
+    from .lexicon.learn import LearnSettings
+
+    defaults = LearnSettings()
+    options = [
+        click.option("--min-annotated", type=click.IntRange(min=1), default=defaults.min_annotated, show_default=True, help="Keep a form annotated with its id at least this often."),
+        click.option("--min-articles", type=click.IntRange(min=1), default=defaults.min_articles, show_default=True, help="... in at least this many articles."),
+        click.option("--min-precision", type=click.FloatRange(0, 1), default=defaults.min_precision, show_default=True, help="... whose occurrences are annotated with that id at least this share of the time."),
+        click.option("--block-min-hits", type=click.IntRange(min=1), default=defaults.block_min_hits, show_default=True, help="Block an ontology string matched at least this often ..."),
+        click.option("--block-min-articles", type=click.IntRange(min=1), default=defaults.block_min_articles, show_default=True, help="... in at least this many articles ..."),
+        click.option("--block-max-rate", type=click.FloatRange(0, 1), default=defaults.block_max_rate, show_default=True, help="... of whose matches at most this share is annotated."),
+        click.option("--learn-unknown/--no-learn-unknown", default=defaults.learn_unknown, show_default=True, help="Learn forms annotated -1 (no HPO term)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _learn_settings(options: dict):
+    from .lexicon.learn import LearnSettings
+
+    return LearnSettings(**{name: options.pop(name) for name in list(options) if name in LearnSettings.__dataclass_fields__})
+
+
+@main.command()
+@click.argument("train_path", metavar="TRAIN.jsonl")
+@click.option("-o", "--output", "output_path", default=None, metavar="LEXICON.tsv", help="Learned lexicon (default: lexicons/learned.tsv).")
+@click.option("--blocklist", "blocklist_path", default=None, metavar="BLOCKLIST.tsv", help="Learned blocklist (default: learned_blocklist.tsv beside the lexicon).")
+@HPO_OPTION
+@_learn_options
+def learn(train_path: str, output_path: str | None, blocklist_path: str | None, hpo: str | None, **options) -> None:
+    """Learn lexicon entries and a blocklist from annotated articles."""
+    from pathlib import Path
+
+    from .evaluation.crossval import without_learned_files
+    from .lexicon import LEARNED_BLOCKLIST, LexiconConfig
+    from .lexicon.learn import default_paths, learn as run, write_learned
+    from .resources import data_dir, load_resources
+    from .tasks.patientphex.io import read_articles
+
+    settings = _learn_settings(options)
+    lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
+    lexicon_path = Path(output_path) if output_path else lexicon_path
+    blocklist_path = Path(blocklist_path) if blocklist_path else (lexicon_path.parent / LEARNED_BLOCKLIST if output_path else default_blocklist)
+    config = without_learned_files(LexiconConfig())
+    articles = read_articles(train_path, annotated=True)
+    base = load_resources(hpo, config=config)
+    learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length)
+    write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings)
+    new = sum(not form.lexicon_id for form in learned.forms)
+    click.echo(
+        f"{len(learned.forms)} forms ({new} new, {len(learned.forms) - new} preferring another id) -> {lexicon_path}\n"
+        f"{len(learned.blocked)} blocked strings -> {blocklist_path}\n"
+        f"{sum(learned.dropped_ids.values())} mentions with {len(learned.dropped_ids)} ids outside the phenotype branch dropped"
+    )
+
+
+@main.command()
+@click.argument("train_path", metavar="TRAIN.jsonl")
+@click.option("--folds", type=int, default=5, show_default=True, help="Number of article folds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold assignment.")
+@click.option("--no-learn", is_flag=True, help="Cross-validate without the learned lexicon.")
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@HPO_OPTION
+@DISABLE_OPTION
+@_learn_options
+def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hpo: str | None, disable: tuple[str, ...], **options) -> None:
+    """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
+    from .evaluation.crossval import Setting, cross_validate
+    from .tasks.patientphex.io import read_articles
+    from .tasks.patientphex.score import format_table
+
+    settings = _learn_settings(options)
+    articles = read_articles(train_path, annotated=True)
+    setting = Setting("cv", disable=disable, learn=not no_learn)
+    result = cross_validate(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
+
+
+@main.command()
+@click.argument("train_path", metavar="TRAIN.jsonl")
+@click.option("-o", "--output-dir", default="out/ablation", show_default=True, metavar="DIR", help="Where ablation.md, ablation.json and ablation.png go.")
+@click.option("--folds", type=int, default=5, show_default=True, help="Number of article folds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold assignment.")
+@HPO_OPTION
+@_learn_options
+def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | None, **options) -> None:
+    """Cross-validated Score of the full pipeline and with each part switched off."""
+    from .evaluation.ablation import markdown_table, run_ablation, write_ablation
+    from .tasks.patientphex.io import read_articles
+
+    settings = _learn_settings(options)
+    articles = read_articles(train_path, annotated=True)
+    result = run_ablation(articles, folds, seed, hpo, settings, lambda m: click.echo(m, err=True))
+    paths = write_ablation(result, output_dir)
+    click.echo(markdown_table(result))
+    click.echo("wrote " + ", ".join(str(p) for p in paths))
 
 
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)

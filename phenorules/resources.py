@@ -1,7 +1,8 @@
 """Where the data files live, and the on-disk cache of the built ontology and automaton.
 
 Building the lexicon takes seconds; loading it from the cache a fraction of that. The
-cache key is a hash of the ontology file, every lexicon file and the lexicon config, so a
+cache key is a hash of the ontology file, every lexicon file, the lexicon config and the source
+of the modules that build them (several checkouts share one cache), so a
 changed input is rebuilt. Cache files are signed with an HMAC whose key is created in the
 cache directory (mode 0600) on first use: a file this installation did not write is never
 unpickled.
@@ -56,16 +57,18 @@ def _signing_key(directory: Path) -> bytes:
     return path.read_bytes()
 
 
-# The modules whose code decides what is built and how it is pickled: part of the key.
-_BUILD_MODULES = ("ontology.py", "matcher.py", "lexicon/__init__.py", "lexicon/variants.py", "lexicon/normalize.py", "lexicon/tsv.py")
+def code_digest() -> str:
+    """The source of the modules that build the resources: the cache is shared by checkouts."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in [package / "ontology.py", package / "matcher.py", *sorted((package / "lexicon").glob("*.py"))]:
+        digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
+    return digest.hexdigest()
 
 
 def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}\n{sorted(asdict(config).items())}\n".encode())
-    package = Path(__file__).parent
-    for module in _BUILD_MODULES:
-        digest.update(file_digest(package / module).encode())
+    digest.update(f"{__version__}\n{code_digest()}\n{sorted(asdict(config).items())}\n".encode())
     digest.update(file_digest(obo_path).encode())
     for path in sorted(lexicon_dir.glob("*.tsv")):
         digest.update(f"{path.name}:{file_digest(path)}\n".encode())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ..errors import InputError
 from ..ontology import Ontology
@@ -16,9 +16,11 @@ from .normalize import normalize_key
 from .tsv import read_tsv
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
-# Lower wins when one key maps to several terms: curated files, then names, then synonyms;
-# every variant rule applied adds VARIANT_PENALTY.
-PRIORITY = {"file": 0, "name": 1, "EXACT": 2, "learned": 2, "RELATED": 3, "NARROW": 4, "BROAD": 5}
+# Lower wins when one key maps to several terms: curated files, then forms learned from
+# annotated articles (the annotators' choice for that string), then names, then synonyms.
+PRIORITY = {"file": 0, "learned": 1, "name": 2, "EXACT": 3, "RELATED": 4, "NARROW": 5, "BROAD": 6}
+LEARNED_LEXICON = "learned.tsv"
+LEARNED_BLOCKLIST = "learned_blocklist.tsv"
 VARIANT_PENALTY = 10
 
 
@@ -44,8 +46,8 @@ class LexiconConfig:
 
     synonym_scopes: tuple[str, ...] = ("EXACT", "RELATED")
     variant_rules: tuple[str, ...] = RULE_NAMES
-    extra_files: tuple[str, ...] = ("extra_terms.tsv",)
-    blocklist_files: tuple[str, ...] = ("blocklist.tsv",)
+    extra_files: tuple[str, ...] = ("extra_terms.tsv", LEARNED_LEXICON)
+    blocklist_files: tuple[str, ...] = ("blocklist.tsv", LEARNED_BLOCKLIST)
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
 
@@ -102,6 +104,11 @@ def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:
     return resolved
 
 
+def is_learned_file(name: str) -> bool:
+    """Learned lexicons are named ``learned*.tsv``; their rows outrank the ontology."""
+    return Path(name).name.startswith("learned")
+
+
 def load_blocklist(paths: Iterable[Path]) -> set[tuple[str, str]]:
     """(key, hpo_id or '*') pairs that must not be matched."""
     blocked = set()
@@ -111,11 +118,13 @@ def load_blocklist(paths: Iterable[Path]) -> set[tuple[str, str]]:
     return blocked
 
 
-def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig = LexiconConfig()) -> Lexicon:
-    """All phenotype-branch names and chosen synonyms, their variants, and the TSV lexicons."""
-    lexicon_dir = Path(lexicon_dir)
+def variant_resources(ontology: Ontology, lexicon_dir: str | Path) -> VariantResources:
     vocabulary = {word for name in ontology.names.values() for word in normalize_key(name).split()}
-    res = VariantResources.from_dir(lexicon_dir, vocabulary)
+    return VariantResources.from_dir(Path(lexicon_dir), vocabulary)
+
+
+def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:
+    """Phenotype-branch names and the configured synonym scopes, with their variants."""
     lexicon = Lexicon()
     for hpo_id, name in ontology.names.items():
         _add_with_variants(lexicon, name, hpo_id, "name", PRIORITY["name"], config, res)
@@ -123,21 +132,53 @@ def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconCo
             if synonym.scope in config.synonym_scopes:
                 source = ":".join(filter(None, ("synonym", synonym.scope, synonym.kind)))
                 _add_with_variants(lexicon, synonym.text, hpo_id, source, PRIORITY[synonym.scope], config, res)
-    for name in config.extra_files:
-        path = lexicon_dir / name
-        kind = "learned" if "learned" in name else "file"
-        for row, number in read_tsv(path, 2):
-            hpo_ids = [_resolve_listed_id(ontology, i, f"{path}:{number}") for i in row[1].split(";")]
-            _add_with_variants(lexicon, row[0], ";".join(hpo_ids), f"{path.name}:{number}", PRIORITY[kind], config, res)
-    blocked = load_blocklist(lexicon_dir / name for name in config.blocklist_files)
+    return lexicon
+
+
+def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, str, str]]:
+    """(surface, resolved id(s), source) of a lexicon TSV.
+
+    A curated file naming an unknown id is an error. A learned file was learned against
+    one HPO release: its rows whose ids another release no longer has are skipped.
+    """
+    learned = is_learned_file(path.name)
+    for row, number in read_tsv(path, 2):
+        place = f"{path}:{number}"
+        ids = [ontology.resolve(i) if learned and i != "-1" else _resolve_listed_id(ontology, i, place) for i in row[1].split(";")]
+        if all(ids):
+            yield row[0], ";".join(ids), f"{path.name}:{number}"
+
+
+def add_rows(
+    lexicon: Lexicon, rows: Iterable[tuple[str, str, str]], kind: str, config: LexiconConfig, res: VariantResources
+) -> None:
+    """Add (surface, id(s), source) rows with their variants at the priority of ``kind``."""
+    for surface, hpo_ids, source in rows:
+        _add_with_variants(lexicon, surface, hpo_ids, source, PRIORITY[kind], config, res)
+
+
+def apply_blocklist(lexicon: Lexicon, blocked: set[tuple[str, str]], min_key_length: int) -> Lexicon:
+    """Drop blocked (key, id) pairs and keys too short to match safely; then finalize."""
     for key in list(lexicon.entries):
         kept = [
             e
             for e in lexicon.entries[key]
-            if (key, "*") not in blocked and (key, e.hpo_id) not in blocked and (len(key) >= config.min_key_length or e.case_sensitive)
+            if (key, "*") not in blocked and (key, e.hpo_id) not in blocked and (len(key) >= min_key_length or e.case_sensitive)
         ]
         if kept:
             lexicon.entries[key] = kept
         else:
             del lexicon.entries[key]
     return lexicon.finalize()
+
+
+def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig = LexiconConfig()) -> Lexicon:
+    """All phenotype-branch names and chosen synonyms, their variants, and the TSV lexicons."""
+    lexicon_dir = Path(lexicon_dir)
+    res = variant_resources(ontology, lexicon_dir)
+    lexicon = ontology_lexicon(ontology, config, res)
+    for name in config.extra_files:
+        kind = "learned" if is_learned_file(name) else "file"
+        add_rows(lexicon, lexicon_file_rows(ontology, lexicon_dir / name), kind, config, res)
+    blocked = load_blocklist(lexicon_dir / name for name in config.blocklist_files)
+    return apply_blocklist(lexicon, blocked, config.min_key_length)

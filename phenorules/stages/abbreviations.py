@@ -32,7 +32,7 @@ from ..lexicon.tsv import read_tsv
 from ..matcher import PhraseMatcher
 from ..ontology import Ontology
 from ..resources import data_dir
-from .match import match_resources
+from .match import PhenotypeMatcher, match_stage
 
 
 @dataclass(frozen=True)
@@ -80,28 +80,34 @@ def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
 def make_abbreviations(
     nlp: Language, name: str, hpo: str | None, lexicon_file: str | None, guards_file: str | None, later_uses: bool
 ):
-    resources = match_resources(nlp, hpo)
+    source = match_stage(nlp, hpo)
     known = read_known_abbreviations(
-        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", resources.ontology
+        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", source.resources.ontology
     )
     guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
-    return Abbreviations(resources.matcher, resources.ontology.names, known, guards, later_uses)
+    return Abbreviations(source, known, guards, later_uses)
 
 
 class Abbreviations:
     def __init__(
         self,
-        matcher: PhraseMatcher,
-        names: dict[str, str],
+        source: PhenotypeMatcher,
         known: dict[str, Sense],
         guards: tuple[re.Pattern, re.Pattern],
         later_uses: bool,
     ):
-        self.matcher = matcher
-        self.names = names
+        self.source = source
         self.known = known
         self.gene_cue, self.identifier_cue = guards
         self.later_uses = later_uses
+
+    @property
+    def matcher(self) -> PhraseMatcher:
+        return self.source.resources.matcher
+
+    @property
+    def names(self) -> dict[str, str]:
+        return self.source.resources.ontology.names
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from ..matcher import PhraseMatcher
 from ..resources import data_dir
-from .match import match_resources
+from .match import PhenotypeMatcher, match_stage
 
 CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
 PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range")
@@ -76,8 +76,8 @@ def make_coordination(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
         Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
     )
-    resources = match_resources(nlp, hpo)
-    return Coordination(rules, resources.matcher, resources.ontology.names, tuple(patterns))
+    source = match_stage(nlp, hpo)
+    return Coordination(rules, source, tuple(patterns))
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,9 @@ class Context:
 
 
 class Coordination:
-    def __init__(self, rules: CoordinationRules, matcher: PhraseMatcher, names: dict[str, str], patterns: tuple[str, ...]):
+    def __init__(self, rules: CoordinationRules, source: PhenotypeMatcher, patterns: tuple[str, ...]):
         self.rules = rules
-        self.matcher = matcher
-        self.names = names
+        self.source = source
         self.patterns = patterns
         conj = {p: _alternation(c) for p, c in rules.conjunctions.items()}
         self.word_and_conjunction = re.compile(rf"({_WORD})-?\s*,?\s*(?:{conj['shared_head']})\s*$", re.IGNORECASE)
@@ -121,6 +120,14 @@ class Coordination:
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
+
+    @property
+    def matcher(self) -> PhraseMatcher:
+        return self.source.resources.matcher
+
+    @property
+    def names(self) -> dict[str, str]:
+        return self.source.resources.ontology.names
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))

@@ -48,16 +48,18 @@ def make_phenotype_matcher(
     return PhenotypeMatcher(load_resources(hpo, lexicon_dir, config, use_cache))
 
 
-def match_resources(nlp: Language, hpo: str | None) -> Resources:
-    """The resources of the pipeline's match stage, for the stages that refine its spans.
+def match_stage(nlp: Language, hpo: str | None) -> "PhenotypeMatcher":
+    """The pipeline's match stage, whose resources the refining stages read at call time.
 
-    Inside the combined ``phenorules`` component the stages are not pipes of ``nlp``; the
-    resources are then loaded for ``hpo`` with the default lexicon settings, which is the
-    same cached object the match stage holds.
+    Reading them at call time (not copying them at construction) keeps every stage on the
+    matcher the match stage really uses, e.g. a cross-validation fold's. Inside the
+    combined ``phenorules`` component the stages are not pipes of ``nlp``; a match stage
+    is then made for ``hpo`` with the default lexicon settings, which loads the same cached
+    resources as the chain's own match stage.
     """
     if "match" in nlp.pipe_names:
-        return nlp.get_pipe("match").resources
-    return load_resources(hpo)
+        return nlp.get_pipe("match")
+    return PhenotypeMatcher(load_resources(hpo))
 
 
 class PhenotypeMatcher:

@@ -1,0 +1,1 @@
+"""Honest held-out numbers: article folds, cross-validation with learning, ablations."""

@@ -1,0 +1,87 @@
+"""Ablation: the cross-validated Score with the full pipeline and with each part switched off.
+
+The parts are read from the pipeline itself: every stage of ``pipeline.STAGES`` that is not
+required, plus the two lexicon parts that are settings of the match stage (generated
+variants, the learned lexicon). A part's contribution is the full Score minus the Score
+without it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from ..errors import InputError
+from ..lexicon.learn import LearnSettings
+from ..pipeline import REQUIRED_STAGES, STAGES
+from .barchart import bar_chart
+from .crossval import Setting, cross_validate
+
+FULL = "full pipeline"
+LEVELS = ("mention", "document", "micro", "macro")
+
+
+def ablation_settings() -> list[Setting]:
+    """The full pipeline, then one setting per part switched off."""
+    return [
+        Setting(FULL),
+        Setting("variants", stage_config={"match": {"variant_rules": []}}),
+        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES),
+        Setting("learned lexicon", learn=False),
+    ]
+
+
+def run_ablation(
+    articles: list[dict],
+    folds: int = 5,
+    seed: int = 0,
+    hpo: str | None = None,
+    learn_settings: LearnSettings = LearnSettings(),
+    progress: Callable[[str], None] = lambda message: None,
+) -> dict:
+    """Settings and their pooled out-of-fold scores, ready for JSON."""
+    settings = ablation_settings()
+    scores = cross_validate(articles, settings, folds, seed, hpo, learn_settings, progress)
+    return {
+        "articles": len(articles),
+        "folds": folds,
+        "seed": seed,
+        "settings": [{**setting.describe(), "score": scores[setting.name]} for setting in settings],
+    }
+
+
+def contributions(result: dict) -> list[tuple[str, float]]:
+    """(part, full Score - Score without the part) for every ablated part."""
+    full = result["settings"][0]["score"]["score"]
+    return [(row["name"], full - row["score"]["score"]) for row in result["settings"][1:]]
+
+
+def markdown_table(result: dict) -> str:
+    full = result["settings"][0]["score"]["score"]
+    lines = [
+        f"Pooled out-of-fold scores, {result['folds']}-fold cross-validation over {result['articles']} articles (seed {result['seed']}).",
+        "",
+        "| setting | Score | Δ Score | mention F1 | document F1 | micro F1 | macro F1 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in result["settings"]:
+        name = row["name"] if row["name"] == FULL else f"without {row['name']}"
+        score = row["score"]
+        figures = " | ".join(f"{score[level]['f1']:.4f}" for level in LEVELS)
+        lines.append(f"| {name} | {score['score']:.4f} | {score['score'] - full:+.4f} | {figures} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_ablation(result: dict, directory: str | Path) -> list[Path]:
+    """ablation.md, ablation.json and ablation.png (each part's contribution) in ``directory``."""
+    directory = Path(directory)
+    paths = [directory / "ablation.md", directory / "ablation.json", directory / "ablation.png"]
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        paths[0].write_text(markdown_table(result), encoding="utf-8")
+        paths[1].write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        bar_chart("Score lost without each part (cross-validated)", contributions(result), paths[2])
+    except OSError as error:
+        raise InputError(f"{directory}: cannot write the ablation results: {error.strerror}") from None
+    return paths

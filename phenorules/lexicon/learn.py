@@ -1,0 +1,274 @@
+"""Learning lexicon entries and a blocklist from annotated articles.
+
+A dictionary errs on a corpus in three ways, and annotated articles fix each one:
+
+* a form the annotators mark is missing from the lexicon -> a learned entry;
+* the lexicon maps a form to another id than the annotators use -> a learned entry, which
+  outranks ontology entries for the same key (``PRIORITY["learned"]``);
+* an ontology string the annotators (almost) never mark -> a learned blocklist row.
+
+A form is kept only when it is reliable and general: annotated with its id at least
+``min_annotated`` times in ``min_articles`` articles, and its precision (occurrences
+annotated with that id / all word-bounded occurrences of the string in the training text)
+at least ``min_precision``. Occurrences inside a longer annotated mention count neither
+way: the longest-match rule gives them to the longer form. Counting uses the matcher's own
+normalisation and word boundaries, so the statistics describe what the matcher will do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..document import layout_passages
+from ..errors import InputError
+from ..matcher import PhraseMatcher, best_entry
+from ..ontology import Ontology
+from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
+from .normalize import normalize_key, normalize_text
+
+NO_ID = "-1"
+
+
+@dataclass(frozen=True)
+class LearnSettings:
+    """Reliability thresholds; the defaults are the ``phenorules learn`` option defaults."""
+
+    min_annotated: int = 2  # occurrences annotated with the form's id
+    min_articles: int = 2  # articles in which the form is annotated with that id
+    min_precision: float = 0.5  # annotated with the id / all word-bounded occurrences
+    block_min_hits: int = 3  # matcher hits of an ontology string before it can be blocked
+    block_min_articles: int = 2  # articles those hits come from
+    block_max_rate: float = 0.1  # largest share of the hits the annotators marked
+    learn_unknown: bool = True  # learn forms annotated '-1' (no HPO term) as well
+
+
+@dataclass(frozen=True)
+class LearnedForm:
+    """A reliable surface form, its id(s), and the counts that made it reliable."""
+
+    key: str
+    surface: str
+    hpo_id: str
+    annotated: int
+    occurrences: int
+    articles: int
+    lexicon_id: str  # what the lexicon gave the form before learning, "" if nothing
+
+    @property
+    def precision(self) -> float:
+        return self.annotated / self.occurrences
+
+
+@dataclass(frozen=True)
+class BlockedString:
+    """A lexicon key whose matches with ``hpo_id`` the annotators (almost) never mark."""
+
+    key: str
+    hpo_id: str
+    hits: int
+    annotated: int
+    articles: int
+
+
+@dataclass
+class Learned:
+    articles: int
+    mentions: int
+    forms: list[LearnedForm]
+    blocked: list[BlockedString]
+    dropped_ids: Counter = field(default_factory=Counter)  # annotated ids outside the branch
+
+    def lexicon_rows(self) -> Iterator[tuple[str, str, str]]:
+        """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
+
+        Written to a file, a row's source becomes ``learned.tsv:LINE``; in memory (in
+        cross-validation) it is ``learned:KEY``.
+        """
+        for form in self.forms:
+            yield form.surface, form.hpo_id, f"learned:{form.key}"
+
+    def blocklist(self) -> set[tuple[str, str]]:
+        return {(b.key, b.hpo_id) for b in self.blocked}
+
+
+@dataclass(frozen=True)
+class _Article:
+    text: str
+    normal: str
+    gold: dict[tuple[int, int], list[str]]  # span -> annotated ids (resolved)
+    spans: tuple[tuple[int, int], ...]  # gold spans, sorted
+
+
+def _resolve(ontology: Ontology, identifier: str) -> str | None:
+    parts = [part if part == NO_ID else ontology.resolve(part) for part in identifier.split(";")]
+    return ";".join(parts) if all(parts) else None
+
+
+def _prepare(article: dict, ontology: Ontology, dropped: Counter) -> _Article:
+    text = layout_passages(article["full_text"])
+    gold: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for entity in article.get("entities") or []:
+        start = entity["offset"] + len(entity["text"]) - len(entity["text"].lstrip())
+        end = entity["offset"] + len(entity["text"].rstrip())
+        hpo_id = _resolve(ontology, entity["identifier"])
+        if hpo_id is None:
+            dropped[entity["identifier"]] += 1
+        elif end > start:
+            gold[(start, end)].append(hpo_id)
+    return _Article(text, normalize_text(text), dict(gold), tuple(sorted(gold)))
+
+
+def _inside_longer(spans: tuple[tuple[int, int], ...], start: int, end: int) -> bool:
+    return any(s <= start and end <= e and (s, e) != (start, end) for s, e in spans if s <= start)
+
+
+def _surfaces(articles: list[_Article], learn_unknown: bool) -> dict[str, str]:
+    """Normalised key -> its most frequent annotated surface (ties: the smallest)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for article in articles:
+        for (start, end), ids in article.gold.items():
+            if learn_unknown or any(i != NO_ID for i in ids):
+                surface = article.text[start:end]
+                counts[normalize_key(surface)][surface] += 1
+    return {key: min(c, key=lambda s: (-c[s], s)) for key, c in counts.items()}
+
+
+def _base_id(base: PhraseMatcher, key: str, surface: str) -> str:
+    index = base.automaton.get(key, None) if base.rows else None
+    if index is None:
+        return ""
+    entry = best_entry(base.entries(index)[1], surface)
+    return entry.hpo_id if entry else ""
+
+
+def learn_forms(
+    articles: list[_Article], base: PhraseMatcher, settings: LearnSettings, min_key_length: int
+) -> list[LearnedForm]:
+    """Reliable annotated forms whose id the base lexicon does not already give."""
+    surfaces = _surfaces(articles, settings.learn_unknown)
+    probe = Lexicon()
+    for key, surface in surfaces.items():
+        probe.add(key, Entry(0, "", surface, "", "", is_abbreviation(surface)))
+    counter = PhraseMatcher(probe.finalize())
+    occurrences: Counter = Counter()
+    annotated: dict[str, Counter] = defaultdict(Counter)
+    articles_with: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for number, article in enumerate(articles):
+        for hit in counter.candidates(article.text, article.normal):
+            key = article.normal[hit.start : hit.end]
+            ids = article.gold.get((hit.start, hit.end))
+            if ids is None and _inside_longer(article.spans, hit.start, hit.end):
+                continue
+            occurrences[key] += 1
+            for hpo_id in sorted(set(ids or ())):
+                annotated[key][hpo_id] += 1
+                articles_with[(key, hpo_id)].add(number)
+    forms = []
+    for key in sorted(annotated):
+        hpo_id = min(annotated[key], key=lambda i: (-annotated[key][i], i))
+        surface = surfaces[key]
+        form = LearnedForm(
+            key, surface, hpo_id, annotated[key][hpo_id], occurrences[key],
+            len(articles_with[(key, hpo_id)]), _base_id(base, key, surface),
+        )
+        if (hpo_id == NO_ID and not settings.learn_unknown) or form.lexicon_id == hpo_id:
+            continue
+        if len(key) < min_key_length and not is_abbreviation(surface):
+            continue
+        if (
+            form.annotated >= settings.min_annotated
+            and form.articles >= settings.min_articles
+            and form.precision >= settings.min_precision
+        ):
+            forms.append(form)
+    return forms
+
+
+def learn_blocklist(
+    articles: list[_Article], base: PhraseMatcher, settings: LearnSettings, learned_keys: set[str]
+) -> list[BlockedString]:
+    """(key, id) pairs the base matcher finds often and the annotators (almost) never mark."""
+    hits: Counter = Counter()
+    marked: Counter = Counter()
+    articles_with: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for number, article in enumerate(articles):
+        for match in base(article.text):
+            pair = (article.normal[match.start : match.end], match.entry.hpo_id)
+            is_gold = (match.start, match.end) in article.gold
+            if not is_gold and _inside_longer(article.spans, match.start, match.end):
+                continue
+            hits[pair] += 1
+            marked[pair] += is_gold
+            articles_with[pair].add(number)
+    return [
+        BlockedString(key, hpo_id, hits[(key, hpo_id)], marked[(key, hpo_id)], len(articles_with[(key, hpo_id)]))
+        for key, hpo_id in sorted(hits)
+        if key not in learned_keys
+        and hits[(key, hpo_id)] >= settings.block_min_hits
+        and len(articles_with[(key, hpo_id)]) >= settings.block_min_articles
+        and marked[(key, hpo_id)] <= settings.block_max_rate * hits[(key, hpo_id)]
+    ]
+
+
+def learn(
+    articles: Iterable[dict], ontology: Ontology, base: PhraseMatcher, settings: LearnSettings = LearnSettings(), min_key_length: int = 3
+) -> Learned:
+    """Learned forms and blocklist from annotated articles, relative to the ``base`` matcher.
+
+    ``base`` is the matcher built without learned files: forms it already gets right are
+    not repeated, and its unannotated hits are what the blocklist is learned from. Ids are
+    resolved with :meth:`Ontology.resolve`; mentions with ids outside the phenotype branch
+    are dropped and counted in ``dropped_ids``.
+    """
+    dropped: Counter = Counter()
+    prepared = [_prepare(article, ontology, dropped) for article in articles]
+    forms = learn_forms(prepared, base, settings, min_key_length)
+    blocked = learn_blocklist(prepared, base, settings, {form.key for form in forms})
+    mentions = sum(len(ids) for article in prepared for ids in article.gold.values())
+    return Learned(len(prepared), mentions, forms, blocked, dropped)
+
+
+def _label(ontology: Ontology, hpo_ids: str) -> str:
+    return "; ".join(ontology.names.get(i, "no HPO term") for i in hpo_ids.split(";"))
+
+
+def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings) -> None:
+    """The learned lexicon and blocklist as TSV lexicon files with their counts as provenance."""
+    summary = (
+        f"# Learned by `phenorules learn` from {learned.articles} annotated articles "
+        f"({learned.mentions} mentions; {sum(learned.dropped_ids.values())} with ids outside the phenotype branch dropped).\n"
+    )
+    lexicon_lines = [
+        summary,
+        f"# Kept: annotated >= {settings.min_annotated} times in >= {settings.min_articles} articles, "
+        f"precision (annotated with the id / word-bounded occurrences) >= {settings.min_precision}; "
+        "only forms the ontology lexicon lacks or maps to another id.\n",
+        "# surface\thpo_id\tannotated\toccurrences\tprecision\tarticles\tlexicon_id\tlabel\n",
+    ]
+    for form in learned.forms:
+        cells = (
+            form.surface, form.hpo_id, str(form.annotated), str(form.occurrences), f"{form.precision:.3f}",
+            str(form.articles), form.lexicon_id or "none", _label(ontology, form.hpo_id),
+        )
+        lexicon_lines.append("\t".join(cells) + "\n")
+    blocklist_lines = [
+        summary,
+        f"# Blocked: matched >= {settings.block_min_hits} times in >= {settings.block_min_articles} articles, "
+        f"at most {settings.block_max_rate} of the matches annotated.\n",
+        "# key\thpo_id\tmatches\tannotated\tarticles\tlabel\n",
+    ]
+    for block in learned.blocked:
+        cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), _label(ontology, block.hpo_id))
+        blocklist_lines.append("\t".join(cells) + "\n")
+    for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
+        try:
+            path.write_text("".join(lines), encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"{path}: cannot write the learned lexicon: {error.strerror}") from None
+
+
+def default_paths(lexicon_dir: Path) -> tuple[Path, Path]:
+    return lexicon_dir / LEARNED_LEXICON, lexicon_dir / LEARNED_BLOCKLIST
