@@ -8,6 +8,8 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans

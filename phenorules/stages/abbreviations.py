@@ -29,10 +29,9 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES
 from ..errors import InputError
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import read_tsv
-from ..matcher import PhraseMatcher
 from ..ontology import Ontology
 from ..resources import data_dir
-from .match import PhenotypeMatcher, match_stage
+from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def make_abbreviations(
     return Abbreviations(source, known, guards, later_uses)
 
 
-class Abbreviations:
+class Abbreviations(RefinesMatches):
     def __init__(
         self,
         source: PhenotypeMatcher,
@@ -100,14 +99,6 @@ class Abbreviations:
         self.known = known
         self.gene_cue, self.identifier_cue = guards
         self.later_uses = later_uses
-
-    @property
-    def matcher(self) -> PhraseMatcher:
-        return self.source.resources.matcher
-
-    @property
-    def names(self) -> dict[str, str]:
-        return self.source.resources.ontology.names
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text

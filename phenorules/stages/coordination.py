@@ -24,9 +24,8 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES
 from ..errors import InputError
 from ..lexicon.tsv import read_tsv
-from ..matcher import PhraseMatcher
 from ..resources import data_dir
-from .match import PhenotypeMatcher, match_stage
+from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
 CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
 PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range")
@@ -108,7 +107,7 @@ class Context:
         return window.text, window.start_char
 
 
-class Coordination:
+class Coordination(RefinesMatches):
     def __init__(self, rules: CoordinationRules, source: PhenotypeMatcher, patterns: tuple[str, ...]):
         self.rules = rules
         self.source = source
@@ -120,14 +119,6 @@ class Coordination:
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
-
-    @property
-    def matcher(self) -> PhraseMatcher:
-        return self.source.resources.matcher
-
-    @property
-    def names(self) -> dict[str, str]:
-        return self.source.resources.ontology.names
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))

@@ -11,7 +11,7 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES
 from ..lexicon import Entry, LexiconConfig
-from ..matcher import Match
+from ..matcher import Match, PhraseMatcher
 from ..resources import Resources, load_resources
 
 # Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps
@@ -60,6 +60,20 @@ def match_stage(nlp: Language, hpo: str | None) -> "PhenotypeMatcher":
     if "match" in nlp.pipe_names:
         return nlp.get_pipe("match")
     return PhenotypeMatcher(load_resources(hpo))
+
+
+class RefinesMatches:
+    """Base of the stages that refine the match stage's spans (``source`` is that stage)."""
+
+    source: "PhenotypeMatcher"
+
+    @property
+    def matcher(self) -> PhraseMatcher:
+        return self.source.resources.matcher
+
+    @property
+    def names(self) -> dict[str, str]:
+        return self.source.resources.ontology.names
 
 
 class PhenotypeMatcher:
