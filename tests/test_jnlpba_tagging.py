@@ -6,12 +6,11 @@ import pytest
 from click.testing import CliRunner
 
 from phenorules.cli import main
-from phenorules.matcher import PhraseMatcher
 from phenorules.tasks.jnlpba.evalscope_adapter import respond, sentence_tokens
 from phenorules.tasks.jnlpba.holdout import split_by_dev_file, text_signature
 from phenorules.tasks.jnlpba.io import read_iob2_documents, read_standoff
 from phenorules.tasks.jnlpba.learn import LearnConfig, learn_lexicon, learn_modifiers
-from phenorules.tasks.jnlpba.model import Model, learn_model_from, make_tagger, rules_dir
+from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger, rules_dir
 from phenorules.tasks.jnlpba.response import response_to_tags
 from phenorules.tasks.jnlpba.tag import TagConfig, Tagger, read_head_rules, read_shape_rules
 from phenorules.tasks.jnlpba.variants import GreekLetters, generate_variants, spaced, surface_keys

@@ -1,6 +1,6 @@
 import pytest
 
-from phenorules.document import PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.stages.negation import read_termset

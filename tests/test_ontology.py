@@ -3,7 +3,6 @@ import pytest
 from phenorules.errors import OntologyError
 from phenorules.ontology import PHENOTYPIC_ABNORMALITY, load_ontology
 
-from conftest import FIXTURES, MINI_OBO
 
 
 def test_keeps_only_the_phenotypic_abnormality_branch(mini_ontology):

@@ -1,4 +1,3 @@
-import json
 
 import pytest
 
@@ -7,7 +6,7 @@ from phenorules.passages import layout_passages
 from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.predict import predict
 
-from conftest import FIXTURES, MINI_OBO
+from conftest import MINI_OBO
 
 ARTICLE = {
     "pmc_id": "T1",
