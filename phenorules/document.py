@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy
+from spacy.attrs import IDX, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -19,6 +21,7 @@ from .passages import layout_passages
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
 PHENOTYPE_LABEL = "PHENOTYPE"
+_TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_text)
 
 _DOC_EXTENSIONS = {"article_id": None, "patients": None, "associations": None}
 _SPAN_EXTENSIONS = {
@@ -46,7 +49,9 @@ register_extensions()
 
 def make_article_doc(nlp: Language, article: dict) -> Doc:
     """A tokenised (not yet processed) Doc for a task article, with passages and patients."""
-    doc = nlp.make_doc(layout_passages(article["full_text"]))
+    text = layout_passages(article["full_text"])
+    doc = nlp.make_doc(text)
+    doc.user_data[_TEXT_KEY] = text
     doc._.article_id = article.get("pmc_id")
     doc._.patients = article.get("patient") or []
     spans = []
@@ -71,6 +76,28 @@ def add_text_passage(doc: Doc, section_type: str = "TEXT") -> None:
     span.label_ = section_type
     span._.passage_type = "paragraph"
     doc.spans[PASSAGES] = [span] if len(span) else []
+
+
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, built once: spaCy rebuilds it from every token on each access, which
+    costs several milliseconds per article and stage."""
+    text = doc.user_data.get(_TEXT_KEY)
+    if text is None:
+        text = doc.user_data[_TEXT_KEY] = doc.text
+    return text
+
+
+def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:
+    """(start_char, end_char) of every sentence, as ``doc.sents`` gives them, read from
+    arrays: iterating ``doc.sents`` makes a Token object per token, slow on long articles."""
+    if not len(doc):
+        return []
+    starts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64") == 1).tolist()
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    token_offsets = doc.to_array([IDX]).tolist()
+    lasts = [start - 1 for start in starts[1:]] + [len(doc) - 1]
+    return [(token_offsets[first], token_offsets[last] + len(doc[last])) for first, last in zip(starts, lasts)]
 
 
 def non_overlapping(spans: Iterable[Span]) -> list[Span]:

@@ -14,7 +14,8 @@ import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-_TOKEN = re.compile(r"[^\W_]+|\S")
+# Word-character runs, white-space runs, and every other character on its own.
+_PIECE = re.compile(r"[^\W_]+|\s+|.", re.DOTALL)
 
 
 class WordTokenizer:
@@ -24,22 +25,17 @@ class WordTokenizer:
     def __call__(self, text: str) -> Doc:
         words: list[str] = []
         spaces: list[bool] = []
-
-        def add_gap(gap: str) -> None:
-            if words and gap[:1] == " ":  # one space after a word is that word's trailing space
-                spaces[-1] = True
-                gap = gap[1:]
-            if gap:  # any other white space is a token of its own, as in spaCy
-                words.append(gap)
+        for piece in _PIECE.findall(text):
+            if not piece.isspace():
+                words.append(piece)
                 spaces.append(False)
-
-        cursor = 0
-        for match in _TOKEN.finditer(text):
-            add_gap(text[cursor : match.start()])
-            words.append(match.group())
-            spaces.append(False)
-            cursor = match.end()
-        add_gap(text[cursor:])
+                continue
+            if words and piece[0] == " ":  # one space after a word is that word's trailing space
+                spaces[-1] = True
+                piece = piece[1:]
+            if piece:  # any other white space is a token of its own, as in spaCy
+                words.append(piece)
+                spaces.append(False)
         return Doc(self.vocab, words=words, spaces=spaces)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:

@@ -188,10 +188,11 @@ def _literal_candidates(profiles: list[PatientProfile], text: str) -> list[_Cand
 
 
 def _pattern_candidates(rules: PatientRules, text: str) -> list[_Candidate]:
+    lowered = text.lower()
     return [
         _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, match)
         for pattern in rules.patterns
-        for match in pattern.regex.finditer(text)
+        for match in pattern.scan(text, lowered)
         if match.end() > match.start()
     ]
 

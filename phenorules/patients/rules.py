@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import InputError
 
@@ -20,6 +21,38 @@ class MentionPattern:
     kind: str
     regex: re.Pattern
     rank: int
+    # The pattern without its (?i:...) wrapper, to scan lower-cased text: Python's re is
+    # two to three times slower case-insensitively. None when the pattern is not wrapped.
+    lower_regex: re.Pattern | None = None
+
+    def scan(self, text: str, lowered: str) -> Iterator[re.Match]:
+        """Matches in ``text``; ``lowered`` is ``text.lower()`` (same length)."""
+        if self.lower_regex is None or len(lowered) != len(text):
+            return self.regex.finditer(text)
+        return self.lower_regex.finditer(lowered)
+
+
+def caseless_body(pattern: str) -> str | None:
+    """The inside of a pattern written wholly as ``(?i:...)``, else None."""
+    if not (pattern.startswith("(?i:") and pattern.endswith(")")):
+        return None
+    depth, escaped, in_class = 0, False, False
+    for i, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and i != len(pattern) - 1:
+                return None  # the wrapper closes before the end: '(?i:a)|b'
+    return pattern[4:-1]
 
 
 @dataclass(frozen=True)
@@ -76,7 +109,8 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
             regex = re.compile(pattern)
         except re.error as error:
             raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
-        patterns.append(MentionPattern(name, kind, regex, rank))
+        body = caseless_body(pattern)
+        patterns.append(MentionPattern(name, kind, regex, rank, re.compile(body) if body else None))
     return tuple(patterns)
 
 

@@ -25,7 +25,7 @@ from scispacy.abbreviation import filter_matches, find_abbreviation
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES
+from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import read_tsv
@@ -101,7 +101,7 @@ class Abbreviations(RefinesMatches):
         self.later_uses = later_uses
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
+        text = doc_text(doc)
         spans = list(doc.spans.get(PHENOTYPES, []))
         senses = self.senses(doc, text, spans)
         kept = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES
+from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..lexicon import Entry, LexiconConfig
 from ..matcher import Match, PhraseMatcher
 from ..resources import Resources, load_resources
@@ -83,7 +83,7 @@ class PhenotypeMatcher:
     def __call__(self, doc: Doc) -> Doc:
         spans: list[Span] = []
         taken: set[tuple[int, int]] = set()
-        for match in self.resources.matcher(doc.text):
+        for match in self.resources.matcher(doc_text(doc)):
             span, provenance = self.align(doc, match)
             # Two matches inside one foreign token would share the span's extension values.
             if (span.start, span.end) in taken:

@@ -13,7 +13,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PASSAGES, PHENOTYPES
+from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import find_patient_mentions
 from ..patients.rules import PatientRules, load_patient_rules
@@ -51,8 +51,8 @@ class PatientAttributor:
             doc._.associations = {}
             return doc
         passages = [Passage(s.start_char, s.end_char, s.label_, s._.passage_type or "paragraph") for s in doc.spans[PASSAGES]]
-        sentences = [(s.start_char, s.end_char) for s in doc.sents]
-        mentions = find_patient_mentions(doc.text, patients, self.rules)
+        sentences = sentence_offsets(doc)
+        mentions = find_patient_mentions(doc_text(doc), patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
         attributions = Attributor(self.rules.policy, [p["patient_id"] for p in patients], passages).run(sentences, mentions, phenotypes)
         doc._.associations = associations(spans, attributions, [p["patient_id"] for p in patients])
