@@ -109,3 +109,15 @@ def test_bad_rewrite_pattern_names_the_line(tmp_path):
     (tmp_path / "rewrite_rules.tsv").write_text("broken\t(unclosed\tx\n")
     with pytest.raises(InputError, match=r"rewrite_rules.tsv:1: bad regular expression"):
         VariantResources.from_dir(tmp_path)
+
+
+def test_words_ending_in_double_s_pluralize(res):
+    assert pluralize_word("abscess", res) == ["abscesses"]
+    assert singularize_word("abscesses", res) == ["abscess"]
+    assert pluralize_word("pubis", res) == []  # not taken for a plural of "pubi"
+
+
+def test_prepositional_phrases_invert(res):
+    variants = generate_variants("iron accumulation in brain", res)
+    assert variants["brain iron accumulation"] == "rewrite"
+    assert "high total bilirubin" in generate_variants("increased total bilirubin", res)

@@ -80,9 +80,9 @@ def pluralize_word(word: str, res: VariantResources) -> list[str]:
         return []
     if word.endswith(("sis", "xis")):
         return [word[:-2] + "es"]  # exostosis -> exostoses
-    if word.endswith("s"):
-        return []
-    if word.endswith(("x", "z", "ch", "sh")):
+    if word.endswith("s") and not word.endswith("ss"):
+        return []  # already plural, or 'pubis'
+    if word.endswith(("ss", "x", "z", "ch", "sh")):
         return [word + "es"]
     if word.endswith("y") and word[-2] not in "aeiou":
         return [word[:-1] + "ies"]
@@ -102,7 +102,7 @@ def singularize_word(word: str, res: VariantResources) -> list[str]:
         return [word[:-3] + "y"]
     if word.endswith(("oses", "ases", "eses")):
         return [word[:-2] + "is"]
-    if word.endswith(("ches", "shes", "xes")):
+    if word.endswith(("ches", "shes", "xes", "sses")):
         return [word[:-2]]
     if word.endswith("ae"):
         return [word[:-1]]
