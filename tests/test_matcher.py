@@ -88,3 +88,9 @@ def test_matcher_survives_pickling(matcher):
 
     clone = pickle.loads(pickle.dumps(matcher))
     assert spans(clone, "seizures") == spans(matcher, "seizures")
+
+
+def test_the_branch_root_is_not_a_lexicon_entry(mini_ontology):
+    lexicon = build_lexicon(mini_ontology, data_dir("lexicons"))
+    assert "phenotypic abnormality" not in lexicon.entries
+    assert all(e.hpo_id != "HP:0000118" for entries in lexicon.entries.values() for e in entries)

@@ -121,3 +121,11 @@ def test_prepositional_phrases_invert(res):
     variants = generate_variants("iron accumulation in brain", res)
     assert variants["brain iron accumulation"] == "rewrite"
     assert "high total bilirubin" in generate_variants("increased total bilirubin", res)
+
+
+def test_adjective_abnormality_and_disease_disorder(res):
+    variants = generate_variants("neurodevelopmental abnormality", res)
+    assert variants["neurodevelopmental disorder"] == "rewrite"
+    assert variants["neurodevelopmental disorders"] == "rewrite+number"
+    assert "neurodegenerative disorder" in generate_variants("neurodegenerative disease", res)
+    assert "cesarean section" in generate_variants("caesarian section", res)

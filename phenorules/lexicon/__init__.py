@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import InputError
-from ..ontology import Ontology
+from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
 from .tsv import read_tsv
 from .variants import RULE_NAMES, VariantResources, generate_variants
@@ -124,9 +124,14 @@ def variant_resources(ontology: Ontology, lexicon_dir: str | Path) -> VariantRes
 
 
 def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:
-    """Phenotype-branch names and the configured synonym scopes, with their variants."""
+    """Phenotype-branch names and the configured synonym scopes, with their variants.
+
+    The branch root itself ("Phenotypic abnormality") names no finding and is left out.
+    """
     lexicon = Lexicon()
     for hpo_id, name in ontology.names.items():
+        if hpo_id == PHENOTYPIC_ABNORMALITY:
+            continue
         _add_with_variants(lexicon, name, hpo_id, "name", PRIORITY["name"], config, res)
         for synonym in ontology.synonyms[hpo_id]:
             if synonym.scope in config.synonym_scopes:
