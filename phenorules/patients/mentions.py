@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .rules import MentionPattern, PatientRules
 
@@ -157,7 +157,15 @@ def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientPro
     return profiles
 
 
-def _given_candidates(profiles: list[PatientProfile], text: str, rules: PatientRules) -> list[_Candidate]:
+def _find_caseless(before: str, phrase: str, after: str, text: str, lowered: str) -> Iterator[re.Match]:
+    """``phrase`` in any case between two context patterns; on the lower-cased text when
+    lower-casing kept every offset, as case-insensitive matching is much slower."""
+    if len(lowered) == len(text):
+        return re.finditer(before + re.escape(phrase.lower()) + after, lowered)
+    return re.finditer(before + re.escape(phrase) + after, text, re.IGNORECASE)
+
+
+def _given_candidates(profiles: list[PatientProfile], text: str, lowered: str, rules: PatientRules) -> list[_Candidate]:
     """The given mention spans themselves, and other occurrences of distinctive given texts."""
     candidates = []
     owners: dict[str, set[str]] = {}
@@ -172,23 +180,22 @@ def _given_candidates(profiles: list[PatientProfile], text: str, rules: PatientR
     for phrase, patient_ids in sorted(owners.items()):
         if len(patient_ids) != 1:
             continue
-        for match in re.finditer(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.IGNORECASE):
+        for match in _find_caseless(r"(?<!\w)", phrase, r"(?!\w)", text, lowered):
             candidates.append(_Candidate(match.start(), match.end(), 2, 0, "given_text", "given", patients=tuple(patient_ids)))
     return candidates
 
 
-def _literal_candidates(profiles: list[PatientProfile], text: str) -> list[_Candidate]:
+def _literal_candidates(profiles: list[PatientProfile], text: str, lowered: str) -> list[_Candidate]:
     """Labels no pattern knows ('CSA108.01', 'Case 1P1'), found letter for letter."""
     candidates = []
     for profile in profiles:
         for key in sorted(k for k in profile.keys if k[0] == "literal"):
-            for match in re.finditer(r"(?<![\w.])" + re.escape(key[1]) + r"(?![\w]|\.\d)", text, re.IGNORECASE):
+            for match in _find_caseless(r"(?<![\w.])", key[1], r"(?![\w]|\.\d)", text, lowered):
                 candidates.append(_Candidate(match.start(), match.end(), 1, 0, "literal_label", "given", patients=(profile.patient_id,)))
     return candidates
 
 
-def _pattern_candidates(rules: PatientRules, text: str) -> list[_Candidate]:
-    lowered = text.lower()
+def _pattern_candidates(rules: PatientRules, text: str, lowered: str) -> list[_Candidate]:
     return [
         _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, match)
         for pattern in rules.patterns
@@ -290,5 +297,10 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
 def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) -> list[PatientMention]:
     """Every place in ``text`` that refers to a person, in text order."""
     profiles = build_profiles(patients, rules)
-    candidates = _given_candidates(profiles, text, rules) + _literal_candidates(profiles, text) + _pattern_candidates(rules, text)
+    lowered = text.lower()
+    candidates = (
+        _given_candidates(profiles, text, lowered, rules)
+        + _literal_candidates(profiles, text, lowered)
+        + _pattern_candidates(rules, text, lowered)
+    )
     return _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy
 
 from spacy.language import Language
-from spacy.attrs import SENT_START
+from spacy.attrs import ORTH, SENT_START, SPACY
 from spacy.tokens import Doc
 
 from ..document import PASSAGES
@@ -39,7 +39,11 @@ class SentenceSplitter:
         self.abbreviations = abbreviations
 
     def __call__(self, doc: Doc) -> Doc:
-        starts = self.sentence_starts([t.text for t in doc], [t.whitespace_ for t in doc])
+        # Token texts from arrays: iterating the Doc makes a Token object per token.
+        orth_and_space = doc.to_array([ORTH, SPACY])
+        strings = doc.vocab.strings
+        words = [strings[orth] for orth in orth_and_space[:, 0].tolist()] if len(doc) else []
+        starts = self.sentence_starts(words, orth_and_space[:, 1].tolist() if len(doc) else [])
         for span in doc.spans.get(PASSAGES, []):
             starts[span.start] = True
         # One bulk write: setting token.is_sent_start token by token is quadratic in spaCy.
@@ -47,7 +51,7 @@ class SentenceSplitter:
         doc.from_array([SENT_START], flags)
         return doc
 
-    def sentence_starts(self, words: list[str], trailing: list[str]) -> list[bool]:
+    def sentence_starts(self, words: list[str], trailing: list[int]) -> list[bool]:
         """Whether each token starts a sentence, from the token texts alone."""
         starts = [False] * len(words)
         pending = True  # a sentence starts at the next token that is not a closer
@@ -63,7 +67,7 @@ class SentenceSplitter:
                 pending = False
         return starts
 
-    def ends_sentence(self, words: list[str], trailing: list[str], i: int) -> bool:
+    def ends_sentence(self, words: list[str], trailing: list[int], i: int) -> bool:
         """'.', '!' or '?' followed by white space, unless the stop ends an abbreviation."""
         if words[i] not in _FINAL or (not trailing[i] and i + 1 < len(words) and words[i + 1].strip()):
             return False
