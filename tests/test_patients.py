@@ -206,3 +206,11 @@ def test_an_unlisted_label_in_brackets_belongs_to_the_mention_before_it(mini_nlp
         {"P1": ["The proband"]},
     )
     assert associations(mini_nlp, art) == {"P1": ["HP:0001251"]}
+
+
+def test_a_kinship_apposition_names_the_patient_it_follows(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 had microcephaly. Patient 2, his 4-year-old sister, had short stature.")],
+        {"P1": ["Patient 1"], "P2": ["Patient 2"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": ["HP:0000252"], "P2": ["HP:0004322"]}

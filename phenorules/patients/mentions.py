@@ -27,6 +27,7 @@ _OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
 # "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
 _APPOSITION = re.compile(r"^[^.;]{0,40}$")
+_COMMA = re.compile(r"^\s*,\s*$")
 _RANGE = re.compile(r"(\d+)\s*(?:-|\u2013|to)\s*(\d+)")
 
 
@@ -283,7 +284,10 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
             if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
                 merged[-1] = dataclasses.replace(previous, end=mention.end, text=text[previous.start : mention.end])
                 continue
-            if previous.role == NAMED and mention.rule == "age_sex" and mention.role != NAMED and _APPOSITION.match(between):
+            if previous.role == NAMED and mention.role != NAMED and (
+                (mention.rule == "age_sex" and _APPOSITION.match(between))
+                or (mention.rule == "kinship" and _COMMA.match(between))  # "Patient 2, his sister,"
+            ):
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients)
                 continue
             if previous.role == NAMED and mention.role == NAMED and _COORDINATION.match(between):
