@@ -47,7 +47,7 @@ class Resources:
     matcher: PhraseMatcher
 
 
-def _signing_key(directory: Path) -> bytes:
+def signing_key(directory: Path) -> bytes:
     path = directory / "signing.key"
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
@@ -75,7 +75,7 @@ def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> st
     return digest.hexdigest()[:32]
 
 
-def _read_signed(path: Path, key: bytes) -> object | None:
+def read_signed(path: Path, key: bytes) -> object | None:
     try:
         blob = path.read_bytes()
     except OSError:
@@ -89,7 +89,7 @@ def _read_signed(path: Path, key: bytes) -> object | None:
         return None
 
 
-def _write_signed(path: Path, key: bytes, obj: object) -> None:
+def write_signed(path: Path, key: bytes, obj: object) -> None:
     payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(fd, "wb") as handle:
@@ -124,11 +124,11 @@ def load_resources(
     directory = cache_dir()
     path = directory / f"resources-{key}.pkl"
     resources = None
-    signing_key = b""
+    secret = b""
     if use_cache:
         try:
-            signing_key = _signing_key(directory)
-            resources = _read_signed(path, signing_key)
+            secret = signing_key(directory)
+            resources = read_signed(path, secret)
         except OSError:
             use_cache = False  # an unwritable cache directory only costs time
     if resources is None:
@@ -138,7 +138,7 @@ def load_resources(
         resources = Resources(ontology, PhraseMatcher(build_lexicon(ontology, lexicon_dir, config)))
         if use_cache:
             try:
-                _write_signed(path, signing_key, resources)
+                write_signed(path, secret, resources)
                 _prune(directory, keep=CACHE_ENTRIES_KEPT)
             except OSError:
                 pass

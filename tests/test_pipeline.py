@@ -79,6 +79,6 @@ def test_cache_is_signed_and_reused(tmp_path, monkeypatch):
     entry.write_bytes(b"\0" * 32 + entry.read_bytes()[32:])
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setattr(resources.pickle, "loads", lambda _: pytest.fail("unsigned cache entry was unpickled"))
-    monkeypatch.setattr(resources, "_write_signed", lambda *args: None)
+    monkeypatch.setattr(resources, "write_signed", lambda *args: None)
     rebuilt = resources.load_resources(MINI_OBO)
     assert rebuilt.ontology.names == first.ontology.names

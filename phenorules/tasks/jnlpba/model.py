@@ -16,7 +16,7 @@ from phenorules import __version__
 from phenorules.errors import InputError
 from phenorules.matcher import PhraseMatcher
 from phenorules.ontology import file_digest
-from phenorules.resources import _read_signed, _signing_key, _write_signed, cache_dir, data_dir
+from phenorules.resources import read_signed, signing_key, write_signed, cache_dir, data_dir
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers
@@ -60,14 +60,14 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
         return learn_model(train_dir, config)
     path = cache_dir() / f"jnlpba-{model_key(train_dir, config)}.pkl"
     try:
-        key = _signing_key(cache_dir())
-        model = _read_signed(path, key)
+        key = signing_key(cache_dir())
+        model = read_signed(path, key)
     except OSError:
         return learn_model(train_dir, config)  # an unwritable cache only costs time
     if model is None:
         model = learn_model(train_dir, config)
         try:
-            _write_signed(path, key, model)
+            write_signed(path, key, model)
         except OSError:
             pass
     return model
