@@ -14,9 +14,11 @@ def read_tsv(path: str | Path, min_columns: int) -> Iterator[tuple[list[str], in
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise InputError(f"{path}: no such lexicon file") from None
+        raise InputError(f"{path}: no such file") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
     for number, line in enumerate(lines, start=1):
         if not line.strip() or line.startswith("#"):
             continue

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError
+from ..lexicon.tsv import read_tsv
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun")
 MODES = ("carry", "paragraph", "sentence", "none")
@@ -85,19 +86,7 @@ class PatientRules:
 
 def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
     """(line number, first ``width`` tab-separated fields) of the non-comment lines."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror}") from None
-    rows = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) < width:
-            raise InputError(f"{path}, line {lineno}: expected {width} tab-separated fields")
-        rows.append((lineno, fields[:width]))
-    return rows
+    return [(lineno, row[:width]) for row, lineno in read_tsv(path, width)]
 
 
 def read_patterns(path: Path) -> tuple[MentionPattern, ...]:

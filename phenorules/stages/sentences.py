@@ -17,6 +17,7 @@ from spacy.attrs import ORTH, SENT_START, SPACY
 from spacy.tokens import Doc
 
 from ..document import PASSAGES
+from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
 
 _FINAL = {".", "!", "?"}
@@ -24,8 +25,7 @@ _CLOSERS = {")", "]", '"', "'", "\u201d", "\u2019"}
 
 
 def read_word_list(path: Path) -> frozenset[str]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(row[0].lower() for row, _ in read_tsv(path, 1))
 
 
 @Language.factory("phenorules_sentences", default_config={"abbreviations_file": None})

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phenorules.errors import InputError
+from phenorules.files import read_bytes
 
 from . import TYPES
 
@@ -56,9 +57,7 @@ def canonical_tag(tag: str, place: str) -> str:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        return read_bytes(str(path)).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
 
