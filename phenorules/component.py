@@ -17,6 +17,7 @@ from spacy.tokens import Doc
 
 from .document import PASSAGES, PHENOTYPES, add_text_passage, non_overlapping
 from .pipeline import stage_plan
+from .stages.match import RefinesMatches
 
 # A stage that is skipped when the Doc already has its annotation from the user's own
 # pipeline (a parser or sentencizer sets sentence starts).
@@ -29,6 +30,10 @@ def make_phenorules(nlp: Language, name: str, hpo: str | None, disable: list[str
         (stage, nlp.create_pipe(factory, name=stage, config=config))
         for stage, factory, config in stage_plan(disable, stages, hpo)
     ]
+    match = dict(components)["match"]
+    for _, component in components:
+        if isinstance(component, RefinesMatches):
+            component.source = match  # the chain's match stage, whatever its lexicon settings
     return PhenotypeChain(components)
 
 

@@ -70,8 +70,9 @@ def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> st
     digest = hashlib.sha256()
     digest.update(f"{__version__}\n{code_digest()}\n{sorted(asdict(config).items())}\n".encode())
     digest.update(file_digest(obo_path).encode())
-    for path in sorted(lexicon_dir.glob("*.tsv")):
-        digest.update(f"{path.name}:{file_digest(path)}\n".encode())
+    configured = [lexicon_dir / name for name in config.extra_files + config.blocklist_files]
+    for path in sorted(set(lexicon_dir.glob("*.tsv")) | {p for p in configured if p.is_file()}):
+        digest.update(f"{path}:{file_digest(path)}\n".encode())
     return digest.hexdigest()[:32]
 
 

@@ -123,3 +123,13 @@ def test_every_factory_is_an_entry_point_naming_its_own_function():
     for factory, target in entry_points.items():
         module, function = target.split(":")
         assert spacy.registry.factories.get(factory) is getattr(importlib.import_module(module), function)
+
+
+def test_refining_stages_use_the_chains_own_match_stage():
+    from phenorules.stages.match import RefinesMatches
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": MINI_OBO, "stages": {"match": {"use_cache": False, "variant_rules": []}}})
+    components = dict(nlp.get_pipe("phenorules").components)
+    refining = [c for c in components.values() if isinstance(c, RefinesMatches)]
+    assert refining and all(c.source is components["match"] for c in refining)

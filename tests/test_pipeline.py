@@ -82,3 +82,24 @@ def test_cache_is_signed_and_reused(tmp_path, monkeypatch):
     monkeypatch.setattr(resources, "write_signed", lambda *args: None)
     rebuilt = resources.load_resources(MINI_OBO)
     assert rebuilt.ontology.names == first.ontology.names
+
+
+def test_misspelt_match_settings_are_refused():
+    with pytest.raises(ValueError, match=r"unknown variant_rules \['numbr'\]"):
+        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"variant_rules": ["numbr"], "use_cache": False}})
+    with pytest.raises(ValueError, match=r"unknown synonym_scopes \['EXACt'\]"):
+        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"synonym_scopes": ["EXACt"], "use_cache": False}})
+
+
+def test_the_cache_key_follows_lexicon_files_outside_the_lexicon_dir(tmp_path):
+    from dataclasses import replace
+
+    from phenorules.lexicon import LexiconConfig
+    from phenorules.resources import data_dir, resources_key
+
+    extra = tmp_path / "mine.tsv"
+    extra.write_text("small head\tHP:0000252\n")
+    config = replace(LexiconConfig(), extra_files=LexiconConfig().extra_files + (str(extra),))
+    before = resources_key(MINI_OBO, data_dir("lexicons"), config)
+    extra.write_text("tiny head\tHP:0000252\n")
+    assert resources_key(MINI_OBO, data_dir("lexicons"), config) != before

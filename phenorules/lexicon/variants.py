@@ -178,7 +178,7 @@ def spelling(phrase: str, res: VariantResources) -> list[str]:
     for british, american in res.spellings:
         if british in phrase:
             out.append(phrase.replace(british, american))
-        elif american in phrase and not phrase.count(british):
+        elif american in phrase:
             out.append(phrase.replace(american, british))
     return out
 

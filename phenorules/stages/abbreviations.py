@@ -158,12 +158,6 @@ class Abbreviations(RefinesMatches):
             return False
         return any(match.entry.case_sensitive for match in self.matcher(surface))
 
-    def term(self, phrase: str) -> str | None:
-        matches = self.matcher(phrase)
-        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
-            return matches[0].entry.hpo_id
-        return None
-
     def gene_symbols(self, text: str) -> set[str]:
         """The listed short forms the article writes as genes: 'ID gene', 'ADHD variants'."""
         return {found.group(1) for found in _occurrences(text, sorted(self.known)) if self.gene_cue.match(text, found.end())}

@@ -139,13 +139,6 @@ class Coordination(RefinesMatches):
         found = (makers[pattern]() for pattern in self.patterns)
         return [compound for compound in found if compound is not None]
 
-    def term(self, phrase: str) -> str | None:
-        """The id(s) of ``phrase`` if the lexicon knows the whole phrase as one term."""
-        matches = self.matcher(phrase)
-        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
-            return matches[0].entry.hpo_id
-        return None
-
     def shared_head(self, context: Context) -> Compound | None:
         """'atrial or [ventricular septal defects]': the word before borrows the mention's head."""
         span = context.span

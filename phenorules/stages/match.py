@@ -11,12 +11,16 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..lexicon import Entry, LexiconConfig
+from ..lexicon.variants import RULE_NAMES
 from ..matcher import Match, PhraseMatcher
 from ..resources import Resources, load_resources
 
 # Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps
 # "palate;seizures" as one token, ours splits it).
 EXPANDED_TO_TOKENS = "token_alignment:expand"
+
+
+SYNONYM_SCOPES = ("EXACT", "RELATED", "BROAD", "NARROW")
 
 
 @Language.factory(
@@ -44,6 +48,10 @@ def make_phenotype_matcher(
     min_key_length: int,
     use_cache: bool,
 ):
+    for setting, given, known in (("synonym_scopes", synonym_scopes, SYNONYM_SCOPES), ("variant_rules", variant_rules, RULE_NAMES)):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ValueError(f"match stage: unknown {setting} {unknown}; expected some of {list(known)}")
     config = LexiconConfig(tuple(synonym_scopes), tuple(variant_rules), tuple(extra_files), tuple(blocklist_files), min_key_length)
     return PhenotypeMatcher(load_resources(hpo, lexicon_dir, config, use_cache))
 
@@ -52,10 +60,9 @@ def match_stage(nlp: Language, hpo: str | None) -> "PhenotypeMatcher":
     """The pipeline's match stage, whose resources the refining stages read at call time.
 
     Reading them at call time (not copying them at construction) keeps every stage on the
-    matcher the match stage really uses, e.g. a cross-validation fold's. Inside the
-    combined ``phenorules`` component the stages are not pipes of ``nlp``; a match stage
-    is then made for ``hpo`` with the default lexicon settings, which loads the same cached
-    resources as the chain's own match stage.
+    matcher the match stage really uses, e.g. a cross-validation fold's. A stage made
+    without a match pipe (inside the combined ``phenorules`` component) starts on a match
+    stage with the default lexicon for ``hpo``; the component then points it at its own.
     """
     if "match" in nlp.pipe_names:
         return nlp.get_pipe("match")
@@ -74,6 +81,13 @@ class RefinesMatches:
     @property
     def names(self) -> dict[str, str]:
         return self.source.resources.ontology.names
+
+    def term(self, phrase: str) -> str | None:
+        """The id(s) of ``phrase`` if the lexicon knows the whole phrase as one term."""
+        matches = self.matcher(phrase)
+        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
+            return matches[0].entry.hpo_id
+        return None
 
 
 class PhenotypeMatcher:

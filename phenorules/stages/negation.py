@@ -104,11 +104,11 @@ class WindowedNegex(Negex):
                 yield span
 
     def _apply_negation(self, span: Span, sub_preceding, sub_following) -> None:
+        if span._.negex:
+            return
         words = self._words
         preceding = [m for m in sub_preceding if m[2] <= span.start and words[span.start] - words[m[2]] <= self.window]
         following = [m for m in sub_following if m[1] >= span.end and words[m[1]] - words[span.end] <= self.window]
-        if span._.negex:
-            return
         super()._apply_negation(span, preceding, following)
         if span._.negex:
             span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following)]
