@@ -174,7 +174,7 @@ def mention_rows(doc) -> list[dict]:
 @HPO_OPTION
 def info(hpo: str | None) -> None:
     """Show the ontology release, lexicon size and pipeline stages."""
-    from .pipeline import STAGES
+    from .pipeline import stage_names
     from .resources import cache_dir, data_dir, load_resources
 
     resources = load_resources(hpo)
@@ -184,7 +184,7 @@ def info(hpo: str | None) -> None:
     click.echo(f"terms:     {len(resources.ontology.names)} under HP:0000118 (Phenotypic abnormality)")
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
     click.echo(f"cache:     {cache_dir()}")
-    click.echo("stages:    " + " -> ".join(name for name, _ in STAGES))
+    click.echo("stages:    " + " -> ".join(stage_names()))
 
 
 def _learn_options(command):
@@ -232,6 +232,8 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
     lexicon_path = Path(output_path) if output_path else lexicon_path
     blocklist_path = Path(blocklist_path) if blocklist_path else (lexicon_path.parent / LEARNED_BLOCKLIST if output_path else default_blocklist)
+    for path in (lexicon_path, blocklist_path):
+        check_writable(str(path), "the learned lexicon")
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, annotated=True)
     base = load_resources(hpo, config=config)

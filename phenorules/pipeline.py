@@ -42,7 +42,7 @@ def stage_plan(
     ``hpo`` goes to every stage whose factory has an ``hpo`` setting, so that a stage added
     to STAGES gets the ontology without a change here.
     """
-    names = [name for name, _ in STAGES]
+    names = stage_names()
     disabled = set(disable)
     unknown = (disabled | set(stage_config or {})) - set(names)
     if unknown:

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..document import layout_passages
-from ..errors import InputError
+from ..files import write_atomically
+from ..passages import layout_passages
 from ..matcher import PhraseMatcher, best_entry
 from ..ontology import Ontology
 from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
@@ -264,10 +264,7 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
         cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), _label(ontology, block.hpo_id))
         blocklist_lines.append("\t".join(cells) + "\n")
     for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
-        try:
-            path.write_text("".join(lines), encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"{path}: cannot write the learned lexicon: {error.strerror}") from None
+        write_atomically(str(path), lines, "the learned lexicon")
 
 
 def default_paths(lexicon_dir: Path) -> tuple[Path, Path]:
