@@ -13,17 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..lexicon import (
-    Lexicon,
-    LexiconConfig,
-    add_rows,
-    apply_blocklist,
-    is_learned_file,
-    lexicon_file_rows,
-    load_blocklist,
-    ontology_lexicon,
-    variant_resources,
-)
+from ..lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from ..lexicon.learn import LearnSettings, learn
 from ..matcher import PhraseMatcher
 from ..ontology import Ontology
@@ -72,12 +62,9 @@ class BaseLexicon:
 
     def __init__(self, ontology: Ontology, config: LexiconConfig, lexicon_dir: Path):
         self.ontology, self.config = ontology, config
-        self.res = variant_resources(ontology, lexicon_dir)
-        self.blocked = load_blocklist(lexicon_dir / name for name in config.blocklist_files)
-        lexicon = ontology_lexicon(ontology, config, self.res)
-        for name in config.extra_files:
-            add_rows(lexicon, lexicon_file_rows(ontology, lexicon_dir / name), "file", config, self.res)
-        self.lexicon = apply_blocklist(lexicon, self.blocked, config.min_key_length)
+        parts = lexicon_parts(ontology, lexicon_dir, config)
+        self.res, self.blocked = parts.res, parts.blocked
+        self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
         self.matcher = PhraseMatcher(self.lexicon)
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> PhraseMatcher:

@@ -177,8 +177,17 @@ def apply_blocklist(lexicon: Lexicon, blocked: set[tuple[str, str]], min_key_len
     return lexicon.finalize()
 
 
-def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig = LexiconConfig()) -> Lexicon:
-    """All phenotype-branch names and chosen synonyms, their variants, and the TSV lexicons."""
+@dataclass
+class LexiconParts:
+    """What :func:`build_lexicon` combines, kept apart so that more entries can be added
+    before the blocklist is applied (cross-validation adds each fold's learned entries)."""
+
+    lexicon: Lexicon  # ontology entries and lexicon files, not yet blocklisted
+    res: VariantResources
+    blocked: set[tuple[str, str]]
+
+
+def lexicon_parts(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig) -> LexiconParts:
     lexicon_dir = Path(lexicon_dir)
     res = variant_resources(ontology, lexicon_dir)
     lexicon = ontology_lexicon(ontology, config, res)
@@ -186,4 +195,10 @@ def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconCo
         kind = "learned" if is_learned_file(name) else "file"
         add_rows(lexicon, lexicon_file_rows(ontology, lexicon_dir / name), kind, config, res)
     blocked = load_blocklist(lexicon_dir / name for name in config.blocklist_files)
-    return apply_blocklist(lexicon, blocked, config.min_key_length)
+    return LexiconParts(lexicon, res, blocked)
+
+
+def build_lexicon(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig = LexiconConfig()) -> Lexicon:
+    """All phenotype-branch names and chosen synonyms, their variants, and the TSV lexicons."""
+    parts = lexicon_parts(ontology, lexicon_dir, config)
+    return apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
