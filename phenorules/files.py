@@ -32,6 +32,14 @@ def read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: cannot read: {error.strerror}") from None
 
 
+def read_text(path: str) -> str:
+    """The whole file as UTF-8 text (standard input for ``-``)."""
+    try:
+        return read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+
+
 def check_writable(path: str, what: str) -> None:
     """Fail now, naming ``path``, if ``what`` could not be written there later."""
     directory = os.path.dirname(os.path.abspath(path))

@@ -6,19 +6,12 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError
+from ..files import read_text
 
 
 def read_tsv(path: str | Path, min_columns: int) -> Iterator[tuple[list[str], int]]:
     """Rows of a TSV file with their 1-based line numbers; '#' lines and blank lines skipped."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    lines = read_text(str(path)).splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip() or line.startswith("#"):
             continue

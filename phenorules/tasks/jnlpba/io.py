@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from phenorules.errors import InputError
-from phenorules.files import read_bytes
+from phenorules.files import read_text
 
 from . import TYPES
 
@@ -55,19 +55,12 @@ def canonical_tag(tag: str, place: str) -> str:
     return f"{prefix}-{canonical_type(name, place)}"
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return read_bytes(str(path)).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-
-
 def read_standoff_document(txt_path: Path) -> Document:
     """A brat ``.txt`` and its ``.ann``: text-bound annotations (``T``) only, checked against the text."""
-    text = _read_text(txt_path)
+    text = read_text(str(txt_path))
     ann_path = txt_path.with_suffix(".ann")
     entities = []
-    for number, line in enumerate(_read_text(ann_path).splitlines(), start=1):
+    for number, line in enumerate(read_text(str(ann_path)).splitlines(), start=1):
         if not line.startswith("T"):
             continue
         place = f"{ann_path}:{number}"
