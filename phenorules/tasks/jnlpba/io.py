@@ -94,7 +94,7 @@ def read_iob2_documents(path: str | Path) -> list[list[Sentence]]:
     documents: list[list[Sentence]] = [[]]
     tokens: list[str] = []
     tags: list[str] = []
-    for number, line in enumerate(_read_text(path).splitlines() + [""], start=1):
+    for number, line in enumerate(read_text(str(path)).splitlines() + [""], start=1):
         if line.startswith(("###", "-DOCSTART-")) or not line.strip():
             if tokens:
                 documents[-1].append(Sentence(tuple(tokens), tuple(tags)))
