@@ -16,7 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .passages import layout_passages
+from .passages import TEXT_SECTION_TYPE, layout_passages, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
@@ -65,12 +65,12 @@ def make_article_doc(nlp: Language, article: dict) -> Doc:
     return doc
 
 
-def make_text_doc(nlp: Language, text: str, section_type: str = "TEXT") -> Doc:
+def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYPE) -> Doc:
     """A Doc for plain text: one passage covering everything."""
-    return make_article_doc(nlp, {"pmc_id": None, "full_text": [{"offset": 0, "text": text, "section_type": section_type, "type": "paragraph"}]})
+    return make_article_doc(nlp, text_article(None, text, section_type))
 
 
-def add_text_passage(doc: Doc, section_type: str = "TEXT") -> None:
+def add_text_passage(doc: Doc, section_type: str = TEXT_SECTION_TYPE) -> None:
     """One passage over the whole Doc, for a Doc made by someone else's ``nlp(text)``."""
     span = doc[:]
     span.label_ = section_type

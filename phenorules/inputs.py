@@ -16,12 +16,12 @@ from pathlib import Path
 from .bioc import parse_bioc
 from .errors import InputError
 from .files import STDIN, read_bytes
+from .passages import text_article
 from .tasks.patientphex.io import parse_articles
 
 FORMATS = ("text", "jsonl", "bioc")
 # An object with a key, or an array of objects or arrays: '[1] Smith et al.' stays text.
 JSON_START = re.compile(rb'\{\s*["}]|\[\s*[\[{]')
-TEXT_SECTION_TYPE = "TEXT"
 
 
 def read_input(path: str, input_format: str = "auto") -> list[dict]:
@@ -47,12 +47,6 @@ def detect_format(data: bytes) -> str:
     except ValueError:  # a JSON document over several lines (or a broken one): BioC reports where
         return "bioc"
     return "jsonl" if isinstance(first, dict) and "documents" not in first else "bioc"
-
-
-def text_article(pmc_id: str, text: str) -> dict:
-    """Plain text as a one-passage article without patients."""
-    passage = {"section_type": TEXT_SECTION_TYPE, "type": "paragraph", "offset": 0, "text": text}
-    return {"pmc_id": pmc_id, "pmid": None, "patient": [], "full_text": [passage]}
 
 
 def article_id(path: str) -> str:
