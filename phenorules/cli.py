@@ -83,14 +83,17 @@ def predict(
     from .inputs import read_input
     from .progress import progress
     from .tasks.patientphex.io import write_jsonl, write_predictions
+    from .tasks.patientphex.predict import predict as run
     from .tasks.patientphex.predict import predict_explained
 
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path not in (None, STDOUT):
             check_writable(path, what)
     articles = read_input(input_path, input_format)
+    nlp = _pipeline(hpo, disable)
     evidence: list[dict] = []
-    records = predict_explained(_pipeline(hpo, disable), articles, evidence)
+    # Evidence records are built only when asked for: they cost a pass over every span.
+    records = run(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence)
     write_predictions(output_path, progress(records, len(articles), quiet))
     if explain_path is not None:
         write_jsonl(explain_path, evidence, "evidence")
