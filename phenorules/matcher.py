@@ -60,6 +60,10 @@ class PhraseMatcher:
             self._decoded[index] = decode_entries(self.rows[index])
         return self._decoded[index]
 
+    def row_of(self, key: str) -> int:
+        """The row index of a lexicon key (as :meth:`entries` takes it)."""
+        return self.automaton.get(key)
+
     def candidates(self, text: str, normal: str | None = None) -> list[Match]:
         """Every word-bounded hit, with the best entry its key and surface allow."""
         if not self.rows:

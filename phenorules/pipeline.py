@@ -18,6 +18,7 @@ from . import stages, tokenizer  # noqa: F401  (registers the factories and the 
 STAGES: tuple[tuple[str, str], ...] = (
     ("sentences", "phenorules_sentences"),
     ("match", "phenorules_match"),
+    ("word_order", "phenorules_word_order"),
     ("abbreviations", "phenorules_abbreviations"),
     ("coordination", "phenorules_coordination"),
     ("negation", "phenorules_negation"),

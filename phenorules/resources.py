@@ -21,9 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import __version__
-from .lexicon import LexiconConfig, build_lexicon
+from .lexicon import Lexicon, LexiconConfig, build_lexicon
 from .matcher import PhraseMatcher
 from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, load_ontology
+from .word_sets import WordSetIndex
 
 
 def data_dir(name: str) -> Path:
@@ -41,10 +42,16 @@ def cache_dir() -> Path:
 
 @dataclass
 class Resources:
-    """The loaded ontology and the compiled matcher for one (ontology, lexicon) pair."""
+    """The loaded ontology and the compiled matchers for one (ontology, lexicon) pair."""
 
     ontology: Ontology
     matcher: PhraseMatcher
+    word_sets: WordSetIndex
+
+    @classmethod
+    def compile(cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path) -> "Resources":
+        matcher = PhraseMatcher(lexicon)
+        return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir))
 
 
 def signing_key(directory: Path) -> bytes:
@@ -61,7 +68,8 @@ def code_digest() -> str:
     """The source of the modules that build the resources: the cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in [package / "ontology.py", package / "matcher.py", *sorted((package / "lexicon").glob("*.py"))]:
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", *sorted((package / "lexicon").glob("*.py"))]
+    for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
 
@@ -136,7 +144,7 @@ def load_resources(
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
         ontology = load_ontology(obo_path)
-        resources = Resources(ontology, PhraseMatcher(build_lexicon(ontology, lexicon_dir, config)))
+        resources = Resources.compile(ontology, build_lexicon(ontology, lexicon_dir, config), lexicon_dir)
         if use_cache:
             try:
                 write_signed(path, secret, resources)

@@ -15,7 +15,6 @@ from typing import Callable, Iterable
 
 from ..lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from ..lexicon.learn import LearnSettings, learn
-from ..matcher import PhraseMatcher
 from ..ontology import Ontology
 from ..pipeline import build_pipeline
 from ..resources import Resources, data_dir, load_resources
@@ -61,18 +60,19 @@ class BaseLexicon:
     """The ontology lexicon and curated files of one config, and the fold lexicons on top."""
 
     def __init__(self, ontology: Ontology, config: LexiconConfig, lexicon_dir: Path):
-        self.ontology, self.config = ontology, config
+        self.ontology, self.config, self.lexicon_dir = ontology, config, lexicon_dir
         parts = lexicon_parts(ontology, lexicon_dir, config)
         self.res, self.blocked = parts.res, parts.blocked
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
-        self.matcher = PhraseMatcher(self.lexicon)
+        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir)
 
-    def with_learned(self, train: list[dict], settings: LearnSettings) -> PhraseMatcher:
-        """The base lexicon plus what ``train`` teaches, as a compiled matcher."""
-        learned = learn(train, self.ontology, self.matcher, settings, self.config.min_key_length)
+    def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
+        """The base lexicon plus what ``train`` teaches, compiled."""
+        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length)
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
-        return PhraseMatcher(apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length))
+        blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)
+        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir)
 
 
 def _pipeline(setting: Setting, hpo: str | None):
@@ -113,10 +113,10 @@ def cross_validate(
             for fold in range(folds):
                 train = [a for a in articles if fold_of[a["pmc_id"]] != fold]
                 test = [a for a in articles if fold_of[a["pmc_id"]] == fold]
-                matcher = base.with_learned(train, learn_settings) if learns else base.matcher
+                resources = base.with_learned(train, learn_settings) if learns else base.resources
                 for setting in group:
                     nlp = pipelines[setting.name]
-                    nlp.get_pipe(MATCH_STAGE).resources = Resources(ontology, matcher)
+                    nlp.get_pipe(MATCH_STAGE).resources = resources
                     records[setting.name].extend(predict(nlp, test))
             progress(f"{folds} folds done for {', '.join(s.name for s in group)}")
     return {setting.name: score(articles, records[setting.name]) for setting in settings}

@@ -1,0 +1,47 @@
+"""Terms written in another word order or number: the order-free match of a word run.
+
+"flexion contractures of the elbows", "deformity of the femoral neck", "cysts in the
+liver": the dictionary holds Elbow flexion contracture, Femoral neck deformity and Liver
+cyst, and at most some of their inflected and inverted forms. This stage adds the runs of
+words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), longest first.
+A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
+and never one it would cut or one that covers it; each span's provenance ends in
+``word_order``.
+"""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..document import PHENOTYPES, doc_text
+from ..matcher import resolve_overlaps
+from .match import PhenotypeMatcher, RefinesMatches, match_stage
+
+RULE = "word_order"
+
+
+@Language.factory("phenorules_word_order", default_config={"hpo": None})
+def make_word_order(nlp: Language, name: str, hpo: str | None):
+    return WordOrder(match_stage(nlp, hpo))
+
+
+class WordOrder(RefinesMatches):
+    def __init__(self, source: PhenotypeMatcher):
+        self.source = source
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        word_sets = self.source.resources.word_sets
+        for match in resolve_overlaps(word_sets.find(doc_text(doc), self.matcher)):
+            start, end = match.start, match.end
+            overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
+            if any(s.start_char < start or s.end_char > end for s in overlapping):
+                continue  # it would cut a mention or lie inside one
+            if any(s.start_char == start and s.end_char == end for s in overlapping):
+                continue  # the dictionary found this span as it is written
+            span, provenance = self.source.align(doc, match)
+            spans = [s for s in spans if s not in overlapping]
+            spans.append(self.source.annotate(span, match.entry, provenance + [RULE]))
+        doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
+        return doc

@@ -1,0 +1,103 @@
+"""Order-free matching: a run of words is a term when it holds exactly the term's words.
+
+Articles reorder and inflect term names freely: "flexion contractures of the elbows" is
+Elbow flexion contracture, "deformity of the femoral neck" is Femoral neck deformity. As in
+FastHPOCR (Groza et al. 2024, Bioinformatics 40:btae406), a candidate is a run of words that
+all belong to ontology terms, and it is recognised by its set of normalised words, not their
+order. Here every lexicon key is indexed by the sorted multiset of its content words in the
+singular; function words ("of", "the", "both": ``lexicons/function_words.tsv``) are skipped
+on both sides. A run stops at punctuation other than a hyphen or an apostrophe, and at the
+first word no term uses, so it never leaves its phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .lexicon import Lexicon
+from .lexicon.normalize import normalize_text
+from .lexicon.tsv import read_tsv
+from .lexicon.variants import VariantResources, singularize_word
+from .matcher import Match, PhraseMatcher, best_entry
+
+FUNCTION_WORDS = "function_words.tsv"
+_WORD = re.compile(r"[^\W_]+")
+_JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
+_REGULAR = VariantResources({}, (), {}, ())  # regular plurals; irregular ones are per index
+# Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
+# them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
+_REWRITE = "rewrite"
+
+
+@dataclass
+class WordSetIndex:
+    """Sorted content words ('contracture elbow flexion') -> the matcher row of the best key."""
+
+    rows: dict[str, int]
+    vocabulary: frozenset[str]  # every content word some key uses
+    function_words: frozenset[str]
+    singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
+    max_words: int
+
+    @classmethod
+    def build(cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, max_words: int = 6) -> "WordSetIndex":
+        """Index every key of two to ``max_words`` content words (not made by a phrase
+        rewrite); on a shared word set the key whose best entry ranks first wins."""
+        lexicon_dir = Path(lexicon_dir)
+        res = VariantResources.from_dir(lexicon_dir)
+        function_words = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / FUNCTION_WORDS, 1))
+        singulars = {plural: singular for singular, plural in res.irregular_plurals.items()}
+        index = cls({}, frozenset(), function_words, singulars, max_words)
+        best: dict[str, tuple] = {}
+        for key, entries in lexicon.entries.items():
+            ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
+            words = index.content_words(key)
+            if not ranked or not 2 <= len(words) <= max_words:
+                continue
+            word_set = " ".join(sorted(words))
+            rank = (ranked[0], key)
+            if word_set not in best or rank < best[word_set]:
+                best[word_set] = rank
+        index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
+        index.vocabulary = frozenset(word for word_set in index.rows for word in word_set.split(" "))
+        return index
+
+    def content_words(self, phrase: str) -> list[str]:
+        return [self.singular(word) for word in _WORD.findall(phrase) if word not in self.function_words]
+
+    def singular(self, word: str) -> str:
+        if word in self.singulars:
+            return self.singulars[word]
+        forms = singularize_word(word, _REGULAR)
+        return forms[0] if forms else word
+
+    def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
+        """Every run of words in ``text`` whose content words are an indexed set."""
+        normal = normalize_text(text)
+        words = list(_WORD.finditer(normal))
+        singular = {}  # this text's words, each made singular once
+        out = []
+        for first, word in enumerate(words):
+            if word.group() in self.function_words:
+                continue
+            content: list[str] = []
+            for last in range(first, len(words)):
+                if last > first and normal[words[last - 1].end() : words[last].start()].strip() not in _JOINERS:
+                    break
+                surface = words[last].group()
+                if surface in self.function_words:
+                    continue
+                if surface not in singular:
+                    singular[surface] = self.singular(surface)
+                if singular[surface] not in self.vocabulary or len(content) == self.max_words:
+                    break
+                content.append(singular[surface])
+                row = self.rows.get(" ".join(sorted(content))) if len(content) > 1 else None
+                if row is not None:
+                    start, end = word.start(), words[last].end()
+                    entry = best_entry(matcher.entries(row)[1], text[start:end])
+                    if entry is not None:
+                        out.append(Match(start, end, entry))
+        return out

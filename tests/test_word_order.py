@@ -1,0 +1,84 @@
+"""Order-free matching (phenorules/word_sets.py) and the word_order stage."""
+
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.lexicon import Entry, Lexicon
+from phenorules.matcher import PhraseMatcher
+from phenorules.pipeline import build_pipeline
+from phenorules.resources import data_dir
+from phenorules.word_sets import WordSetIndex
+
+from conftest import MINI_OBO
+
+
+def index_of(*terms):
+    lexicon = Lexicon()
+    for key, hpo_id, rule in terms:
+        lexicon.add(key, Entry(2, hpo_id, key, "name", rule))
+    lexicon.finalize()
+    matcher = PhraseMatcher(lexicon)
+    return WordSetIndex.build(lexicon, matcher, data_dir("lexicons")), matcher
+
+
+def found(terms, text):
+    index, matcher = index_of(*terms)
+    return [(text[m.start : m.end], m.entry.hpo_id) for m in index.find(text, matcher)]
+
+
+ELBOW = ("elbow flexion contracture", "HP:0002987", "")
+
+
+def test_reordered_and_inflected_words_match():
+    assert found([ELBOW], "with flexion contractures of the elbows.") == [("flexion contractures of the elbows", "HP:0002987")]
+    assert found([ELBOW], "flexion contractures of both elbows") == [("flexion contractures of both elbows", "HP:0002987")]
+
+
+def test_irregular_plurals_come_from_the_lexicon_table():
+    assert found([("foot deformity", "HP:0001760", "")], "deformity of the feet") == [("deformity of the feet", "HP:0001760")]
+
+
+def test_a_run_stops_at_punctuation_and_at_words_no_term_uses():
+    assert found([ELBOW], "contractures of the elbows, flexion") == []
+    assert found([ELBOW], "contractures of the elbows in flexion") == [("contractures of the elbows in flexion", "HP:0002987")]
+    assert found([ELBOW], "flexion contractures were seen at the elbows") == []  # 'were' ends the run
+
+
+def test_hyphenated_words_are_one_run():
+    assert found([("short distal ulna", "HP:0005033", "")], "distal-ulnae short") == [("distal-ulnae short", "HP:0005033")]
+
+
+def test_single_words_and_rewritten_forms_are_not_indexed():
+    assert found([("contracture", "HP:0034392", "")], "contractures") == []
+    assert found([("skin changes", "HP:0000951", "rewrite")], "changes of the skin") == []
+
+
+def test_the_best_ranked_key_wins_a_shared_word_set():
+    lexicon = Lexicon()
+    lexicon.add("hand cleft", Entry(6, "HP:0000002", "hand cleft", "synonym:BROAD"))
+    lexicon.add("cleft hand", Entry(2, "HP:0000001", "Cleft hand", "name"))
+    lexicon.finalize()
+    matcher = PhraseMatcher(lexicon)
+    index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons"))
+    assert [m.entry.hpo_id for m in index.find("clefts of the hands", matcher)] == ["HP:0000001"]
+
+
+def mentions(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [(span.text, span._.hpo_id, span._.provenance[-1]) for span in doc.spans[PHENOTYPES]]
+
+
+def test_stage_adds_the_reordered_mention(mini_nlp):
+    assert mentions(mini_nlp, "He had hypoplasia of both mandibles.") == [("hypoplasia of both mandibles", "HP:0000347", "word_order")]
+
+
+def test_stage_replaces_a_dictionary_mention_inside_the_run(mini_nlp):
+    assert mentions(mini_nlp, "a cleft palate of submucous type") == [("cleft palate of submucous", "HP:0000176", "word_order")]
+
+
+def test_stage_never_cuts_a_dictionary_mention(mini_nlp):
+    # 'palate of submucous' would cut 'cleft palate' in two: the dictionary mention stays
+    assert mentions(mini_nlp, "a submucous cleft palate") == [("submucous cleft palate", "HP:0000176", "name|comma_inversion")]
+
+
+def test_stage_can_be_switched_off():
+    nlp = build_pipeline(disable=["word_order"], hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    assert mentions(nlp, "He had hypoplasia of both mandibles.") == []
