@@ -25,6 +25,12 @@ def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
     assert short[0]._.provenance == ["abbreviation:defined:global developmental delay"]
 
 
+def test_short_form_stands_for_the_long_form_not_a_longer_mention(mini_nlp):
+    # the mention is the moderate degree; "ID" abbreviates intellectual disability itself
+    text = "She had moderate intellectual disability (ID)."
+    assert mentions(mini_nlp, text) == [("moderate intellectual disability", 8, "HP:0002342"), ("ID", 42, "HP:0001249")]
+
+
 def test_later_bare_uses_count_only_when_switched_on(mini_nlp, every_use_nlp):
     text = "He had intellectual disability (ID) and hypotonia. The ID was severe."
     assert mentions(mini_nlp, text) == [("intellectual disability", 7, "HP:0001249"), ("ID", 32, "HP:0001249"), ("hypotonia", 40, "HP:0001252")]

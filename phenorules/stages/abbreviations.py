@@ -127,9 +127,10 @@ class Abbreviations(RefinesMatches):
     def definitions(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
         """Short form -> sense, from each first 'long form (SF)' definition in the article.
 
-        The long form is a phenotype when a mention ends with it and covers it all
-        ('[thiamine-responsive [megaloblastic anemia]] (TRMA)' is not anemia), or when
-        the lexicon knows the whole long form.
+        The long form is a phenotype when the lexicon knows it as a whole ('profound
+        [sensorineural hearing loss] (SNHL)' is SNHL, not the profound degree), else when
+        a mention ends with it and covers it all ('[thiamine-responsive [megaloblastic
+        anemia]] (TRMA)' is not anemia).
         """
         ends = {span.end: span for span in spans}
         senses: dict[str, Sense] = {}
@@ -138,10 +139,9 @@ class Abbreviations(RefinesMatches):
             if long_form is None or short.text in senses or long_form.end > short.start:
                 continue  # no alignment, a later definition, or 'SF (long form)'
             mention = ends.get(long_form.end)
-            if mention is not None and mention.start <= long_form.start:
+            hpo_id = self.term(long_form.text)  # '[profound [sensorineural hearing loss]] (SNHL)'
+            if hpo_id is None and mention is not None and mention.start <= long_form.start:
                 hpo_id = mention._.hpo_id
-            else:
-                hpo_id = self.term(long_form.text)
             senses[short.text] = Sense(hpo_id, f"abbreviation:defined:{long_form.text}", short.start_char)
         return senses
 
