@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InputError
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.tsv import read_tsv
@@ -23,6 +24,7 @@ from .lexicon.variants import VariantResources, singularize_word
 from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
+WORD_CLUSTERS = "word_clusters.tsv"
 _WORD = re.compile(r"[^\W_]+")
 _JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
 _REGULAR = VariantResources({}, (), {}, ())  # regular plurals; irregular ones are per index
@@ -37,8 +39,10 @@ class WordSetIndex:
 
     rows: dict[str, int]
     vocabulary: frozenset[str]  # every content word some key uses
-    function_words: frozenset[str]
+    function_words: frozenset[str]  # skipped
+    stop_words: frozenset[str]  # end a run
     singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
+    families: dict[str, str]  # word -> the first word of its family ('delayed' -> 'delay')
     max_words: int
 
     @classmethod
@@ -47,14 +51,15 @@ class WordSetIndex:
         rewrite); on a shared word set the key whose best entry ranks first wins."""
         lexicon_dir = Path(lexicon_dir)
         res = VariantResources.from_dir(lexicon_dir)
-        function_words = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / FUNCTION_WORDS, 1))
+        function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
         singulars = {plural: singular for singular, plural in res.irregular_plurals.items()}
-        index = cls({}, frozenset(), function_words, singulars, max_words)
+        pairs = [*res.noun_adjectives.items(), *word_family_pairs(lexicon_dir / WORD_CLUSTERS)]
+        index = cls({}, frozenset(), function_words, stop_words, singulars, families(pairs), max_words)
         best: dict[str, tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
             words = index.content_words(key)
-            if not ranked or not 2 <= len(words) <= max_words:
+            if not ranked or not 2 <= len(words) <= max_words or stop_words.intersection(words):
                 continue
             word_set = " ".join(sorted(words))
             rank = (ranked[0], key)
@@ -68,10 +73,13 @@ class WordSetIndex:
         return [self.singular(word) for word in _WORD.findall(phrase) if word not in self.function_words]
 
     def singular(self, word: str) -> str:
+        """The word's family head, of its singular form: 'contractures' -> 'contracture'."""
         if word in self.singulars:
-            return self.singulars[word]
-        forms = singularize_word(word, _REGULAR)
-        return forms[0] if forms else word
+            word = self.singulars[word]
+        else:
+            forms = singularize_word(word, _REGULAR)
+            word = forms[0] if forms else word
+        return self.families.get(word, word)
 
     def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set."""
@@ -91,7 +99,7 @@ class WordSetIndex:
                     continue
                 if surface not in singular:
                     singular[surface] = self.singular(surface)
-                if singular[surface] not in self.vocabulary or len(content) == self.max_words:
+                if singular[surface] not in self.vocabulary or surface in self.stop_words or len(content) == self.max_words:
                     break
                 content.append(singular[surface])
                 row = self.rows.get(" ".join(sorted(content))) if len(content) > 1 else None
@@ -101,3 +109,35 @@ class WordSetIndex:
                     if entry is not None:
                         out.append(Match(start, end, entry))
         return out
+
+
+def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(words skipped, words that end a run) from the function-word file."""
+    kinds: dict[str, set[str]] = {"skip": set(), "stop": set()}
+    for (word, kind, *_), number in read_tsv(path, 2):
+        if kind not in kinds:
+            raise InputError(f"{path}:{number}: unknown kind {kind!r}; expected one of {sorted(kinds)}")
+        kinds[kind].add(word)
+    return frozenset(kinds["skip"]), frozenset(kinds["stop"])
+
+
+def word_family_pairs(path: Path) -> list[tuple[str, str]]:
+    """(first word, other word) for every line of a word-family file."""
+    return [(row[0], other) for row, _ in read_tsv(path, 2) for other in row[1:]]
+
+
+def families(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """Word -> the alphabetically first word of its family, the families being the
+    connected words of ``pairs`` (a word in two lines joins them)."""
+    parent: dict[str, str] = {}
+
+    def root(word: str) -> str:
+        while parent.setdefault(word, word) != word:
+            word = parent[word]
+        return word
+
+    for a, b in pairs:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {word: root(word) for word in sorted(parent) if root(word) != word}
