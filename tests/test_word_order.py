@@ -46,6 +46,24 @@ def test_hyphenated_words_are_one_run():
     assert found([("short distal ulna", "HP:0005033", "")], "distal-ulnae short") == [("distal-ulnae short", "HP:0005033")]
 
 
+def test_word_families_match_each_other():
+    delay = ("developmental delay", "HP:0001263", "")
+    assert found([delay], "delayed development") == [("delayed development", "HP:0001263")]
+    # noun_adjective.tsv pairs are families too
+    assert found([("hypoplastic mandible", "HP:0000347", "")], "hypoplasia of the mandible") == [("hypoplasia of the mandible", "HP:0000347")]
+
+
+def test_conjunctions_end_a_run_and_terms_with_them_are_not_indexed():
+    assert found([("motor speech delay", "HP:0001270", "")], "delayed motor and speech") == []
+    assert found([("cleft lip and palate", "HP:0000202", "")], "palate and cleft lip") == []
+
+
+def test_families_join_words_that_share_a_line():
+    from phenorules.word_sets import families
+
+    assert families([("b", "a"), ("c", "d"), ("d", "b")]) == {"b": "a", "c": "a", "d": "a"}
+
+
 def test_single_words_and_rewritten_forms_are_not_indexed():
     assert found([("contracture", "HP:0034392", "")], "contractures") == []
     assert found([("skin changes", "HP:0000951", "rewrite")], "changes of the skin") == []
