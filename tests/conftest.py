@@ -28,3 +28,21 @@ def mini_nlp():
     from phenorules.pipeline import build_pipeline
 
     return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+
+
+def compile_terms(terms):
+    """Matcher and word-set index over hand-written (key, id, variant rule) terms, as the
+    match stage's ``resources`` hold them."""
+    from types import SimpleNamespace
+
+    from phenorules.lexicon import Entry, Lexicon
+    from phenorules.matcher import PhraseMatcher
+    from phenorules.resources import data_dir
+    from phenorules.word_sets import WordSetIndex
+
+    lexicon = Lexicon()
+    for key, hpo_id, rule in terms:
+        lexicon.add(key, Entry(2, hpo_id, key, "name", rule))
+    lexicon.finalize()
+    matcher = PhraseMatcher(lexicon)
+    return SimpleNamespace(matcher=matcher, word_sets=WordSetIndex.build(lexicon, matcher, data_dir("lexicons")))

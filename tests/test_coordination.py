@@ -1,11 +1,14 @@
+from types import SimpleNamespace
+
 import pytest
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
-from phenorules.stages.coordination import read_rules
+from phenorules.resources import data_dir
+from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, compile_terms
 
 
 def mentions(nlp, text):
@@ -69,9 +72,54 @@ def test_rules_file_with_an_unknown_pattern_is_refused(tmp_path):
     rules.write_text("shared_tail\tand\n", encoding="utf-8")
     ranges.write_text("mild to moderate\tmoderate\n", encoding="utf-8")
     with pytest.raises(InputError, match="unknown pattern 'shared_tail'"):
-        read_rules(rules, ranges)
+        read_rules(rules, ranges, ranges)
 
 
 def test_unknown_pattern_setting_is_refused():
     with pytest.raises(ValueError, match="unknown coordination pattern"):
         build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"patterns": ["zigzag"]}})
+
+
+JOINT_PAIN = [
+    ("wrist pain", "HP:0030836", ""),
+    ("knee pain", "HP:0030839", ""),
+    ("hip pain", "HP:0030838", ""),
+    ("nail abnormality", "HP:0001597", ""),
+    ("hair abnormality", "HP:0001595", ""),
+    ("spine abnormality", "HP:0000925", ""),
+]
+
+
+def list_compounds(text, terms=JOINT_PAIN, min_items=3):
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    stage = Coordination(rules, SimpleNamespace(resources=compile_terms(terms)), ("distributed_list",), min_items)
+    return [(text[c.start : c.end], c.hpo_ids) for c in stage.distributed_lists(text)]
+
+
+def test_finding_before_a_list_is_distributed_over_its_parts():
+    assert list_compounds("He had pain in his wrists, knees, and hips.") == [
+        ("pain in his wrists, knees, and hips", ("HP:0030836", "HP:0030839", "HP:0030838"))
+    ]
+
+
+def test_finding_after_a_list_is_distributed_over_its_parts():
+    assert list_compounds("no spine, nail, or hair abnormalities were seen") == [
+        ("spine, nail, or hair abnormalities", ("HP:0000925", "HP:0001597", "HP:0001595"))
+    ]
+
+
+def test_every_part_must_make_a_term():
+    assert list_compounds("pain in his wrists, knees, and teeth") == []
+
+
+def test_lists_of_two_are_left_alone_by_default():
+    assert list_compounds("pain in his wrists and knees") == []
+    assert list_compounds("pain in his wrists and knees", min_items=2) == [("pain in his wrists and knees", ("HP:0030836", "HP:0030839"))]
+
+
+def test_list_rules_with_an_unknown_kind_are_refused(tmp_path):
+    path = tmp_path / "lists.tsv"
+    path.write_text("adverb\tbilaterally\n", encoding="utf-8")
+    with pytest.raises(InputError, match="unknown kind 'adverb'"):
+        read_list_words(path)

@@ -7,21 +7,12 @@ from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.word_sets import WordSetIndex
 
-from conftest import MINI_OBO
-
-
-def index_of(*terms):
-    lexicon = Lexicon()
-    for key, hpo_id, rule in terms:
-        lexicon.add(key, Entry(2, hpo_id, key, "name", rule))
-    lexicon.finalize()
-    matcher = PhraseMatcher(lexicon)
-    return WordSetIndex.build(lexicon, matcher, data_dir("lexicons")), matcher
+from conftest import MINI_OBO, compile_terms
 
 
 def found(terms, text):
-    index, matcher = index_of(*terms)
-    return [(text[m.start : m.end], m.entry.hpo_id) for m in index.find(text, matcher)]
+    compiled = compile_terms(terms)
+    return [(text[m.start : m.end], m.entry.hpo_id) for m in compiled.word_sets.find(text, compiled.matcher)]
 
 
 ELBOW = ("elbow flexion contracture", "HP:0002987", "")

@@ -21,28 +21,42 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES
+from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
 CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
-PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range")
+PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range", "distributed_list")
 # shared_head and shared_modifier are off by default: on PatientPheX the annotators mark
 # only the conjunct written in full ("cerebral and [cerebellar atrophy]"); docs/context.md.
-DEFAULT_PATTERNS = ["inner_modifier", "severity_range"]
+DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
+LIST_WORD_KINDS = ("conjunction", "preposition", "determiner")
 _WORD = r"[^\W_]+"
+_LIST_ITEM = r"[^\W\d_][\w-]*"
 _CONTEXT_TOKENS = 8  # "mild to moderate " and "atrial or " are at most 6 tokens
+_LIST_CONTEXT = 80  # characters read before and after a list for its finding
 
 
 @dataclass(frozen=True)
 class CoordinationRules:
     conjunctions: dict[str, tuple[str, ...]]  # pattern -> conjunctions, longest first
     severity_ranges: dict[str, str]  # "mild to moderate" -> "moderate"
+    list_words: dict[str, tuple[str, ...]]  # kind (conjunction, preposition, determiner) -> words
 
 
-def read_rules(coordination_file: Path, ranges_file: Path) -> CoordinationRules:
+def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
+    """Kind (conjunction, preposition, determiner) -> words, longest first."""
+    words: dict[str, list[str]] = {kind: [] for kind in LIST_WORD_KINDS}
+    for (kind, word, *_), number in read_tsv(path, 2):
+        if kind not in words:
+            raise InputError(f"{path}:{number}: unknown kind {kind!r}; expected one of {list(LIST_WORD_KINDS)}")
+        words[kind].append(word.lower())
+    return {kind: tuple(sorted(listed, key=len, reverse=True)) for kind, listed in words.items()}
+
+
+def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path) -> CoordinationRules:
     conjunctions: dict[str, list[str]] = {pattern: [] for pattern in CONJUNCTION_PATTERNS}
     for (pattern, conjunction, *_), number in read_tsv(coordination_file, 2):
         if pattern not in conjunctions:
@@ -52,7 +66,8 @@ def read_rules(coordination_file: Path, ranges_file: Path) -> CoordinationRules:
         if not listed:
             raise InputError(f"{coordination_file}: no conjunction listed for pattern {pattern!r}")
     ranges = {" ".join(row[0].lower().split()): row[1].lower() for row, _ in read_tsv(ranges_file, 2)}
-    return CoordinationRules({p: tuple(sorted(c, key=len, reverse=True)) for p, c in conjunctions.items()}, ranges)
+    conjunctions_first = {p: tuple(sorted(c, key=len, reverse=True)) for p, c in conjunctions.items()}
+    return CoordinationRules(conjunctions_first, ranges, read_list_words(lists_file))
 
 
 def _alternation(phrases) -> str:
@@ -62,10 +77,24 @@ def _alternation(phrases) -> str:
 
 @Language.factory(
     "phenorules_coordination",
-    default_config={"hpo": None, "coordination_file": None, "ranges_file": None, "patterns": DEFAULT_PATTERNS},
+    default_config={
+        "hpo": None,
+        "coordination_file": None,
+        "ranges_file": None,
+        "lists_file": None,
+        "patterns": DEFAULT_PATTERNS,
+        "min_list_items": 3,
+    },
 )
 def make_coordination(
-    nlp: Language, name: str, hpo: str | None, coordination_file: str | None, ranges_file: str | None, patterns: list[str]
+    nlp: Language,
+    name: str,
+    hpo: str | None,
+    coordination_file: str | None,
+    ranges_file: str | None,
+    lists_file: str | None,
+    patterns: list[str],
+    min_list_items: int,
 ):
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
@@ -74,9 +103,10 @@ def make_coordination(
     rules = read_rules(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
         Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
+        Path(lists_file) if lists_file else rules_dir / "coordinated_lists.tsv",
     )
     source = match_stage(nlp, hpo)
-    return Coordination(rules, source, tuple(patterns))
+    return Coordination(rules, source, tuple(patterns), max(2, min_list_items))
 
 
 @dataclass(frozen=True)
@@ -108,7 +138,7 @@ class Context:
 
 
 class Coordination(RefinesMatches):
-    def __init__(self, rules: CoordinationRules, source: PhenotypeMatcher, patterns: tuple[str, ...]):
+    def __init__(self, rules: CoordinationRules, source: PhenotypeMatcher, patterns: tuple[str, ...], min_list_items: int = 3):
         self.rules = rules
         self.source = source
         self.patterns = patterns
@@ -119,24 +149,36 @@ class Coordination(RefinesMatches):
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
+        words = {kind: _alternation(listed) or "(?!)" for kind, listed in rules.list_words.items()}
+        self.item_list = re.compile(
+            rf"\b{_LIST_ITEM}(?:, {_LIST_ITEM}){{{min_list_items - 2},}},? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE
+        )
+        self.item_separator = re.compile(rf",? (?:{words['conjunction']}) |, ", re.IGNORECASE)
+        self.finding_before = re.compile(
+            rf"\b((?:{_WORD} ){{0,2}}{_WORD}) (?:{words['preposition']}) (?:(?:{words['determiner']}) )?$", re.IGNORECASE
+        )
+        self.finding_after = re.compile(rf"^ ({_WORD}(?: {_WORD}){{0,2}})\b", re.IGNORECASE)
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
         starts = {span.start_char for span in spans}
         compounds = [c for span in spans for c in self.compounds(Context(doc, span), starts)]
+        if "distributed_list" in self.patterns:
+            compounds += self.distributed_lists(doc_text(doc))
         if compounds:
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.names)
         return doc
 
     def compounds(self, context: Context, starts: set[int]) -> list[Compound]:
-        """What each enabled pattern makes of the mention ``context.span``."""
+        """What each enabled pattern makes of the mention ``context.span`` (lists are
+        found in the text, not around a mention: :meth:`distributed_lists`)."""
         makers = {
             "shared_head": lambda: self.shared_head(context),
             "shared_modifier": lambda: self.shared_modifier(context, starts),
             "inner_modifier": lambda: self.inner_modifier(context.span),
             "severity_range": lambda: self.severity_range(context),
         }
-        found = (makers[pattern]() for pattern in self.patterns)
+        found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
         return [compound for compound in found if compound is not None]
 
     def shared_head(self, context: Context) -> Compound | None:
@@ -211,6 +253,41 @@ class Coordination(RefinesMatches):
         if hpo_id is None:
             return None
         return Compound(offset + found.start(), span.end_char, (hpo_id,), f"coordination:severity_range:{bounds}")
+
+
+    def distributed_lists(self, text: str) -> list[Compound]:
+        """'contractures of the wrists, knees, hips, and ankles', 'chest, spine, nail, or
+        hair abnormalities': one finding distributed over a list of parts. Every part must
+        make a term with the finding (the longest finding that works, up to three words)."""
+        out = []
+        for found in self.item_list.finditer(text):
+            items = self.item_separator.split(found.group())
+            before = self.finding_before.search(text, max(0, found.start() - _LIST_CONTEXT), found.start())
+            if before is not None:
+                compound = self.list_compound(items, before.group(1), before.start(1), found.end(), after=False)
+                if compound is not None:
+                    out.append(compound)
+                    continue
+            after = self.finding_after.search(text[found.end() : found.end() + _LIST_CONTEXT])
+            if after is not None:
+                compound = self.list_compound(items, after.group(1), found.start(), found.end(), after=True)
+                if compound is not None:
+                    out.append(compound)
+        return out
+
+    def list_compound(self, items: list[str], finding: str, start: int, end: int, after: bool) -> Compound | None:
+        """The compound for ``items`` sharing a finding (its words, longest first) written
+        before the list ('pain in his ...') or after it ('... hair abnormalities')."""
+        words = finding.split(" ")
+        for size in range(len(words), 0, -1):
+            head = " ".join(words[:size] if after else words[-size:])
+            phrases = [[f"{item} {head}"] if after else [f"{head} of the {item}", f"{item} {head}"] for item in items]
+            ids = [next(filter(None, map(self.term, tried)), None) for tried in phrases]
+            if all(ids):
+                if after:
+                    return Compound(start, end + 1 + len(head), _joined(*ids), "coordination:distributed_list")
+                return Compound(start + len(finding) - len(head), end, _joined(*ids), "coordination:distributed_list")
+        return None
 
 
 def _joined(*hpo_ids: str) -> tuple[str, ...]:

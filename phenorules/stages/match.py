@@ -83,10 +83,14 @@ class RefinesMatches:
         return self.source.resources.ontology.names
 
     def term(self, phrase: str) -> str | None:
-        """The id(s) of ``phrase`` if the lexicon knows the whole phrase as one term."""
+        """The id(s) of ``phrase`` if the lexicon knows the whole phrase as one term, in
+        its own word order or in another ('pain of the wrists' is Wrist pain)."""
         matches = self.matcher(phrase)
         if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
             return matches[0].entry.hpo_id
+        for match in self.source.resources.word_sets.find(phrase, self.matcher):
+            if match.start == 0 and match.end == len(phrase):
+                return match.entry.hpo_id
         return None
 
 
