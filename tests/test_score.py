@@ -272,8 +272,17 @@ def test_format_table_has_four_rows_and_a_score_line_with_four_decimals():
     result = score([gold([ent(0, 5, A)], [("P1", [A])])], [pred([ent(0, 5, A), ent(9, 2, B)])])
     lines = format_table(result).splitlines()
     labels = [line.split()[0] for line in lines[1:]]
-    assert labels == ["mention", "document", "micro", "macro", "Score"]
+    assert labels == ["mention", "document", "micro", "macro", "Score", "negation"]
     assert lines[1].split() == ["mention", "0.5000", "1.0000", "0.6667", "1", "1", "0"]
     assert lines[4].split() == ["macro", "0.0000", "0.0000", "0.0000"]
     assert lines[5].split()[1] == f"{result['score']:.4f}"
     assert len({len(line) for line in lines[:4]}) == 1
+
+
+def test_negation_agreement_counts_notes_on_the_spans_both_sides_have():
+    gold_article = gold([ent(0, 5, A, "NO"), ent(10, 5, B, "NO"), ent(20, 5, C), ent(30, 5, A, "NO")], [])
+    predicted = pred([ent(0, 5, A, "NO"), ent(10, 5, B), ent(20, 5, C, "NO"), ent(40, 5, C, "NO")])
+    negation = score([gold_article], [predicted])["negation"]
+    # agreed: (0,5); "NO" on a gold span: (0,5), (20,5); gold-negated spans predicted: (0,5), (10,5)
+    assert (negation["agreed"], negation["predicted_on_gold"], negation["found"], negation["gold_negated"]) == (1, 2, 2, 3)
+    assert (negation["precision"], negation["recall"], negation["recall_all"]) == (0.5, 0.5, 1 / 3)

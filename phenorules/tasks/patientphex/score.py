@@ -71,6 +71,39 @@ def score(gold_articles: list[dict], pred_records: list[dict]) -> dict:
         "micro": micro,
         "macro": macro,
         "score": 0.25 * (mention["f1"] + document["f1"] + micro["f1"] + macro["f1"]),
+        "negation": negation_agreement(gold_articles, pred_records),
+    }
+
+
+def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> dict:
+    """How well "NO" notes agree on the spans both sides have (not part of Score).
+
+    precision: of the predicted "NO" mentions on a gold span, the share negated in the gold;
+    recall: of the gold-negated mentions whose span is predicted, the share predicted "NO";
+    recall_all: the same over every gold-negated mention.
+    """
+    predictions = _by_pmc_id(pred_records, "predictions")
+    agreed = predicted_on_gold = found = gold_negated = 0
+    for gold in gold_articles:
+        gold_spans = {(e["offset"], e["length"]): e.get("note") == NEGATED for e in gold.get("entities", [])}
+        pred_spans: dict[tuple[int, int], bool] = {}
+        for entity in predictions.get(gold["pmc_id"], {}).get("entities", []):
+            span = (entity["offset"], entity["length"])
+            pred_spans[span] = pred_spans.get(span, False) or entity.get("note") == NEGATED
+        negated = {span for span, is_negated in gold_spans.items() if is_negated}
+        predicted_negated = {span for span, is_negated in pred_spans.items() if is_negated}
+        agreed += len(negated & predicted_negated)
+        predicted_on_gold += len(predicted_negated & gold_spans.keys())
+        found += len(negated & pred_spans.keys())
+        gold_negated += len(negated)
+    return {
+        "precision": agreed / predicted_on_gold if predicted_on_gold else 1.0,
+        "recall": agreed / found if found else 1.0,
+        "recall_all": agreed / gold_negated if gold_negated else 1.0,
+        "agreed": agreed,
+        "predicted_on_gold": predicted_on_gold,
+        "found": found,
+        "gold_negated": gold_negated,
     }
 
 
@@ -228,4 +261,11 @@ def format_table(result: dict) -> str:
         counts = "".join(f"{row[key]:>8d}" for key in ("tp", "fp", "fn") if key in row)
         lines.append(f"{level:<10}{figures}{counts}")
     lines.append(f"{'Score':<10}{result['score']:>8.4f}")
+    negation = result.get("negation")
+    if negation:
+        lines.append(
+            f"negation (not in Score): precision {negation['precision']:.4f} ({negation['agreed']}/{negation['predicted_on_gold']}), "
+            f"recall {negation['recall']:.4f} ({negation['agreed']}/{negation['found']}) on the gold-negated spans found, "
+            f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all"
+        )
     return "\n".join(lines)
