@@ -148,3 +148,13 @@ def test_an_adjective_shared_by_two_nouns_gives_both(tmp_path):
     variants = noun_adjective("short ulna", res)
     assert {"shortening of the ulna", "shortness of the ulna", "ulna shortness"} <= set(variants)
 
+
+def test_nominalised_findings_and_face_wordings(res):
+    assert "webbing of the neck" in generate_variants("webbed neck", res)
+    assert "stiffness of the knees" in generate_variants("stiff knee", res)
+    assert "flat facial appearance" in generate_variants("flat face", res)
+    assert "craniofacial dysmorphism" in generate_variants("abnormality of craniofacial shape", res)
+    assert "facial dysmorphia" in generate_variants("facial dysmorphism", res)
+    assert "growth restriction" in generate_variants("growth retardation", res)
+    assert "caesarean section" in generate_variants("caesarian section", res)
+    assert "mitochondrial disease" in generate_variants("abnormality of the mitochondrion", res)
