@@ -129,3 +129,32 @@ def test_adjective_abnormality_and_disease_disorder(res):
     assert variants["neurodevelopmental disorders"] == "rewrite+number"
     assert "neurodegenerative disorder" in generate_variants("neurodegenerative disease", res)
     assert "cesarean section" in generate_variants("caesarian section", res)
+
+
+def test_number_inflects_both_heads_together(res):
+    variants = number("flexion contracture of the elbow", res)
+    assert "flexion contractures of the elbow" in variants
+    assert "flexion contracture of the elbows" in variants
+    assert "flexion contractures of the elbows" in variants
+    assert number("joint contracture", res) == ["joint contractures"]  # one head: nothing to combine
+
+
+def test_an_adjective_shared_by_two_nouns_gives_both(tmp_path):
+    import shutil
+
+    shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
+    (tmp_path / "noun_adjective.tsv").write_text("shortening\tshort\nshortness\tshort\n")
+    res = VariantResources.from_dir(tmp_path)
+    variants = noun_adjective("short ulna", res)
+    assert {"shortening of the ulna", "shortness of the ulna", "ulna shortness"} <= set(variants)
+
+
+def test_nominalised_findings_and_face_wordings(res):
+    assert "webbing of the neck" in generate_variants("webbed neck", res)
+    assert "stiffness of the knees" in generate_variants("stiff knee", res)
+    assert "flat facial appearance" in generate_variants("flat face", res)
+    assert "craniofacial dysmorphism" in generate_variants("abnormality of craniofacial shape", res)
+    assert "facial dysmorphia" in generate_variants("facial dysmorphism", res)
+    assert "growth restriction" in generate_variants("growth retardation", res)
+    assert "caesarean section" in generate_variants("caesarian section", res)
+    assert "mitochondrial disease" in generate_variants("abnormality of the mitochondrion", res)

@@ -134,10 +134,11 @@ def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
     if len(words) >= 2 and words[-1] in res.noun_adjectives:
         noun, rest = words[-1], " ".join(words[:-1])
         out += [f"{noun} of the {rest}", f"{noun} of {rest}", f"{res.noun_adjectives[noun]} {rest}"]
-    adjective_to_noun = {adj: noun for noun, adj in res.noun_adjectives.items()}
-    if len(words) >= 2 and words[0] in adjective_to_noun:
-        noun, rest = adjective_to_noun[words[0]], " ".join(words[1:])
-        out += [f"{rest} {noun}", f"{noun} of the {rest}", f"{noun} of {rest}"]
+    if len(words) >= 2:
+        rest = " ".join(words[1:])
+        # One adjective may have several nouns: 'short' <- 'shortening', 'shortness'.
+        for noun in sorted(noun for noun, adjective in res.noun_adjectives.items() if adjective == words[0]):
+            out += [f"{rest} {noun}", f"{noun} of the {rest}", f"{noun} of {rest}"]
     return out
 
 
@@ -169,6 +170,12 @@ def number(phrase: str, res: VariantResources) -> list[str]:
         for inflect in (pluralize_word, singularize_word):
             for form in inflect(words[head], res):
                 out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
+    if len(heads) == 2:  # 'contracture of the elbow' -> 'contractures of the elbows': both heads agree
+        first, last = sorted(heads)
+        for inflect in (pluralize_word, singularize_word):
+            for head_form in inflect(words[first], res):
+                for last_form in inflect(words[last], res):
+                    out.append(" ".join(words[:first] + [head_form] + words[first + 1 : last] + [last_form] + words[last + 1 :]))
     return out
 
 
