@@ -131,12 +131,11 @@ def test_adjective_abnormality_and_disease_disorder(res):
     assert "cesarean section" in generate_variants("caesarian section", res)
 
 
-def test_number_inflects_both_heads_together(res):
+def test_number_inflects_one_head_at_a_time(res):
+    # both heads inflected ("flexion contractures of the elbows") is the word_order
+    # stage's job, which reads any number of any word without 47,000 more lexicon keys
     variants = number("flexion contracture of the elbow", res)
-    assert "flexion contractures of the elbow" in variants
-    assert "flexion contracture of the elbows" in variants
-    assert "flexion contractures of the elbows" in variants
-    assert number("joint contracture", res) == ["joint contractures"]  # one head: nothing to combine
+    assert sorted(variants) == ["flexion contracture of the elbows", "flexion contractures of the elbow"]
 
 
 def test_an_adjective_shared_by_two_nouns_gives_both(tmp_path):

@@ -170,12 +170,6 @@ def number(phrase: str, res: VariantResources) -> list[str]:
         for inflect in (pluralize_word, singularize_word):
             for form in inflect(words[head], res):
                 out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
-    if len(heads) == 2:  # 'contracture of the elbow' -> 'contractures of the elbows': both heads agree
-        first, last = sorted(heads)
-        for inflect in (pluralize_word, singularize_word):
-            for head_form in inflect(words[first], res):
-                for last_form in inflect(words[last], res):
-                    out.append(" ".join(words[:first] + [head_form] + words[first + 1 : last] + [last_form] + words[last + 1 :]))
     return out
 
 
