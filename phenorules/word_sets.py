@@ -4,10 +4,12 @@ Articles reorder and inflect term names freely: "flexion contractures of the elb
 Elbow flexion contracture, "deformity of the femoral neck" is Femoral neck deformity. As in
 FastHPOCR (Groza et al. 2024, Bioinformatics 40:btae406), a candidate is a run of words that
 all belong to ontology terms, and it is recognised by its set of normalised words, not their
-order. Here every lexicon key is indexed by the sorted multiset of its content words in the
-singular; function words ("of", "the", "both": ``lexicons/function_words.tsv``) are skipped
-on both sides. A run stops at punctuation other than a hyphen or an apostrophe, and at the
-first word no term uses, so it never leaves its phrase.
+order. Here every lexicon key is indexed by the sorted multiset of its content words, each
+made singular and replaced by the head of its word family ("delayed" -> "delay",
+``lexicons/word_clusters.tsv`` and the noun/adjective pairs); function words ("of", "the",
+"both": ``lexicons/function_words.tsv``) are skipped on both sides. A run stops at
+punctuation other than a hyphen or an apostrophe, at a conjunction, and at the first word
+no term uses, so it never leaves its phrase.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class WordSetIndex:
     function_words: frozenset[str]  # skipped
     stop_words: frozenset[str]  # end a run
     singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
-    families: dict[str, str]  # word -> the first word of its family ('delayed' -> 'delay')
+    families: dict[str, str]  # word -> the head of its family ('delayed' -> 'delay')
     max_words: int
 
     @classmethod
@@ -70,10 +72,11 @@ class WordSetIndex:
         return index
 
     def content_words(self, phrase: str) -> list[str]:
-        return [self.singular(word) for word in _WORD.findall(phrase) if word not in self.function_words]
+        return [self.base_word(word) for word in _WORD.findall(phrase) if word not in self.function_words]
 
-    def singular(self, word: str) -> str:
-        """The word's family head, of its singular form: 'contractures' -> 'contracture'."""
+    def base_word(self, word: str) -> str:
+        """The family head of the word's singular: 'contractures' -> 'contracture',
+        'delayed' -> 'delay'."""
         if word in self.singulars:
             word = self.singulars[word]
         else:
@@ -85,7 +88,7 @@ class WordSetIndex:
         """Every run of words in ``text`` whose content words are an indexed set."""
         normal = normalize_text(text)
         words = list(_WORD.finditer(normal))
-        singular = {}  # this text's words, each made singular once
+        base: dict[str, str] = {}  # this text's words, each looked up once
         out = []
         for first, word in enumerate(words):
             if word.group() in self.function_words:
@@ -97,11 +100,11 @@ class WordSetIndex:
                 surface = words[last].group()
                 if surface in self.function_words:
                     continue
-                if surface not in singular:
-                    singular[surface] = self.singular(surface)
-                if singular[surface] not in self.vocabulary or surface in self.stop_words or len(content) == self.max_words:
+                if surface not in base:
+                    base[surface] = self.base_word(surface)
+                if base[surface] not in self.vocabulary or surface in self.stop_words or len(content) == self.max_words:
                     break
-                content.append(singular[surface])
+                content.append(base[surface])
                 row = self.rows.get(" ".join(sorted(content))) if len(content) > 1 else None
                 if row is not None:
                     start, end = word.start(), words[last].end()
