@@ -118,6 +118,11 @@ def test_lists_of_two_are_left_alone_by_default():
     assert list_compounds("pain in his wrists and knees", min_items=2) == [("pain in his wrists and knees", ("HP:0030836", "HP:0030839"))]
 
 
+def test_a_list_of_one_item_is_refused():
+    with pytest.raises(ValueError, match="min_list_items must be at least 2"):
+        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"min_list_items": 1}})
+
+
 def test_list_rules_with_an_unknown_kind_are_refused(tmp_path):
     path = tmp_path / "lists.tsv"
     path.write_text("adverb\tbilaterally\n", encoding="utf-8")

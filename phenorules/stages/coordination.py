@@ -99,6 +99,8 @@ def make_coordination(
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
         raise ValueError(f"unknown coordination pattern(s) {unknown}; expected some of {list(PATTERNS)}")
+    if min_list_items < 2:
+        raise ValueError(f"coordination: min_list_items must be at least 2, not {min_list_items}")
     rules_dir = data_dir("rules")
     rules = read_rules(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
@@ -106,7 +108,7 @@ def make_coordination(
         Path(lists_file) if lists_file else rules_dir / "coordinated_lists.tsv",
     )
     source = match_stage(nlp, hpo)
-    return Coordination(rules, source, tuple(patterns), max(2, min_list_items))
+    return Coordination(rules, source, tuple(patterns), min_list_items)
 
 
 @dataclass(frozen=True)
