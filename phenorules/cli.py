@@ -186,6 +186,7 @@ def info(hpo: str | None) -> None:
     click.echo(f"release:   {resources.ontology.data_version}")
     click.echo(f"terms:     {len(resources.ontology.names)} under HP:0000118 (Phenotypic abnormality)")
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
+    click.echo(f"word sets: {len(resources.word_sets.rows)} (any word order, for the word_order stage)")
     click.echo(f"cache:     {cache_dir()}")
     click.echo("stages:    " + " -> ".join(stage_names()))
 

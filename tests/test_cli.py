@@ -163,3 +163,12 @@ def test_the_same_input_gives_the_same_bytes_whatever_the_hash_seed(tmp_path):
     first, second = outputs_with_hash_seed(tmp_path, 1), outputs_with_hash_seed(tmp_path, 4242)
     assert first == second
     assert b'"identifier": "HP:0410030"' in first[0] and b"HP:0410030" in first[1]
+
+
+def test_info_names_the_release_the_index_sizes_and_the_stages():
+    result = run("info")
+    assert result.exit_code == 0, result.output
+    lines = dict(line.split(":", 1) for line in result.output.splitlines() if ":" in line)
+    assert lines["release"].strip() == "hp/releases/test-mini"
+    assert int(lines["lexicon"].split()[0]) > 0 and int(lines["word sets"].split()[0]) > 0
+    assert lines["stages"].split(" -> ")[1:3] == ["match", "word_order"]
