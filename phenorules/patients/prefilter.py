@@ -1,0 +1,208 @@
+"""Scanning a text with a regex only where it can match, with the same matches as ``finditer``.
+
+From a pattern's parse tree come two things: *anchors*, literal strings one of which every
+match contains (the kinship words of the kinship pattern), and *stop characters*, non-word
+characters that neither the match nor its look-arounds can ever read (most punctuation for
+most patterns). No match crosses a stop character, so the text falls into independent
+chunks between them, and only chunks with an anchor need the (slow) regex. A pattern the
+analysis does not understand is simply scanned in full.
+
+Anchors are looked up in the lower-cased text, which holds an ASCII letter wherever the
+pattern can match one in either case, except at 'ı' and 'ſ' (which match 'i' and 's'
+case-insensitively but are their own lower case): texts with those are scanned in full.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import product
+from typing import Iterator
+
+try:
+    from re import _constants as sre, _parser as sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants as sre  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+_MAX_ANCHORS = 64
+_CHARS_PER_ANCHOR = 150  # measured: prefiltering is slower where anchors are denser
+_NEUTRAL = frozenset({""})  # what a zero-width item adds to a literal run
+_BOUNDARIES = {sre.AT_BOUNDARY, sre.AT_NON_BOUNDARY, sre.AT_UNI_BOUNDARY, sre.AT_UNI_NON_BOUNDARY}
+_SPACE = {sre.CATEGORY_SPACE, sre.CATEGORY_UNI_SPACE}
+_WORDLIKE = {sre.CATEGORY_DIGIT, sre.CATEGORY_UNI_DIGIT, sre.CATEGORY_WORD, sre.CATEGORY_UNI_WORD}
+_REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT}
+# A non-ASCII character the lower-cased text keeps although it matches an ASCII letter
+# case-insensitively.
+_ODD_FOLD = re.compile(r"(?-i:[^\x00-\x7f])(?<=[a-z])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """Where a regex can match: near one of ``anchors``, inside the chunk ``stops`` bound."""
+
+    anchors: tuple[str, ...]
+    stops: re.Pattern
+
+    def finditer(self, regex: re.Pattern, scanned: str, lowered: str) -> Iterator[re.Match]:
+        """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length."""
+        if _ODD_FOLD.search(lowered) or not self.pays(lowered):
+            yield from regex.finditer(scanned)
+            return
+        size, reverse, end = len(scanned), None, 0
+        for hit in sorted(hit for anchor in self.anchors for hit in _positions(lowered, anchor)):
+            if hit < end:
+                continue
+            reverse = scanned[::-1] if reverse is None else reverse
+            before = self.stops.search(reverse, size - hit)
+            after = self.stops.search(scanned, hit)
+            end = after.start() if after else size
+            yield from regex.finditer(scanned, size - before.start() if before else 0, end)
+
+    def pays(self, lowered: str) -> bool:
+        """Whether anchors are rare enough: a chunk costs about as much as scanning
+        ``_CHARS_PER_ANCHOR`` characters in full ('he' is in every 'the': not worth it)."""
+        budget = len(lowered) // _CHARS_PER_ANCHOR
+        for anchor in self.anchors:
+            budget -= lowered.count(anchor)
+            if budget < 0:
+                return False
+        return True
+
+
+def _positions(text: str, word: str) -> Iterator[int]:
+    """Start of every occurrence of ``word`` in ``text``, overlapping ones included."""
+    position = text.find(word)
+    while position >= 0:
+        yield position
+        position = text.find(word, position + 1)
+
+
+def prefilter(pattern: str) -> Prefilter | None:
+    """The prefilter of a pattern, None when it cannot be derived (or matches empty text)."""
+    parsed = sre_parse.parse(pattern)
+    if parsed.getwidth()[0] == 0:
+        return None
+    ignorecase = bool(parsed.state.flags & sre.SRE_FLAG_IGNORECASE)
+    anchors = _required(list(parsed), ignorecase)
+    readable = _readable(list(parsed), ignorecase)
+    if not anchors or "" in anchors or readable is None:
+        return None
+    return Prefilter(
+        tuple(sorted(anchors)),
+        re.compile("[^\\w" + "".join(sorted(set(readable))) + "]"),
+    )
+
+
+def _flags(av: tuple, ignorecase: bool) -> bool:
+    """Whether a (?flags:...) group's body is case-insensitive."""
+    _, add, remove, _ = av
+    return bool((ignorecase or add & sre.SRE_FLAG_IGNORECASE) and not remove & sre.SRE_FLAG_IGNORECASE)
+
+
+def _exact(items: list, ignorecase: bool) -> frozenset[str] | None:
+    """The lower-cased ASCII strings a sequence matches, if it matches only a few fixed ones."""
+    found = _NEUTRAL
+    for op, av in items:
+        strings = _exact_item(op, av, ignorecase)
+        if strings is None or len(found) * len(strings) > _MAX_ANCHORS:
+            return None
+        found = frozenset(a + b for a, b in product(found, strings))
+    return found
+
+
+def _exact_item(op, av, ignorecase: bool) -> frozenset[str] | None:
+    if op is sre.LITERAL:
+        return frozenset({chr(av).lower()}) if chr(av).isascii() else None
+    if op is sre.IN and all(kind is sre.LITERAL and chr(code).isascii() for kind, code in av):
+        return frozenset(chr(code).lower() for _, code in av)
+    if op is sre.SUBPATTERN:
+        return _exact(list(av[3]), _flags(av, ignorecase))
+    if op is sre.BRANCH:
+        return _union(_exact(list(branch), ignorecase) for branch in av[1])
+    if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+        return _NEUTRAL
+    return None
+
+
+def _required(items: list, ignorecase: bool) -> frozenset[str] | None:
+    """The most selective set of strings one of which every match of a sequence contains:
+    a maximal run of fixed items, or what one item requires; None if there is none."""
+    candidates, run = [], []
+    for op, av in items + [(None, None)]:
+        if op is not None and _exact_item(op, av, ignorecase) is not None:
+            run.append((op, av))
+            continue
+        if run:
+            candidates.append(_exact(run, ignorecase))
+            run = []
+        if op is not None:
+            candidates.append(_required_item(op, av, ignorecase))
+    useful = [c for c in candidates if c and "" not in c]
+    return max(useful, key=lambda c: (min(map(len, c)), -len(c)), default=None)
+
+
+def _required_item(op, av, ignorecase: bool) -> frozenset[str] | None:
+    if op is sre.SUBPATTERN:
+        return _required(list(av[3]), _flags(av, ignorecase))
+    if op is sre.BRANCH:
+        return _union(_required(list(branch), ignorecase) for branch in av[1])
+    if op in _REPEATS and av[0] >= 1:
+        return _required(list(av[2]), ignorecase)
+    return None
+
+
+def _union(sets) -> frozenset[str] | None:
+    found: frozenset[str] = frozenset()
+    for strings in sets:
+        if not strings:
+            return None
+        found |= strings
+    return found if len(found) <= _MAX_ANCHORS else None
+
+
+def _readable(items: list, ignorecase: bool) -> list[str] | None:
+    """Character-class parts for the non-word characters a sequence (look-arounds included)
+    can read; None if it can read any character or uses anchors other than ``\\b``/``\\B``."""
+    parts: list[str] = []
+    for op, av in items:
+        if op is sre.LITERAL:
+            if ignorecase and not chr(av).isascii():
+                return None
+            parts.append(f"\\U{av:08x}")
+        elif op is sre.IN:
+            for kind, value in av:
+                if kind is sre.LITERAL and not (ignorecase and not chr(value).isascii()):
+                    parts.append(f"\\U{value:08x}")
+                elif kind is sre.RANGE and not ignorecase:
+                    parts.append(f"\\U{value[0]:08x}-\\U{value[1]:08x}")
+                elif kind is sre.CATEGORY and value in _SPACE:
+                    parts.append("\\s")
+                elif not (kind is sre.CATEGORY and value in _WORDLIKE):
+                    return None
+        elif op is sre.AT:
+            if av not in _BOUNDARIES:
+                return None
+        else:
+            inner = _inner(op, av, ignorecase)
+            if inner is None:
+                return None
+            for body, flag in inner:
+                found = _readable(body, flag)
+                if found is None:
+                    return None
+                parts += found
+    return parts
+
+
+def _inner(op, av, ignorecase: bool) -> list[tuple[list, bool]] | None:
+    """The sub-sequences of a compound item with their case flag; None for other items."""
+    if op is sre.SUBPATTERN:
+        return [(list(av[3]), _flags(av, ignorecase))]
+    if op is sre.BRANCH:
+        return [(list(branch), ignorecase) for branch in av[1]]
+    if op in _REPEATS:
+        return [(list(av[2]), ignorecase)]
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return [(list(av[1]), ignorecase)]
+    return None
