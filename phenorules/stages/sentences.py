@@ -61,7 +61,7 @@ class SentenceSplitter:
             starts[i] = pending
             if "\n" in text and not text.strip():
                 pending = True
-            elif self.ends_sentence(words, trailing, i):
+            elif text in _FINAL and self.ends_sentence(words, trailing, i):  # the test first: most tokens are words
                 pending = _next_starts_sentence(words, i)
             else:
                 pending = False
