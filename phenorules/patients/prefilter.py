@@ -1,16 +1,18 @@
 """Scanning a text with a regex only where it can match, with the same matches as ``finditer``.
 
-From a pattern's parse tree come two things: *anchors*, literal strings one of which every
-match contains (the kinship words of the kinship pattern), and *stop characters*, non-word
-characters that neither the match nor its look-arounds can ever read (most punctuation for
-most patterns). No match crosses a stop character, so the text falls into independent
-chunks between them, and only chunks with an anchor need the (slow) regex. A pattern the
-analysis does not understand is simply scanned in full.
+Python's re tries a pattern that starts with ``\b`` or a look-behind at every position of
+the text, which is slow. From the pattern's parse tree come *start words*, literal strings
+one of which every match starts with ('the', 'our', ... for "the patient"), and *anchors*,
+literal strings one of which every match contains (the kinship words of the kinship
+pattern), with *stop characters*: non-word characters that neither the match nor its
+look-arounds can ever read (most punctuation for most patterns). So the regex is tried
+only where a start word is, or else only in the chunks between stop characters (no match
+crosses one) that hold an anchor. Where the words are too frequent to pay, or the analysis
+does not understand the pattern, the text is scanned in full.
 
-Anchors are looked up in the lower-cased text, which holds an ASCII letter wherever the
+Words are looked up in the lower-cased text, which holds an ASCII letter wherever the
 pattern can match one in either case, except at 'ı' and 'ſ' (which match 'i' and 's'
-case-insensitively but are their own lower case): texts with those are scanned in full.
-"""
+case-insensitively but are their own lower case): texts with those are scanned in full."""
 
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ except ImportError:  # Python 3.10
     import sre_parse  # type: ignore[no-redef]
 
 _MAX_ANCHORS = 64
-_CHARS_PER_ANCHOR = 150  # measured: prefiltering is slower where anchors are denser
+# Measured: below these densities of start and anchor words prefiltering is faster.
+_CHARS_PER_START = 20
+_CHARS_PER_CHUNK = 150
 _NEUTRAL = frozenset({""})  # what a zero-width item adds to a literal run
 _BOUNDARIES = {sre.AT_BOUNDARY, sre.AT_NON_BOUNDARY, sre.AT_UNI_BOUNDARY, sre.AT_UNI_NON_BOUNDARY}
 _SPACE = {sre.CATEGORY_SPACE, sre.CATEGORY_UNI_SPACE}
@@ -39,35 +43,37 @@ _ODD_FOLD = re.compile(r"(?-i:[^\x00-\x7f])(?<=[a-z])", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Prefilter:
-    """Where a regex can match: near one of ``anchors``, inside the chunk ``stops`` bound."""
+    """Where a regex can match: at one of ``starts``, or in a chunk (between two ``stops``)
+    with one of ``anchors``. Empty or None where the pattern gives none."""
 
+    starts: tuple[str, ...]
     anchors: tuple[str, ...]
-    stops: re.Pattern
+    stops: re.Pattern | None
 
     def finditer(self, regex: re.Pattern, scanned: str, lowered: str) -> Iterator[re.Match]:
         """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length."""
-        if _ODD_FOLD.search(lowered) or not self.pays(lowered):
-            yield from regex.finditer(scanned)
-            return
-        size, reverse, end = len(scanned), None, 0
-        for hit in sorted(hit for anchor in self.anchors for hit in _positions(lowered, anchor)):
-            if hit < end:
-                continue
-            reverse = scanned[::-1] if reverse is None else reverse
-            before = self.stops.search(reverse, size - hit)
-            after = self.stops.search(scanned, hit)
-            end = after.start() if after else size
-            yield from regex.finditer(scanned, size - before.start() if before else 0, end)
+        if not _ODD_FOLD.search(lowered):
+            if self.starts and _rare(self.starts, lowered, _CHARS_PER_START):
+                return _starting_at(regex, scanned, _hits(lowered, self.starts))
+            if self.stops is not None and _rare(self.anchors, lowered, _CHARS_PER_CHUNK):
+                return _in_chunks(regex, scanned, self.stops, _hits(lowered, self.anchors))
+        return regex.finditer(scanned)
 
-    def pays(self, lowered: str) -> bool:
-        """Whether anchors are rare enough: a chunk costs about as much as scanning
-        ``_CHARS_PER_ANCHOR`` characters in full ('he' is in every 'the': not worth it)."""
-        budget = len(lowered) // _CHARS_PER_ANCHOR
-        for anchor in self.anchors:
-            budget -= lowered.count(anchor)
-            if budget < 0:
-                return False
-        return True
+
+def _rare(words: tuple[str, ...], lowered: str, chars_per_word: int) -> bool:
+    """Whether ``words`` occur at most once per ``chars_per_word`` characters: where they
+    are denser, scanning the whole text is faster ('he' is in every 'the')."""
+    budget = len(lowered) // chars_per_word
+    for word in words:
+        budget -= lowered.count(word)
+        if budget < 0:
+            return False
+    return True
+
+
+def _hits(lowered: str, words: tuple[str, ...]) -> list[int]:
+    """Every position where one of ``words`` starts, in order."""
+    return sorted({hit for word in words for hit in _positions(lowered, word)})
 
 
 def _positions(text: str, word: str) -> Iterator[int]:
@@ -78,20 +84,40 @@ def _positions(text: str, word: str) -> Iterator[int]:
         position = text.find(word, position + 1)
 
 
+def _starting_at(regex: re.Pattern, scanned: str, hits: list[int]) -> Iterator[re.Match]:
+    """finditer's matches when every match starts at one of ``hits``."""
+    end = 0
+    for hit in hits:
+        if hit >= end and (match := regex.match(scanned, hit)):
+            end = match.end()
+            yield match
+
+
+def _in_chunks(regex: re.Pattern, scanned: str, stops: re.Pattern, hits: list[int]) -> Iterator[re.Match]:
+    """finditer's matches when every match lies in a chunk without ``stops`` around a hit."""
+    size, reverse, end = len(scanned), scanned[::-1], 0
+    for hit in hits:
+        if hit < end:
+            continue
+        before = stops.search(reverse, size - hit)
+        after = stops.search(scanned, hit)
+        end = after.start() if after else size
+        yield from regex.finditer(scanned, size - before.start() if before else 0, end)
+
+
 def prefilter(pattern: str) -> Prefilter | None:
-    """The prefilter of a pattern, None when it cannot be derived (or matches empty text)."""
+    """The prefilter of a pattern, None when none can be derived (or it matches empty text)."""
     parsed = sre_parse.parse(pattern)
     if parsed.getwidth()[0] == 0:
         return None
     ignorecase = bool(parsed.state.flags & sre.SRE_FLAG_IGNORECASE)
-    anchors = _required(list(parsed), ignorecase)
-    readable = _readable(list(parsed), ignorecase)
-    if not anchors or "" in anchors or readable is None:
+    starts = _prefix(list(parsed), ignorecase) or frozenset()
+    anchors = _required(list(parsed), ignorecase) or frozenset()
+    readable = _readable(list(parsed), ignorecase) if anchors else None
+    if not starts and readable is None:
         return None
-    return Prefilter(
-        tuple(sorted(anchors)),
-        re.compile("[^\\w" + "".join(sorted(set(readable))) + "]"),
-    )
+    stops = None if readable is None else re.compile("[^\\w" + "".join(sorted(set(readable))) + "]")
+    return Prefilter(tuple(sorted(starts)), tuple(sorted(anchors)), stops)
 
 
 def _flags(av: tuple, ignorecase: bool) -> bool:
@@ -122,6 +148,28 @@ def _exact_item(op, av, ignorecase: bool) -> frozenset[str] | None:
         return _union(_exact(list(branch), ignorecase) for branch in av[1])
     if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
         return _NEUTRAL
+    return None
+
+
+def _prefix(items: list, ignorecase: bool) -> frozenset[str] | None:
+    """Non-empty lower-cased strings one of which every match of a sequence starts with."""
+    found = _NEUTRAL
+    for op, av in items:
+        exact = _exact_item(op, av, ignorecase)
+        strings = exact if exact is not None else _prefix_item(op, av, ignorecase)
+        if strings is None or len(found) * len(strings) > _MAX_ANCHORS:
+            break
+        found = frozenset(a + b for a, b in product(found, strings))
+        if exact is None:
+            break
+    return None if "" in found else found
+
+
+def _prefix_item(op, av, ignorecase: bool) -> frozenset[str] | None:
+    if op is sre.SUBPATTERN:
+        return _prefix(list(av[3]), _flags(av, ignorecase))
+    if op is sre.BRANCH:
+        return _union(_prefix(list(branch), ignorecase) for branch in av[1])
     return None
 
 
