@@ -1,7 +1,7 @@
 """Scanning a text with a regex only where it can match, with the same matches as ``finditer``.
 
-Python's re tries a pattern that starts with ``\b`` or a look-behind at every position of
-the text, which is slow. From the pattern's parse tree come *start words*, literal strings
+Python's re tries a pattern that starts with a word boundary or a look-behind at every
+position of the text, which is slow. From the pattern's parse tree come *start words*, literal strings
 one of which every match starts with ('the', 'our', ... for "the patient"), and *anchors*,
 literal strings one of which every match contains (the kinship words of the kinship
 pattern), with *stop characters*: non-word characters that neither the match nor its
