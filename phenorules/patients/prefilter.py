@@ -1,18 +1,19 @@
 """Scanning a text with a regex only where it can match, with the same matches as ``finditer``.
 
 Python's re tries a pattern that starts with a word boundary or a look-behind at every
-position of the text, which is slow. From the pattern's parse tree come *start words*, literal strings
-one of which every match starts with ('the', 'our', ... for "the patient"), and *anchors*,
-literal strings one of which every match contains (the kinship words of the kinship
-pattern), with *stop characters*: non-word characters that neither the match nor its
-look-arounds can ever read (most punctuation for most patterns). So the regex is tried
-only where a start word is, or else only in the chunks between stop characters (no match
-crosses one) that hold an anchor. Where the words are too frequent to pay, or the analysis
-does not understand the pattern, the text is scanned in full.
+position of the text, which is slow. From the pattern's parse tree come *start words*,
+literal strings one of which every match starts with ('the', 'our', ... for "the
+patient"), and *anchors*, literal strings one of which every match contains (the kinship
+words of the kinship pattern), with *stop characters*: non-word characters that neither
+the match nor its look-arounds can ever read (most punctuation for most patterns). So the
+regex is tried only where a start word is, or else only in the chunks between stop
+characters (no match crosses one) that hold an anchor. Where the words are too frequent
+to pay, or the analysis does not understand the pattern, the text is scanned in full.
 
-Words are looked up in the lower-cased text, which holds an ASCII letter wherever the
-pattern can match one in either case, except at 'ı' and 'ſ' (which match 'i' and 's'
-case-insensitively but are their own lower case): texts with those are scanned in full."""
+The words of a pattern that ignores case are looked up, lower-cased, in the lower-cased
+text, which holds an ASCII letter wherever the pattern can match one in either case,
+except at 'ı' and 'ſ' (which match 'i' and 's' case-insensitively but are their own
+lower case): texts with those are scanned in full."""
 
 from __future__ import annotations
 
@@ -49,31 +50,33 @@ class Prefilter:
     starts: tuple[str, ...]
     anchors: tuple[str, ...]
     stops: re.Pattern | None
+    caseless: bool  # the pattern ignores case somewhere: the words are lower-cased
 
     def finditer(self, regex: re.Pattern, scanned: str, lowered: str) -> Iterator[re.Match]:
         """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length."""
-        if not _ODD_FOLD.search(lowered):
-            if self.starts and _rare(self.starts, lowered, _CHARS_PER_START):
-                return _starting_at(regex, scanned, _hits(lowered, self.starts))
-            if self.stops is not None and _rare(self.anchors, lowered, _CHARS_PER_CHUNK):
-                return _in_chunks(regex, scanned, self.stops, _hits(lowered, self.anchors))
+        where = lowered if self.caseless else scanned
+        if not (self.caseless and _ODD_FOLD.search(lowered)):
+            if self.starts and _rare(self.starts, where, _CHARS_PER_START):
+                return _starting_at(regex, scanned, _hits(where, self.starts))
+            if self.stops is not None and _rare(self.anchors, where, _CHARS_PER_CHUNK):
+                return _in_chunks(regex, scanned, self.stops, _hits(where, self.anchors))
         return regex.finditer(scanned)
 
 
-def _rare(words: tuple[str, ...], lowered: str, chars_per_word: int) -> bool:
+def _rare(words: tuple[str, ...], text: str, chars_per_word: int) -> bool:
     """Whether ``words`` occur at most once per ``chars_per_word`` characters: where they
     are denser, scanning the whole text is faster ('he' is in every 'the')."""
-    budget = len(lowered) // chars_per_word
+    budget = len(text) // chars_per_word
     for word in words:
-        budget -= lowered.count(word)
+        budget -= text.count(word)
         if budget < 0:
             return False
     return True
 
 
-def _hits(lowered: str, words: tuple[str, ...]) -> list[int]:
+def _hits(text: str, words: tuple[str, ...]) -> list[int]:
     """Every position where one of ``words`` starts, in order."""
-    return sorted({hit for word in words for hit in _positions(lowered, word)})
+    return sorted({hit for word in words for hit in _positions(text, word)})
 
 
 def _positions(text: str, word: str) -> Iterator[int]:
@@ -117,7 +120,18 @@ def prefilter(pattern: str) -> Prefilter | None:
     if not starts and readable is None:
         return None
     stops = None if readable is None else re.compile("[^\\w" + "".join(sorted(set(readable))) + "]")
-    return Prefilter(tuple(sorted(starts)), tuple(sorted(anchors)), stops)
+    if not _caseless(list(parsed), ignorecase):
+        return Prefilter(tuple(sorted(starts)), tuple(sorted(anchors)), stops, False)
+    return Prefilter(_lowered(starts), _lowered(anchors), stops, True)
+
+
+def _lowered(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted({word.lower() for word in words}))
+
+
+def _caseless(items: list, ignorecase: bool) -> bool:
+    """Whether any part of a sequence ignores case."""
+    return ignorecase or any(_caseless(body, flag) for op, av in items for body, flag in _inner(op, av, ignorecase) or ())
 
 
 def _flags(av: tuple, ignorecase: bool) -> bool:
@@ -127,7 +141,7 @@ def _flags(av: tuple, ignorecase: bool) -> bool:
 
 
 def _exact(items: list, ignorecase: bool) -> frozenset[str] | None:
-    """The lower-cased ASCII strings a sequence matches, if it matches only a few fixed ones."""
+    """The ASCII strings a sequence matches, if it matches only a few fixed ones."""
     found = _NEUTRAL
     for op, av in items:
         strings = _exact_item(op, av, ignorecase)
@@ -139,9 +153,9 @@ def _exact(items: list, ignorecase: bool) -> frozenset[str] | None:
 
 def _exact_item(op, av, ignorecase: bool) -> frozenset[str] | None:
     if op is sre.LITERAL:
-        return frozenset({chr(av).lower()}) if chr(av).isascii() else None
+        return frozenset({chr(av)}) if chr(av).isascii() else None
     if op is sre.IN and all(kind is sre.LITERAL and chr(code).isascii() for kind, code in av):
-        return frozenset(chr(code).lower() for _, code in av)
+        return frozenset(chr(code) for _, code in av)
     if op is sre.SUBPATTERN:
         return _exact(list(av[3]), _flags(av, ignorecase))
     if op is sre.BRANCH:
@@ -152,7 +166,7 @@ def _exact_item(op, av, ignorecase: bool) -> frozenset[str] | None:
 
 
 def _prefix(items: list, ignorecase: bool) -> frozenset[str] | None:
-    """Non-empty lower-cased strings one of which every match of a sequence starts with."""
+    """Non-empty strings one of which every match of a sequence starts with."""
     found = _NEUTRAL
     for op, av in items:
         exact = _exact_item(op, av, ignorecase)
@@ -170,6 +184,8 @@ def _prefix_item(op, av, ignorecase: bool) -> frozenset[str] | None:
         return _prefix(list(av[3]), _flags(av, ignorecase))
     if op is sre.BRANCH:
         return _union(_prefix(list(branch), ignorecase) for branch in av[1])
+    if op in _REPEATS and av[0] >= 1:
+        return _prefix(list(av[2]), ignorecase)
     return None
 
 
