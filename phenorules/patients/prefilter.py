@@ -56,35 +56,27 @@ class Prefilter:
         """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length."""
         where = lowered if self.caseless else scanned
         if not (self.caseless and _ODD_FOLD.search(lowered)):
-            if self.starts and _rare(self.starts, where, _CHARS_PER_START):
-                return _starting_at(regex, scanned, _hits(where, self.starts))
-            if self.stops is not None and _rare(self.anchors, where, _CHARS_PER_CHUNK):
-                return _in_chunks(regex, scanned, self.stops, _hits(where, self.anchors))
+            if self.starts and (hits := _rare_hits(where, self.starts, _CHARS_PER_START)) is not None:
+                return _starting_at(regex, scanned, hits)
+            if self.stops is not None and (hits := _rare_hits(where, self.anchors, _CHARS_PER_CHUNK)) is not None:
+                return _in_chunks(regex, scanned, self.stops, hits)
         return regex.finditer(scanned)
 
 
-def _rare(words: tuple[str, ...], text: str, chars_per_word: int) -> bool:
-    """Whether ``words`` occur at most once per ``chars_per_word`` characters: where they
-    are denser, scanning the whole text is faster ('he' is in every 'the')."""
+def _rare_hits(text: str, words: tuple[str, ...], chars_per_word: int) -> list[int] | None:
+    """Every position where one of ``words`` starts, in order; None if they occur more than
+    once per ``chars_per_word`` characters, where scanning the whole text is faster ('he'
+    is in every 'the')."""
     budget = len(text) // chars_per_word
+    hits = []
     for word in words:
-        budget -= text.count(word)
-        if budget < 0:
-            return False
-    return True
-
-
-def _hits(text: str, words: tuple[str, ...]) -> list[int]:
-    """Every position where one of ``words`` starts, in order."""
-    return sorted({hit for word in words for hit in _positions(text, word)})
-
-
-def _positions(text: str, word: str) -> Iterator[int]:
-    """Start of every occurrence of ``word`` in ``text``, overlapping ones included."""
-    position = text.find(word)
-    while position >= 0:
-        yield position
-        position = text.find(word, position + 1)
+        position = text.find(word)
+        while position >= 0:
+            if len(hits) == budget:
+                return None
+            hits.append(position)
+            position = text.find(word, position + 1)
+    return sorted(set(hits))
 
 
 def _starting_at(regex: re.Pattern, scanned: str, hits: list[int]) -> Iterator[re.Match]:
@@ -121,12 +113,15 @@ def prefilter(pattern: str) -> Prefilter | None:
         return None
     stops = None if readable is None else re.compile("[^\\w" + "".join(sorted(set(readable))) + "]")
     if not _caseless(list(parsed), ignorecase):
-        return Prefilter(tuple(sorted(starts)), tuple(sorted(anchors)), stops, False)
-    return Prefilter(_lowered(starts), _lowered(anchors), stops, True)
+        return Prefilter(_fewest(starts, str.startswith), _fewest(anchors, str.__contains__), stops, False)
+    lower = {word.lower() for word in starts}, {word.lower() for word in anchors}
+    return Prefilter(_fewest(lower[0], str.startswith), _fewest(lower[1], str.__contains__), stops, True)
 
 
-def _lowered(words: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted({word.lower() for word in words}))
+def _fewest(words: set[str] | frozenset[str], covers) -> tuple[str, ...]:
+    """The words not ``covers``-ed by another ('her' starts with 'he', 'grandfather'
+    contains 'father'): wherever one of those is, one of these is too."""
+    return tuple(sorted(w for w in words if not any(v != w and covers(w, v) for v in words)))
 
 
 def _caseless(items: list, ignorecase: bool) -> bool:
