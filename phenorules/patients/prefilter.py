@@ -28,7 +28,7 @@ except ImportError:  # Python 3.10
     import sre_constants as sre  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-_MAX_ANCHORS = 64
+_MAX_WORDS = 64
 # Measured: below these densities of start and anchor words prefiltering is faster.
 _CHARS_PER_START = 20
 _CHARS_PER_CHUNK = 150
@@ -140,7 +140,7 @@ def _exact(items: list, ignorecase: bool) -> frozenset[str] | None:
     found = _NEUTRAL
     for op, av in items:
         strings = _exact_item(op, av, ignorecase)
-        if strings is None or len(found) * len(strings) > _MAX_ANCHORS:
+        if strings is None or len(found) * len(strings) > _MAX_WORDS:
             return None
         found = frozenset(a + b for a, b in product(found, strings))
     return found
@@ -166,7 +166,7 @@ def _prefix(items: list, ignorecase: bool) -> frozenset[str] | None:
     for op, av in items:
         exact = _exact_item(op, av, ignorecase)
         strings = exact if exact is not None else _prefix_item(op, av, ignorecase)
-        if strings is None or len(found) * len(strings) > _MAX_ANCHORS:
+        if strings is None or len(found) * len(strings) > _MAX_WORDS:
             break
         found = frozenset(a + b for a, b in product(found, strings))
         if exact is None:
@@ -217,7 +217,7 @@ def _union(sets) -> frozenset[str] | None:
         if not strings:
             return None
         found |= strings
-    return found if len(found) <= _MAX_ANCHORS else None
+    return found if len(found) <= _MAX_WORDS else None
 
 
 def _readable(items: list, ignorecase: bool) -> list[str] | None:
