@@ -14,8 +14,9 @@ import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-# Word-character runs, white-space runs, and every other character on its own.
-_PIECE = re.compile(r"[^\W_]+|\s+|.", re.DOTALL)
+# A word-character run or any other non-space character, with the one space after it
+# (that token's trailing space), or a white-space run that is a token of its own, as in spaCy.
+_PIECE = re.compile(r"([^\W_]+|\S)( ?)|(\s+)")
 
 
 class WordTokenizer:
@@ -23,19 +24,9 @@ class WordTokenizer:
         self.vocab = vocab
 
     def __call__(self, text: str) -> Doc:
-        words: list[str] = []
-        spaces: list[bool] = []
-        for piece in _PIECE.findall(text):
-            if not piece.isspace():
-                words.append(piece)
-                spaces.append(False)
-                continue
-            if words and piece[0] == " ":  # one space after a word is that word's trailing space
-                spaces[-1] = True
-                piece = piece[1:]
-            if piece:  # any other white space is a token of its own, as in spaCy
-                words.append(piece)
-                spaces.append(False)
+        pieces = _PIECE.findall(text)
+        words = [token or white_space for token, _, white_space in pieces]
+        spaces = [bool(space) for _, space, _ in pieces]
         return Doc(self.vocab, words=words, spaces=spaces)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:

@@ -9,6 +9,7 @@ from typing import Iterator
 
 from ..errors import InputError
 from ..lexicon.tsv import read_tsv
+from .prefilter import Prefilter, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun")
 MODES = ("carry", "paragraph", "sentence", "none")
@@ -25,12 +26,15 @@ class MentionPattern:
     # The pattern without its (?i:...) wrapper, to scan lower-cased text: Python's re is
     # two to three times slower case-insensitively. None when the pattern is not wrapped.
     lower_regex: re.Pattern | None = None
+    # Skips the text where the scanned regex cannot match (see prefilter.py); None: scan all.
+    prefilter: Prefilter | None = None
 
     def scan(self, text: str, lowered: str) -> Iterator[re.Match]:
-        """Matches in ``text``; ``lowered`` is ``text.lower()`` (same length)."""
-        if self.lower_regex is None or len(lowered) != len(text):
+        """Matches in ``text``; ``lowered`` is ``text.lower()``."""
+        if len(lowered) != len(text):
             return self.regex.finditer(text)
-        return self.lower_regex.finditer(lowered)
+        regex, scanned = (self.regex, text) if self.lower_regex is None else (self.lower_regex, lowered)
+        return regex.finditer(scanned) if self.prefilter is None else self.prefilter.finditer(regex, scanned, lowered)
 
 
 def caseless_body(pattern: str) -> str | None:
@@ -98,8 +102,8 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
             regex = re.compile(pattern)
         except re.error as error:
             raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
-        body = caseless_body(pattern)
-        patterns.append(MentionPattern(name, kind, regex, rank, re.compile(body) if body else None))
+        lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
+        patterns.append(MentionPattern(name, kind, regex, rank, lower_regex, prefilter((lower_regex or regex).pattern)))
     return tuple(patterns)
 
 

@@ -210,5 +210,13 @@ def _occurrences(text: str, shorts: list[str]):
     """Case-sensitive whole-word uses of the short forms, plural 's' allowed."""
     if not shorts:
         return iter(())
-    alternatives = "|".join(re.escape(s) for s in sorted(shorts, key=len, reverse=True))
-    return re.finditer(rf"(?<![^\W_])({alternatives})s?(?![^\W_])", text)
+    return re.finditer(rf"({_after_no_alphanumeric(shorts)})s?(?![^\W_])", text)
+
+
+def _after_no_alphanumeric(shorts: list[str]) -> str:
+    """The short forms, longest first, each not right after a letter or digit. The
+    look-behind follows each literal, so that the regex starts with literals: Python's re
+    searches for those much faster than for a look-behind."""
+    return "|".join(
+        re.escape(short) + rf"(?<![^\W_](?s:.){{{len(short)}}})" for short in sorted(shorts, key=len, reverse=True)
+    )

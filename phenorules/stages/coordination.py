@@ -122,7 +122,7 @@ class Compound:
 class Context:
     """The text just before and after a mention, read only when a pattern asks for it.
 
-    ``doc.text`` is rebuilt from the tokens on every access: too slow once per mention.
+    Cut from the cached ``doc_text``: ``Span.text`` makes a Token object per token.
     """
 
     def __init__(self, doc: Doc, span: Span):
@@ -130,13 +130,16 @@ class Context:
 
     @cached_property
     def before(self) -> tuple[str, int]:
-        window = self.doc[max(0, self.span.start - _CONTEXT_TOKENS) : self.span.start]
-        return window.text, window.start_char
+        return self.window(max(0, self.span.start - _CONTEXT_TOKENS), self.span.start)
 
     @cached_property
     def after(self) -> tuple[str, int]:
-        window = self.doc[self.span.end : self.span.end + _CONTEXT_TOKENS]
-        return window.text, window.start_char
+        return self.window(self.span.end, self.span.end + _CONTEXT_TOKENS)
+
+    def window(self, start: int, end: int) -> tuple[str, int]:
+        """(text, start offset) of the tokens [start, end), as ``doc[start:end]`` has them."""
+        window = self.doc[start:end]
+        return doc_text(self.doc)[window.start_char : window.end_char], window.start_char
 
 
 class Coordination(RefinesMatches):

@@ -44,9 +44,9 @@ class PatientAttributor:
     def __call__(self, doc: Doc) -> Doc:
         patients = doc._.patients or []
         spans = list(doc.spans[PHENOTYPES]) if PHENOTYPES in doc.spans else []
-        for span in spans:
-            span._.patient = []
-            span._.patient_evidence = []
+        for extensions in (span._ for span in spans):  # one accessor object per span
+            extensions.patient = []
+            extensions.patient_evidence = []
         if not patients:
             doc._.associations = {}
             return doc

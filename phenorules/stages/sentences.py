@@ -40,10 +40,9 @@ class SentenceSplitter:
 
     def __call__(self, doc: Doc) -> Doc:
         # Token texts from arrays: iterating the Doc makes a Token object per token.
-        orth_and_space = doc.to_array([ORTH, SPACY])
-        strings = doc.vocab.strings
-        words = [strings[orth] for orth in orth_and_space[:, 0].tolist()] if len(doc) else []
-        starts = self.sentence_starts(words, orth_and_space[:, 1].tolist() if len(doc) else [])
+        orth_and_space = doc.to_array([ORTH, SPACY]).reshape(-1, 2)
+        words, breaks = _words_and_breaks(doc.vocab.strings, orth_and_space[:, 0])
+        starts = self.sentence_starts(words, orth_and_space[:, 1].tolist(), breaks)
         for span in doc.spans.get(PASSAGES, []):
             starts[span.start] = True
         # One bulk write: setting token.is_sent_start token by token is quadratic in spaCy.
@@ -51,20 +50,18 @@ class SentenceSplitter:
         doc.from_array([SENT_START], flags)
         return doc
 
-    def sentence_starts(self, words: list[str], trailing: list[int]) -> list[bool]:
-        """Whether each token starts a sentence, from the token texts alone."""
+    def sentence_starts(self, words: list[str], trailing: list[int], breaks: list[int]) -> list[bool]:
+        """Whether each token starts a sentence, from the token texts alone. Only at the
+        ``breaks`` (stops and line breaks) can a sentence end: the first token that is not
+        a closing bracket or quote after one that ends a sentence starts the next."""
         starts = [False] * len(words)
-        pending = True  # a sentence starts at the next token that is not a closer
-        for i, text in enumerate(words):
-            if pending and text in _CLOSERS and i:
-                continue
-            starts[i] = pending
-            if "\n" in text and not text.strip():
-                pending = True
-            elif self.ends_sentence(words, trailing, i):
-                pending = _next_starts_sentence(words, i)
-            else:
-                pending = False
+        if starts:
+            starts[0] = True
+        for i in breaks:
+            if "\n" in words[i] or (self.ends_sentence(words, trailing, i) and _next_starts_sentence(words, i)):
+                following = next((j for j in range(i + 1, len(words)) if words[j] not in _CLOSERS), None)
+                if following is not None:
+                    starts[following] = True
         return starts
 
     def ends_sentence(self, words: list[str], trailing: list[int], i: int) -> bool:
@@ -81,6 +78,15 @@ class SentenceSplitter:
         return word.lower() not in self.abbreviations and not _initial(word)
 
 
+def _words_and_breaks(strings, orths: numpy.ndarray) -> tuple[list[str], list[int]]:
+    """The token texts, and the indices of the stops and line breaks among them, with one
+    string-store lookup per distinct token."""
+    distinct, inverse = numpy.unique(orths, return_inverse=True)
+    texts = [strings[orth] for orth in distinct.tolist()]
+    breaks = [k for k, text in enumerate(texts) if text in _FINAL or ("\n" in text and not text.strip())]
+    return list(map(texts.__getitem__, inverse.tolist())), numpy.flatnonzero(numpy.isin(inverse, breaks)).tolist()
+
+
 def _initial(word: str) -> bool:
     """'J.' in 'J. Smith' or 'A.B.' is not a sentence end."""
     letters = word.replace(".", "")
@@ -89,7 +95,7 @@ def _initial(word: str) -> bool:
 
 def _next_starts_sentence(words: list[str], i: int) -> bool:
     """A stop ends a sentence unless the next word starts in lower case ('fig. 2' aside)."""
-    for following in words[i + 1 :]:
-        if following.strip() or "\n" in following:
-            return not following[:1].islower()
+    for j in range(i + 1, len(words)):  # not words[i + 1:], a copy of the rest of the article
+        if words[j].strip() or "\n" in words[j]:
+            return not words[j][:1].islower()
     return True

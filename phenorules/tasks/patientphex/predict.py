@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
-from ...document import PASSAGES, PHENOTYPES, make_article_doc
+from ...document import PASSAGES, PHENOTYPES, doc_text, make_article_doc
 
 # Without the patient stage every given patient gets every non-negated id found outside
 # these sections (the floor the task statistics describe).
@@ -22,17 +22,20 @@ def annotate_articles(nlp: Language, articles: Iterable[dict], batch_size: int =
 
 
 def entity_records(doc: Doc) -> list[dict]:
-    return [
-        {
-            "identifier": span._.hpo_id,
-            "type": "Phenotype",
-            "offset": span.start_char,
-            "length": span.end_char - span.start_char,
-            "text": span.text,
-            "note": "NO" if span._.negex else None,
-        }
-        for span in doc.spans[PHENOTYPES]
-    ]
+    text = doc_text(doc)  # span.text would build each text from Token objects
+    return [entity_record(span, text) for span in doc.spans[PHENOTYPES]]
+
+
+def entity_record(span: Span, text: str) -> dict:
+    extensions = span._  # one accessor object, not one per attribute read
+    return {
+        "identifier": extensions.hpo_id,
+        "type": "Phenotype",
+        "offset": span.start_char,
+        "length": span.end_char - span.start_char,
+        "text": text[span.start_char : span.end_char],
+        "note": "NO" if extensions.negex else None,
+    }
 
 
 def fallback_associations(doc: Doc) -> dict[str, list[str]]:
