@@ -15,7 +15,8 @@ no term uses, so it never leaves its phrase.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate, chain, combinations
 from pathlib import Path
 
 from .errors import InputError
@@ -33,19 +34,23 @@ _REGULAR = VariantResources({}, (), {}, ())  # regular plurals; irregular ones a
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
+_BASES_KEPT = 200_000  # words whose base word is remembered between texts
 
 
 @dataclass
 class WordSetIndex:
-    """Sorted content words ('contracture elbow flexion') -> the matcher row of the best key."""
+    """Sorted content words (('contracture', 'elbow', 'flexion')) -> the matcher row of the
+    best key; and for each word the words it shares a set with, so that a run stops at the
+    first word that shares none with every word before it."""
 
-    rows: dict[str, int]
-    vocabulary: frozenset[str]  # every content word some key uses
+    rows: dict[tuple[str, ...], int]
+    partners: dict[str, frozenset[str]]  # word -> the words it shares an indexed set with
     function_words: frozenset[str]  # skipped
     stop_words: frozenset[str]  # end a run
     singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
     families: dict[str, str]  # word -> the head of its family ('delayed' -> 'delay')
     max_words: int
+    _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, max_words: int = 6) -> "WordSetIndex":
@@ -56,19 +61,24 @@ class WordSetIndex:
         function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
         singulars = {plural: singular for singular, plural in res.irregular_plurals.items()}
         pairs = [*res.noun_adjectives.items(), *word_family_pairs(lexicon_dir / WORD_CLUSTERS)]
-        index = cls({}, frozenset(), function_words, stop_words, singulars, families(pairs), max_words)
-        best: dict[str, tuple] = {}
+        index = cls({}, {}, function_words, stop_words, singulars, families(pairs), max_words)
+        best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
             words = index.content_words(key)
             if not ranked or not 2 <= len(words) <= max_words or stop_words.intersection(words):
                 continue
-            word_set = " ".join(sorted(words))
+            word_set = tuple(sorted(words))
             rank = (ranked[0], key)
             if word_set not in best or rank < best[word_set]:
                 best[word_set] = rank
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
-        index.vocabulary = frozenset(word for word_set in index.rows for word in word_set.split(" "))
+        partners: dict[str, set[str]] = {}
+        for word_set in index.rows:
+            for a, b in combinations(word_set, 2):
+                partners.setdefault(a, set()).add(b)
+                partners.setdefault(b, set()).add(a)
+        index.partners = {word: frozenset(others) for word, others in sorted(partners.items())}
         return index
 
     def content_words(self, phrase: str) -> list[str]:
@@ -87,31 +97,59 @@ class WordSetIndex:
     def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set."""
         normal = normalize_text(text)
-        words = list(_WORD.finditer(normal))
-        base: dict[str, str] = {}  # this text's words, each looked up once
+        surfaces = _WORD.findall(normal)
+        gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
+        bases = self._bases
+        words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
+        # breaks[i]: how many gaps up to word i no run may cross ('.', ',', '(', a line break)
+        breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
+        kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
+        partners, rows, max_words = self.partners, self.rows, self.max_words  # locals: a hot loop
+        # A run starts where two kept words in one phrase share an indexed set.
+        firsts = [
+            k
+            for k, (i, j) in enumerate(zip(kept, kept[1:]))
+            if breaks[i] == breaks[j] and words[i] and words[j] in partners.get(words[i], ())
+        ]
+        starts: list[int] = []  # word offsets, computed when the first run matches
         out = []
-        for first, word in enumerate(words):
-            if word.group() in self.function_words:
-                continue
-            content: list[str] = []
-            for last in range(first, len(words)):
-                if last > first and normal[words[last - 1].end() : words[last].start()].strip() not in _JOINERS:
+        for k in firsts:
+            first = kept[k]
+            allowed = partners[words[first]]
+            content = [words[first]]
+            for last in kept[k + 1 : k + max_words]:
+                word = words[last]
+                if breaks[last] != breaks[first] or word not in allowed:
                     break
-                surface = words[last].group()
-                if surface in self.function_words:
-                    continue
-                if surface not in base:
-                    base[surface] = self.base_word(surface)
-                if base[surface] not in self.vocabulary or surface in self.stop_words or len(content) == self.max_words:
-                    break
-                content.append(base[surface])
-                row = self.rows.get(" ".join(sorted(content))) if len(content) > 1 else None
+                content.append(word)
+                allowed = allowed & partners[word]
+                row = rows.get(tuple(sorted(content)))
                 if row is not None:
-                    start, end = word.start(), words[last].end()
+                    starts = starts or word_offsets(surfaces, gaps)
+                    start, end = starts[first], starts[last] + len(surfaces[last])
                     entry = best_entry(matcher.entries(row)[1], text[start:end])
                     if entry is not None:
                         out.append(Match(start, end, entry))
         return out
+
+    def _base(self, surface: str) -> str | None:
+        """'' for a function word, None for a word that ends a run, else its base word."""
+        if surface not in self._bases:
+            if len(self._bases) >= _BASES_KEPT:
+                self._bases.clear()
+            if surface in self.function_words:
+                self._bases[surface] = ""
+            elif surface in self.stop_words:
+                self._bases[surface] = None
+            else:
+                self._bases[surface] = self.base_word(surface)
+        return self._bases[surface]
+
+
+def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
+    """Where each word starts, from the words and the gaps before them."""
+    ends = list(accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))
+    return ends[0::2]
 
 
 def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
