@@ -33,6 +33,7 @@ def test_a_listed_finding_stays_in_scope(mini_nlp):
 def test_pseudo_negations_do_not_negate(mini_nlp):
     assert negated(mini_nlp, "He had no further seizures.") == {"seizures": False}
     assert negated(mini_nlp, "The presence or absence of cleft palate varies.") == {"cleft palate": False}
+    assert negated(mini_nlp, "There was not only hypotonia but also ataxia.") == {"hypotonia": False, "ataxia": False}
 
 
 def test_scope_ends_at_but_and_at_the_sentence_end(mini_nlp):
