@@ -123,6 +123,11 @@ def test_prepositional_phrases_invert(res):
     assert "high total bilirubin" in generate_variants("increased total bilirubin", res)
 
 
+def test_a_graded_global_delay_is_also_written_without_global(res):
+    assert generate_variants("severe global developmental delay", res)["severe developmental delay"] == "rewrite"
+    assert "global developmental delay" not in generate_variants("severe global developmental delay", res)
+
+
 def test_adjective_abnormality_and_disease_disorder(res):
     variants = generate_variants("neurodevelopmental abnormality", res)
     assert variants["neurodevelopmental disorder"] == "rewrite"
