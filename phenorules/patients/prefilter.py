@@ -165,7 +165,7 @@ def _prefix(items: list, ignorecase: bool) -> frozenset[str] | None:
     found = _NEUTRAL
     for op, av in items:
         exact = _exact_item(op, av, ignorecase)
-        strings = exact if exact is not None else _prefix_item(op, av, ignorecase)
+        strings = exact if exact is not None else _inside(op, av, ignorecase, _prefix)
         if strings is None or len(found) * len(strings) > _MAX_WORDS:
             break
         found = frozenset(a + b for a, b in product(found, strings))
@@ -174,13 +174,15 @@ def _prefix(items: list, ignorecase: bool) -> frozenset[str] | None:
     return None if "" in found else found
 
 
-def _prefix_item(op, av, ignorecase: bool) -> frozenset[str] | None:
+def _inside(op, av, ignorecase: bool, of) -> frozenset[str] | None:
+    """What ``of`` (:func:`_prefix` or :func:`_required`) finds for one group, alternation
+    or repeat taken at least once; None for any other item."""
     if op is sre.SUBPATTERN:
-        return _prefix(list(av[3]), _flags(av, ignorecase))
+        return of(list(av[3]), _flags(av, ignorecase))
     if op is sre.BRANCH:
-        return _union(_prefix(list(branch), ignorecase) for branch in av[1])
+        return _union(of(list(branch), ignorecase) for branch in av[1])
     if op in _REPEATS and av[0] >= 1:
-        return _prefix(list(av[2]), ignorecase)
+        return of(list(av[2]), ignorecase)
     return None
 
 
@@ -196,19 +198,9 @@ def _required(items: list, ignorecase: bool) -> frozenset[str] | None:
             candidates.append(_exact(run, ignorecase))
             run = []
         if op is not None:
-            candidates.append(_required_item(op, av, ignorecase))
+            candidates.append(_inside(op, av, ignorecase, _required))
     useful = [c for c in candidates if c and "" not in c]
     return max(useful, key=lambda c: (min(map(len, c)), -len(c)), default=None)
-
-
-def _required_item(op, av, ignorecase: bool) -> frozenset[str] | None:
-    if op is sre.SUBPATTERN:
-        return _required(list(av[3]), _flags(av, ignorecase))
-    if op is sre.BRANCH:
-        return _union(_required(list(branch), ignorecase) for branch in av[1])
-    if op in _REPEATS and av[0] >= 1:
-        return _required(list(av[2]), ignorecase)
-    return None
 
 
 def _union(sets) -> frozenset[str] | None:
