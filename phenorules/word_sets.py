@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from itertools import accumulate, chain, combinations
 from pathlib import Path
 
-from .errors import InputError
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
-from .lexicon.tsv import read_tsv
+from .lexicon.tsv import read_grouped, read_tsv
 from .lexicon.variants import VariantResources, singularize_word
 from .matcher import Match, PhraseMatcher, best_entry
 
@@ -154,11 +153,7 @@ def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
 
 def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
     """(words skipped, words that end a run) from the function-word file."""
-    kinds: dict[str, set[str]] = {"skip": set(), "stop": set()}
-    for (word, kind, *_), number in read_tsv(path, 2):
-        if kind not in kinds:
-            raise InputError(f"{path}:{number}: unknown kind {kind!r}; expected one of {sorted(kinds)}")
-        kinds[kind].add(word)
+    kinds = read_grouped(path, ("skip", "stop"), "kind", group_column=1)
     return frozenset(kinds["skip"]), frozenset(kinds["stop"])
 
 

@@ -1,11 +1,14 @@
 """Order-free matching (phenorules/word_sets.py) and the word_order stage."""
 
+import pytest
+
 from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.errors import InputError
 from phenorules.lexicon import Entry, Lexicon
 from phenorules.matcher import PhraseMatcher
 from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
-from phenorules.word_sets import WordSetIndex
+from phenorules.word_sets import WordSetIndex, read_function_words
 
 from conftest import MINI_OBO, compile_terms
 
@@ -91,3 +94,10 @@ def test_stage_never_cuts_a_dictionary_mention(mini_nlp):
 def test_stage_can_be_switched_off():
     nlp = build_pipeline(disable=["word_order"], hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
     assert mentions(nlp, "He had hypoplasia of both mandibles.") == []
+
+
+def test_function_word_file_with_an_unknown_kind_is_refused(tmp_path):
+    path = tmp_path / "function_words.tsv"
+    path.write_text("of\tskip\nand\tbreak\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"function_words.tsv:2: unknown kind 'break'"):
+        read_function_words(path)

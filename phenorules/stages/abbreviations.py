@@ -28,7 +28,7 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
 from ..lexicon import is_abbreviation
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import read_grouped, read_tsv
 from ..ontology import Ontology
 from ..resources import data_dir
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
@@ -64,11 +64,10 @@ _NUMBER = "<number>"
 
 def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
     """Regexes matched right after a short form: (gene-symbol cue, identifier cue)."""
-    cues: dict[str, list[str]] = {scope: [] for scope in GUARD_SCOPES}
-    for (scope, cue, *_), number in read_tsv(path, 2):
-        if scope not in cues:
-            raise InputError(f"{path}:{number}: unknown scope {scope!r}; expected one of {list(GUARD_SCOPES)}")
-        cues[scope].append(r"\d" if cue == _NUMBER else re.escape(cue) + (r"\b" if cue[-1:].isalnum() else ""))
+    cues = {
+        scope: [r"\d" if cue == _NUMBER else re.escape(cue) + (r"\b" if cue[-1:].isalnum() else "") for cue in listed]
+        for scope, listed in read_grouped(path, GUARD_SCOPES, "scope").items()
+    }
     return tuple(re.compile(rf"\s*(?:{'|'.join(cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
 
 

@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import read_grouped, read_tsv
 from ..resources import data_dir
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
@@ -48,20 +48,12 @@ class CoordinationRules:
 
 def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
     """Kind (conjunction, preposition, determiner) -> words, longest first."""
-    words: dict[str, list[str]] = {kind: [] for kind in LIST_WORD_KINDS}
-    for (kind, word, *_), number in read_tsv(path, 2):
-        if kind not in words:
-            raise InputError(f"{path}:{number}: unknown kind {kind!r}; expected one of {list(LIST_WORD_KINDS)}")
-        words[kind].append(word.lower())
-    return {kind: tuple(sorted(listed, key=len, reverse=True)) for kind, listed in words.items()}
+    words = read_grouped(path, LIST_WORD_KINDS, "kind")
+    return {kind: tuple(sorted((word.lower() for word in listed), key=len, reverse=True)) for kind, listed in words.items()}
 
 
 def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path) -> CoordinationRules:
-    conjunctions: dict[str, list[str]] = {pattern: [] for pattern in CONJUNCTION_PATTERNS}
-    for (pattern, conjunction, *_), number in read_tsv(coordination_file, 2):
-        if pattern not in conjunctions:
-            raise InputError(f"{coordination_file}:{number}: unknown pattern {pattern!r}; expected one of {list(CONJUNCTION_PATTERNS)}")
-        conjunctions[pattern].append(conjunction)
+    conjunctions = read_grouped(coordination_file, CONJUNCTION_PATTERNS, "pattern")
     for pattern, listed in conjunctions.items():
         if not listed:
             raise InputError(f"{coordination_file}: no conjunction listed for pattern {pattern!r}")

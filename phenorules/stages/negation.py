@@ -28,8 +28,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES
-from ..errors import InputError
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import read_grouped
 from ..resources import data_dir
 
 FAMILIES = ("pseudo_negations", "preceding_negations", "following_negations", "termination")
@@ -37,12 +36,7 @@ FAMILIES = ("pseudo_negations", "preceding_negations", "following_negations", "t
 
 def read_termset(path: Path) -> dict[str, list[str]]:
     """negspacy's ``neg_termset`` from a (family, cue) TSV, cues in file order."""
-    termset: dict[str, list[str]] = {family: [] for family in FAMILIES}
-    for (family, cue, *_), number in read_tsv(path, 2):
-        if family not in termset:
-            raise InputError(f"{path}:{number}: unknown cue family {family!r}; expected one of {list(FAMILIES)}")
-        termset[family].append(cue)
-    return termset
+    return read_grouped(path, FAMILIES, "cue family")
 
 
 @Language.factory("phenorules_negation", default_config={"terms_file": None, "window": 5, "skipped_sections": ["DISCUSS"]})
