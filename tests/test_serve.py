@@ -249,9 +249,9 @@ def test_chat_lists_the_phenotypes_of_any_other_prompt(client):
 
 
 def test_chat_errors_and_models(client):
-    assert_error(chat(client, "x", stream=True), 422, "stream")
-    assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "system", "content": "x"}]}), 422, "user")
-    assert_error(client.post("/v1/chat/completions", json={"messages": []}), 422, "messages")
-    assert_error(chat(client, 5), 422, "content")
+    assert_error(chat(client, "x", stream=True), 400, "stream")
+    assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "system", "content": "x"}]}), 400, "user")
+    assert_error(client.post("/v1/chat/completions", json={"messages": []}), 400, "messages")
+    assert_error(chat(client, 5), 400, "content")
     assert client.get("/v1/models").json()["data"][0]["id"] == "phenorules"
 

@@ -166,7 +166,10 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
 
     async def chat_completions(request: Request) -> Response:
         payload = await read_json(request)
-        prompt = last_user_text(payload)
+        try:
+            prompt = last_user_text(payload)
+        except InputError as error:  # OpenAI answers an invalid request 400
+            raise RequestError(400, str(error)) from None
         reply = await run_in_threadpool(engine.answer, prompt, answerers)
         return JSONResponse(completion(payload, reply, prompt))
 
