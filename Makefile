@@ -52,7 +52,7 @@ ablate: install
 
 bench: install
 	$(BIN)/python benchmarks/bench.py $(SHARED)
-	$(BIN)/python benchmarks/serve_bench.py
+	$(BIN)/python benchmarks/serve_bench.py $(SHARED)
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)

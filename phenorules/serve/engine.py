@@ -10,6 +10,7 @@ and cheap endpoints (health, info, term search) answer while a long article is p
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from spacy.language import Language
@@ -33,8 +34,12 @@ class Engine:
         self.jnlpba_tagger = jnlpba_tagger
         self.ontology = nlp.get_pipe("match").resources.ontology
         self.hpo_release = self.ontology.data_version
-        self.terms = TermIndex(self.ontology)
         self._lock = threading.RLock()  # reentrant: an answerer may call annotate()
+
+    @cached_property
+    def terms(self) -> TermIndex:
+        """Built at the first term search, not at start-up (about 0.1 s)."""
+        return TermIndex(self.ontology)
 
     def annotate(self, articles: Iterable[dict]) -> list[dict]:
         """One result per article: text, passages, patients, mentions and the task record."""
