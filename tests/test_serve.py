@@ -255,3 +255,19 @@ def test_chat_errors_and_models(client):
     assert_error(chat(client, 5), 400, "content")
     assert client.get("/v1/models").json()["data"][0]["id"] == "phenorules"
 
+
+
+def test_a_taken_port_is_one_line_and_exit_2():
+    import socket
+
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--port", str(port), "--hpo", str(FIXTURES / "mini_hp.obo")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"phenorules: error: 127.0.0.1:{port}: cannot listen (Address already in use)"]

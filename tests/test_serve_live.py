@@ -38,7 +38,7 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--window-size=1280,900",
+    "--window-size=1280,1000",
 )
 
 
