@@ -183,7 +183,7 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
             return error_response(422, str(error))
         if isinstance(error, HTTPException):
             return error_response(error.status_code, error.detail if isinstance(error.detail, str) else "request failed")
-        LOG.error("phenorules serve: %s %s failed", request.method, request.url.path, exc_info=error)
+        # Starlette re-raises the error after this response, and uvicorn logs its traceback.
         return error_response(500, "internal error (logged by the server)")
 
     routes = [
