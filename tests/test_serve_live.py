@@ -112,9 +112,16 @@ def chromium_driver(download_dir: Path, profile_dir: Path):
 
 
 def wait_for(condition, what: str, seconds: float = 20):
+    """``condition()``'s first true value; an element replaced while it is read (the page
+    re-renders an article after each decision) counts as not yet."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        value = condition()
+        try:
+            value = condition()
+        except (NoSuchElementException, StaleElementReferenceException):
+            value = None
         if value:
             return value
         time.sleep(0.1)
@@ -162,7 +169,7 @@ def test_the_page_highlights_rejects_downloads_and_shows_patients(server, tmp_pa
 
         # An uploaded PatientPheX file: phenotypes coloured by patient; the screenshot.
         driver.find_element(By.ID, "upload").send_keys(str(ARTICLES))
-        wait_for(lambda: "in 2 articles" in driver.find_element(By.ID, "status").text, "the uploaded articles: " + driver.find_element(By.ID, "status").text)
+        wait_for(lambda: "in 2 articles" in driver.find_element(By.ID, "status").text, "the uploaded articles")
         colours = {m.text: m.value_of_css_property("background-color") for m in driver.find_elements(By.CSS_SELECTOR, "#article-0 mark.mention")}
         assert colours["microcephaly"] != colours["Seizures"]  # patient OII-1's colour, and no patient's
         driver.find_element(By.CSS_SELECTOR, "#row-0-3 button.reject").click()
