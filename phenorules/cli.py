@@ -1,4 +1,4 @@
-"""The ``phenorules`` command line: predict, evaluate, annotate, info, learn, cv, ablate.
+"""The ``phenorules`` command line: predict, phenopackets, evaluate, annotate, info, learn, cv, ablate.
 
 Every user-facing failure (bad input, missing file, unreadable ontology) is one line on
 stderr and exit code 2; never a traceback.
@@ -29,7 +29,7 @@ FORMAT_OPTION = click.option(
     type=click.Choice(("auto",) + FORMATS),
     default="auto",
     show_default=True,
-    help="Input format: plain text, PatientPheX JSONL, or BioC JSON as the PMC BioC API serves it; auto tells them by content.",
+    help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
 STDOUT = "-"
