@@ -6,8 +6,9 @@ Case reports and clinical vignettes write findings as numbers: "temperature is 1
 of a value below or above it; a measurement whose value falls outside becomes a phenotype
 span over the name, the number and the unit, with provenance
 ``rules/measurements.tsv:LINE:measure:below|above``. A measurement that overlaps a mention
-the dictionary found is left to that mention, and one whose finding the text already
-names elsewhere adds nothing (annotators mark the named finding, not the number).
+the dictionary found is left to that mention, and one whose finding (or a broader or
+narrower term) the text already names elsewhere adds nothing: annotators mark the named
+finding, not the number.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ class Measurements:
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
         taken = [(s.start_char, s.end_char) for s in spans]
-        named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";")}
+        ontology = self.source.resources.ontology
+        named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";") if hpo_id in ontology}
         text = doc_text(doc).translate(_SAME_LENGTH)
         for rule in self.rules:
             for match in rule.pattern.finditer(text):
@@ -139,7 +141,7 @@ class Measurements:
                 if span is None:
                     continue
                 hpo_id, side = found
-                if hpo_id in named:
+                if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
                     continue
                 span._.hpo_id = hpo_id
                 span._.hpo_label = self.source.label(hpo_id)
