@@ -426,3 +426,7 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)
 
 main.add_command(jnlpba)
+
+from .tasks.medxpertqa.cli import medxpertqa  # noqa: E402  (a group whose commands import lazily)
+
+main.add_command(medxpertqa)
