@@ -1,10 +1,10 @@
-"""The inputs people have: plain text, PatientPheX JSONL, BioC JSON; all become articles.
+"""The inputs people have: plain text, PatientPheX JSONL, BioC JSON or XML; all become articles.
 
 An article is the task's dict (``pmc_id``, ``pmid``, ``patient``, ``full_text``), which
 ``document.make_article_doc`` turns into a Doc, so every command treats the three alike.
 The format is told by the content unless given: text that starts like a JSON object or
 array of objects is JSON; JSONL (one article a line) if its first line is a whole object,
-else BioC; anything else is text.
+else BioC; an XML declaration or a ``<collection>`` element is BioC XML; anything else is text.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from .bioc import parse_bioc
+from .formats.bioc import parse_bioc, parse_bioc_xml
 from .errors import InputError
 from .files import STDIN, read_bytes
 from .passages import text_article
@@ -22,6 +22,7 @@ from .tasks.patientphex.io import parse_articles
 FORMATS = ("text", "jsonl", "bioc")
 # An object with a key, or an array of objects or arrays: '[1] Smith et al.' stays text.
 JSON_START = re.compile(rb'\{\s*["}]|\[\s*[\[{]')
+XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
 
 
 def read_input(path: str, input_format: str = "auto") -> list[dict]:
@@ -37,13 +38,15 @@ def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str
         return parse_articles(name, data)
     text = _decode(name, data)
     if chosen == "bioc":
-        return parse_bioc(name, text)
+        return parse_bioc_xml(name, text) if XML_START.match(text.lstrip()[:64].encode()) else parse_bioc(name, text)
     return [text_article(text_id, text)]
 
 
 def detect_format(data: bytes) -> str:
     """'jsonl', 'bioc' or 'text', from the first characters and the first line."""
     start = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if XML_START.match(start):
+        return "bioc"
     if not JSON_START.match(start):
         return "text"
     try:

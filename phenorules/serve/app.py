@@ -23,7 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..bioc import parse_bioc
+from ..formats.bioc import parse_bioc
 from ..errors import InputError, PhenorulesError
 from ..inputs import FORMATS, article_id, parse_input
 from ..passages import text_article
