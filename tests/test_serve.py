@@ -19,7 +19,7 @@ from phenorules.serve.engine import Engine  # noqa: E402
 from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
-from phenorules.tasks.patientphex.predict import predict  # noqa: E402
+from phenorules.tasks.patientphex.predict import predict_full  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTICLES = FIXTURES / "patientphex_annotated.jsonl"
@@ -109,7 +109,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
 def test_annotate_an_article_attributes_patients_and_returns_the_task_record(client, mini_nlp):
     article = articles()[0]
     (result,) = client.post("/annotate", json=article).json()["articles"]
-    (expected,) = predict(mini_nlp, [article])
+    (expected,) = predict_full(mini_nlp, [article])
     assert result["record"] == expected
     assert result["patients"] == ["OII-1", "OII-2"]
     attributed = {m["text"]: m["patients"] for m in result["mentions"] if m["patients"]}
@@ -182,8 +182,9 @@ def curation_payload(result: dict, decisions: dict[int, tuple[str, str | None]])
     mentions = []
     for i, m in enumerate(result["mentions"]):
         status, new_id = decisions.get(i, ("unreviewed", None))
-        mentions.append({**{k: m[k] for k in ("start", "end", "text", "negated", "patients")}, "hpo_id": new_id or m["hpo_id"], "status": status})
-    return {"articles": [{"id": result["id"], "pmid": result["pmid"], "patients": result["patients"], "mentions": mentions}]}
+        kept = {k: m[k] for k in ("start", "end", "text", "label", "negated", "patients", "provenance")}
+        mentions.append({**kept, "hpo_id": new_id or m["hpo_id"], "predicted_id": m["hpo_id"], "status": status})
+    return {"articles": [{"id": result["id"], "pmid": result["pmid"], "patient": result["record"]["patient"], "mentions": mentions}]}
 
 
 def exported(response) -> list[dict]:
@@ -208,10 +209,24 @@ def test_rejected_and_changed_mentions_change_the_export(client):
     assert "microcephaly" in texts  # the title's mention is kept ...
     assert len(texts) == len(result["mentions"]) - 1  # ... the case report's is rejected
     changed = next(e for e in record["entities"] if e["text"] == "cleft lip")
-    assert (changed["identifier"], changed["curation"]) == ("HP:0000175", "changed")
+    assert (changed["identifier"], changed["label"], changed["curation"]) == ("HP:0000175", "Cleft palate", "changed")
+    assert changed["provenance"][-1] == f"curation:changed_from:{result['mentions'][index['cleft lip']]['hpo_id']}"
     assert record["entities"][0]["curation"] == "accepted"
     association = {a["patient_id"]: a["phenotype"] for a in record["association"]}
     assert "HP:0000252" not in association["OII-1"] and "HP:0000175" in association["OII-1"]
+
+
+def test_phenopackets_export_follows_the_curation(client, engine):
+    from phenorules.formats.phenopackets import phenopackets_for_record
+
+    (result,) = client.post("/annotate", json=articles()[0]).json()["articles"]
+    untouched = exported(client.post("/export/phenopackets", json=curation_payload(result, {})))
+    assert untouched == phenopackets_for_record(result["record"], engine.ontology)
+    features = {p["subject"]["id"]: {(f["type"]["id"], f.get("excluded", False)) for f in p["phenotypicFeatures"]} for p in untouched}
+    assert ("HP:0000252", False) in features["PMID_31000001_OII-1"] and ("HP:0001252", True) in features["PMID_31000001_OII-1"]
+    case_microcephaly = next(i for i, m in enumerate(result["mentions"]) if m["text"] == "microcephaly" and m["patients"])
+    curated = exported(client.post("/export/phenopackets", json=curation_payload(result, {case_microcephaly: ("rejected", None)})))
+    assert "HP:0000252" not in {f["type"]["id"] for f in curated[0]["phenotypicFeatures"]}
 
 
 def test_export_errors(client):
@@ -219,6 +234,7 @@ def test_export_errors(client):
     assert_error(client.post("/export/jsonl", json=curation_payload(result, {0: ("changed", "HP:1234567")})), 422, "HP:1234567", "mentions[0]")
     assert_error(client.post("/export/jsonl", json=curation_payload(result, {0: ("maybe", None)})), 422, "status")
     assert_error(client.post("/export/jsonl", json={"articles": [{"id": "x"}]}), 422, "articles[0].mentions")
+    assert_error(client.post("/export/jsonl", json={"articles": [{"id": "x", "patient": [{"id": "P1"}], "mentions": []}]}), 422, "articles[0].patient[0].patient_id")
     assert_error(client.post("/export/pdf", json={"articles": []}), 404, "jsonl")
 
 
@@ -246,6 +262,17 @@ def test_chat_lists_the_phenotypes_of_any_other_prompt(client):
     other_tags = NER_PROMPT.replace("<protein>, <dna>, <rna>, <cell_line>, <cell_type>", "<person>, <location>")
     assert "<response>" not in chat(client, other_tags).json()["choices"][0]["message"]["content"]
     assert chat(client, "nothing here").json()["choices"][0]["message"]["content"].startswith("No phenotypes found")
+
+
+def test_chat_answers_a_medxpertqa_prompt_with_a_letter(monkeypatch):
+    from phenorules.pipeline import build_pipeline
+    from test_medxpertqa import HPOA, OBO, PROMPT
+
+    monkeypatch.setenv("PHENORULES_HPOA", HPOA)
+    nlp = build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}})
+    client = TestClient(create_app(Engine(nlp)), raise_server_exceptions=False)
+    reply = chat(client, PROMPT).json()["choices"][0]["message"]["content"]
+    assert reply.splitlines()[-1] == "ANSWER: B"
 
 
 def test_chat_errors_and_models(client):

@@ -3,7 +3,8 @@
 evalscope (and any OpenAI client) sends a conversation; the last user message is the
 prompt. Each answerer of :data:`ANSWERERS` either recognises the prompt and answers it or
 returns None for the next one: JNLPBA's NER prompt gets the tagged ``<response>`` form,
-and any other prompt the phenotypes found in it. Answerers run under the engine's lock.
+MedXpertQA's multiple-choice prompt a response ending ``ANSWER: X``, and any other prompt
+the phenotypes found in it. Answerers run under the engine's lock.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..errors import InputError
 from ..passages import text_article
 from ..tasks.jnlpba.evalscope_adapter import PROMPT_MARKER, respond
 from ..tasks.jnlpba.response import TAG_OF
+from ..tasks.medxpertqa.answer import answer_prompt
 from .engine import Answerer, Engine
 
 MODEL_ID = "phenorules"
@@ -49,6 +51,7 @@ def phenotype_list(prompt: str, engine: Engine) -> str:
 
 ANSWERERS: tuple[Answerer, ...] = (
     jnlpba_ner,
+    lambda prompt, engine: answer_prompt(prompt, engine.nlp),  # MedXpertQA -> 'ANSWER: X'
     phenotype_list,
 )
 

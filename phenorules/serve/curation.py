@@ -2,10 +2,13 @@
 
 The page sends back, per article, the mentions /annotate found with the curator's
 decision on each (``unreviewed``, ``accepted``, ``rejected``, ``changed`` with the new
-id). A curated record is what ``phenorules predict`` writes for that article, with the
-rejected mentions left out, the changed ids in, a ``curation`` field on every entity,
-and each patient's phenotypes taken from the kept mentions attributed to it (the same
-rule as the patients stage, so an article nobody touched exports its predicted record).
+id). A curated record is the full prediction record of that article
+(``tasks.patientphex.predict.full_record``: the submission fields plus each entity's
+label, patients and provenance, and the article's patient list) with the rejected
+mentions left out, the changed ids in (their provenance says from which id), a
+``curation`` field on every entity, and each patient's phenotypes taken from the kept
+non-negated mentions attributed to it (the patients stage's rule), so an article nobody
+touched exports its predicted record.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import InputError
+from ..formats.phenopackets import phenopackets_for_record
 from ..ontology import Ontology
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
@@ -22,6 +26,7 @@ NO_ID = "-1"
 Export = Callable[[list[dict], Any], list[dict]]
 EXPORTS: dict[str, Export] = {
     "jsonl": lambda records, engine: records,
+    "phenopackets": lambda records, engine: [packet for record in records for packet in phenopackets_for_record(record, engine.ontology)],
 }
 
 
@@ -36,9 +41,9 @@ def curated_record(article: Any, ontology: Ontology, place: str = "article") -> 
     if not article_id:
         raise InputError(f"{place}.id: empty string")
     pmid = _field(article, "pmid", (str, type(None)), place, default=None)
-    patients = _strings(_field(article, "patients", list, place, default=[]), f"{place}.patients")
+    patient_list = _patients(_field(article, "patient", list, place, default=[]), f"{place}.patient")
+    found: dict[str, set[str]] = {patient["patient_id"]: set() for patient in patient_list}
     entities = []
-    found: dict[str, set[str]] = {patient: set() for patient in patients}
     for i, mention in enumerate(_field(article, "mentions", list, place)):
         where = f"{place}.mentions[{i}]"
         status = _field(mention, "status", str, where, default="unreviewed")
@@ -51,8 +56,16 @@ def curated_record(article: Any, ontology: Ontology, place: str = "article") -> 
         hpo_id = _checked_id(_field(mention, "hpo_id", str, where), ontology, f"{where}.hpo_id")
         negated = _field(mention, "negated", bool, where, default=False)
         attributed = _strings(_field(mention, "patients", list, where, default=[]), f"{where}.patients")
+        provenance = _strings(_field(mention, "provenance", list, where, default=[]), f"{where}.provenance")
+        predicted = _field(mention, "predicted_id", str, where, default=hpo_id)
         if status == "rejected":
             continue
+        if status == "changed" or "label" not in mention:
+            label = "; ".join(ontology.names.get(part, part) for part in hpo_id.split(";"))
+        else:
+            label = _field(mention, "label", str, where)
+        if status == "changed":
+            provenance = provenance + [f"curation:changed_from:{predicted}"]
         entities.append(
             {
                 "identifier": hpo_id,
@@ -61,9 +74,14 @@ def curated_record(article: Any, ontology: Ontology, place: str = "article") -> 
                 "length": end - start,
                 "text": text,
                 "note": "NO" if negated else None,
+                "label": label,
+                "patients": attributed,
+                "provenance": provenance,
                 "curation": status,
             }
         )
+        if negated:  # a negated mention is an excluded feature, not an association
+            continue
         for patient in attributed:
             if patient in found:
                 found[patient].update(phenotype_values(hpo_id, text))
@@ -71,7 +89,8 @@ def curated_record(article: Any, ontology: Ontology, place: str = "article") -> 
         "pmc_id": article_id,
         "pmid": pmid,
         "entities": entities,
-        "association": [{"patient_id": patient, "phenotype": sorted(found[patient])} for patient in patients],
+        "association": [{"patient_id": patient, "phenotype": sorted(values)} for patient, values in found.items()],
+        "patient": patient_list,
     }
 
 
@@ -105,6 +124,16 @@ def _field(record: Any, key: str, kind, place: str, default: Any = _MISSING) -> 
         names = " or ".join(_TYPE_NAMES.get(k, "null") for k in kinds)
         raise InputError(f"{place}.{key}: expected {names}")
     return value
+
+
+def _patients(values: list, place: str) -> list[dict]:
+    """The task's patient list (ids and given mentions, where sex and age are read from)."""
+    for i, patient in enumerate(values):
+        if not _field(patient, "patient_id", str, f"{place}[{i}]"):
+            raise InputError(f"{place}[{i}].patient_id: empty string")
+        for j, mention in enumerate(_field(patient, "mention", list, f"{place}[{i}]", default=[])):
+            _field(mention, "text", str, f"{place}[{i}].mention[{j}]")
+    return values
 
 
 def _strings(values: list, place: str) -> list[str]:

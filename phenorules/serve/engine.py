@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from .. import __version__
 from ..cli import mention_rows
 from ..document import PASSAGES, doc_text
-from ..tasks.patientphex.predict import annotate_articles, to_record
+from ..tasks.patientphex.predict import annotate_articles, full_record
 from .terms import TermIndex
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.
@@ -78,5 +78,5 @@ def article_result(article: dict, doc: Doc) -> dict:
         ],
         "patients": [patient["patient_id"] for patient in article.get("patient") or []],
         "mentions": mention_rows(doc),
-        "record": to_record(article, doc),
+        "record": full_record(article, doc),
     }

@@ -298,8 +298,9 @@ function curatedPayload() {
     articles: state.articles.map((article) => ({
       id: article.id,
       pmid: article.pmid,
-      patients: article.patients,
-      mentions: article.mentions.map(({ start, end, text, hpo_id, negated, patients, status }) => ({ start, end, text, hpo_id, negated, patients, status })),
+      patient: article.record.patient,
+      mentions: article.mentions.map(({ start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status }) => (
+        { start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status })),
     })),
   };
 }
