@@ -123,6 +123,8 @@ def test_annotate_a_bioc_collection_and_an_uploaded_file(client):
     assert [a["id"] for a in from_bioc] == [document["id"] for collection in (bioc if isinstance(bioc, list) else [bioc]) for document in collection["documents"]]
     uploaded = client.post("/annotate", json={"document": ARTICLES.read_text(), "name": "cases.jsonl"}).json()["articles"]
     assert [a["id"] for a in uploaded] == [a["pmc_id"] for a in articles()]
+    from_xml = client.post("/annotate", json={"document": (FIXTURES / "bioc_article.xml").read_text(), "name": "a.xml"}).json()["articles"]
+    assert from_xml and all(a["passages"] for a in from_xml)
     as_text = client.post("/annotate", json={"document": TEXT, "name": "note.txt"}).json()["articles"]
     assert as_text[0]["id"] == "note" and len(as_text[0]["mentions"]) == 3
 
