@@ -175,9 +175,7 @@ class Attributor:
             return None
         if focus is not None and len(focus.patients) > 1 and count in (None, len(focus.patients)):
             return _as_named(mention, focus.patients, "focus", chain + focus.chain)
-        if mention.role == PLURAL_PRONOUN:
-            return None
-        if mention.role == PLURAL_GENERIC and mode not in ("carry", "paragraph"):
+        if mention.role in (PLURAL_PRONOUN, PLURAL_GENERIC):
             return None
         if count is None or count == len(self.own):
             return _as_named(mention, self.own, "own_patients", chain + ("the article's own patients",))
