@@ -101,8 +101,9 @@ class Attributor:
         self.cues = cues
         self.patient_ids = tuple(patient_ids)
         self.single = patient_ids[0] if len(patient_ids) == 1 else None
-        self.shape = "single" if self.single else "multi"
         self.has_body = any(p.section in policy.body_sections for p in passages)
+        has_case = any(p.section in policy.case_sections for p in passages)
+        self.shape = ("single" if self.single else "multi", "case" if has_case else "nocase")
         self.passages = passages
         self.people = people or People([], {}, frozenset())
         self.sexes = self.people.sexes
@@ -160,9 +161,9 @@ class Attributor:
             if fitting:
                 return _as_named(mention, fitting, "focus", chain + focus.chain)
         if sex is not None:
-            same_sex = [p for p in self.own if self.sexes.get(p) == sex]
+            same_sex = [p for p in self.patient_ids if self.sexes.get(p) == sex]
             if len(same_sex) == 1:
-                return _as_named(mention, (same_sex[0],), "sex", chain + (f"the one {sex} patient",))
+                return _as_named(mention, (same_sex[0],), "sex", chain + (f"the one {sex} listed patient",))
         if self.single is not None and (focus is None or not focus.patients):
             return _as_named(mention, (self.single,), "single_patient", chain + ("the article's only patient",))
         return None

@@ -102,6 +102,7 @@ class Policy:
     modes: dict[str, str]
     default_mode: str
     body_sections: frozenset[str]
+    case_sections: frozenset[str]
     background_sections: frozenset[str]
     bodyless_mode: str
     heading_resets_focus: bool
@@ -111,10 +112,14 @@ class Policy:
     sentence_mode_plurals: str
     sources: dict[str, str]  # setting -> file:line
 
-    def mode(self, section: str, has_body: bool, shape: str = "multi") -> tuple[str, str]:
-        """(mode, setting that gave it) for a section; ``shape`` is 'single' or 'multi':
-        ``mode.single.DISCUSS`` overrides ``mode.DISCUSS`` in single-patient articles."""
-        key = next((k for k in (f"{shape}.{section}", section) if k in self.modes), None)
+    def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
+        """(mode, setting that gave it) for a section in an article of ``shape``: ('single'
+        or 'multi' patient, 'case' or 'nocase': has a CASE or RESULTS section or not). The most
+        specific setting wins: ``mode.multi.nocase.METHODS``, ``mode.multi.METHODS``,
+        ``mode.nocase.METHODS``, ``mode.METHODS``, ``mode.default``."""
+        patients, case = shape
+        keys = (f"{patients}.{case}.{section}", f"{patients}.{section}", f"{case}.{section}", section)
+        key = next((k for k in keys if k in self.modes), None)
         mode, setting = (self.modes[key], f"mode.{key}") if key else (self.default_mode, "mode.default")
         if mode == "sentence" and not has_body:
             return self.bodyless_mode, "bodyless_mode"
@@ -204,6 +209,7 @@ def read_policy(path: Path) -> Policy:
         modes=modes,
         default_mode=_setting(path, settings, "mode.default", MODES),
         body_sections=frozenset(_setting(path, settings, "body_sections").split()),
+        case_sections=frozenset(_setting(path, settings, "case_sections").split()),
         background_sections=frozenset(_setting(path, settings, "background_sections").split()),
         bodyless_mode=_setting(path, settings, "bodyless_mode", MODES),
         heading_resets_focus=_flag(path, settings, "heading_resets_focus"),
