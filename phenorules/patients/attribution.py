@@ -13,9 +13,9 @@ A phenotype goes to a patient mention in its sentence (one that binds it from af
 to the focus, as far as the section's mode lets the focus carry (``rules/patient_policy.tsv``):
 across a section's paragraphs (case reports, results), within a paragraph (abstract,
 captions), or not at all (introduction, discussion: only a sentence that names a patient
-counts). A table row that names a patient gives it the row's phenotypes; a header naming
-patients gives each column's phenotypes, and a row's phenotype to the columns marked
-present. A mention of an unlisted relative or another person takes the phenotype away from
+counts). A table row that names a patient gives it the row's phenotypes; under a header
+naming patients, a row naming none gives each column's phenotypes to its patient, and its
+first cell's phenotype to the patients whose cells say present. A mention of an unlisted relative or another person takes the phenotype away from
 every patient. Negated phenotypes are never given to anyone. Every attribution carries
 the chain of rule rows that made it.
 """
@@ -177,7 +177,7 @@ class Attributor:
         if focus is not None and len(focus.patients) > 1 and count in (None, len(focus.patients)):
             return _as_named(mention, focus.patients, "focus", chain + focus.chain)
         if mention.role in (PLURAL_PRONOUN, PLURAL_GENERIC):
-            return None
+            return replace(mention, role=OTHER), chain + ("several people, not the patients in focus",)
         if count is None or count == len(self.own):
             return _as_named(mention, self.own, "own_patients", chain + ("the article's own patients",))
         latest = list(dict.fromkeys(reversed(recent)))[:count]
@@ -226,7 +226,7 @@ class Attributor:
                     header = self._header(start, end, in_sentence)
                 for index in _within(order, start, end, phenotype_starts):
                     attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section)
-                    if passage.is_table_body and header and unit_index > 0:
+                    if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
                         attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
                     if attribution is not None:
                         attributions.append(attribution)

@@ -27,13 +27,13 @@ _DETERMINERS = re.compile(r"^(?:a|an|the|our|his|her|their|this)\s+", re.IGNOREC
 _COORDINATION = re.compile(r"^\s*(?:,|and|&|or|as well as|,\s*and)\s*$", re.IGNORECASE)
 # "V:5 (15 years old) and V:7", "individuals 6 [IV-6] and 7 [IV-7]": a list whose items carry
 # a bracketed aside or alias is still one list.
-_BRACKETED_COORDINATION = re.compile(r"^\s*(?:[(\[][^()\[\].;]{0,40}[)\]])?\s*(?:,|and|&|,\s*and)\s*(?:\w{1,3}\s*[(\[]\s*)?$", re.IGNORECASE)
-_SIBLING_KIN = frozenset({"brother", "sister", "son", "daughter", "cousin", "twin", "nephew", "niece"})
+_BRACKETED_COORDINATION = re.compile(r"^\s*[)\]]?\s*(?:[(\[][^()\[\].;]{0,40}[)\]])?\s*(?:,|and|&|,\s*and)\s*(?:\w{1,3}\s*)?[(\[]?\s*$", re.IGNORECASE)
 _OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
 # "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
 _APPOSITION = re.compile(r"^[^.;]{0,40}$")
 _COMMA = re.compile(r"^\s*,\s*$")
+_POSSESSIVE = re.compile(r"^(?:his|her|their)\s+", re.IGNORECASE)  # "her brother" is male
 _PROBAND = re.compile(r"\b(?:proband|index|propositus|proposita)\b", re.IGNORECASE)
 _OF_PROBAND = re.compile(r"\b(?:of\s+the\s+(?:proband|index)|(?:proband|index\s+case)(?:'s|\u2019s))", re.IGNORECASE)
 _RANGE = re.compile(r"(\d+)\s*(?:-|\u2013|to)\s*(\d+)")
@@ -169,7 +169,7 @@ def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientPro
                 profile.ages.update(filter(None, (age_key(m, rules.number_words) for m in pattern.regex.finditer(text))))
             profile.proband = profile.proband or bool(_PROBAND.search(text) and not _OF_PROBAND.search(text))
         texts = [text for _, _, text in profile.given]
-        sexes = {rules.cues.sex(text) for text in texts} - {None}
+        sexes = {rules.cues.sex(_POSSESSIVE.sub("", text.strip())) for text in texts} - {None}
         profile.sex = next(iter(sexes)) if len(sexes) == 1 else None
         profile.ascendant = bool(texts) and all(rules.cues.first("ascendant", text) for text in texts)
     for key, owners in mention_claims.items():
