@@ -33,6 +33,7 @@ _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
 # "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
 _APPOSITION = re.compile(r"^[^.;]{0,40}$")
 _COMMA = re.compile(r"^\s*,\s*$")
+_LINK_REACH = 60  # characters; the longest link above ("II.2, a 5-year-old boy") needs 40
 _POSSESSIVE = re.compile(r"^(?:his|her|their)\s+", re.IGNORECASE)  # "her brother" is male
 _PROBAND = re.compile(r"\b(?:proband|index|propositus|proposita)\b", re.IGNORECASE)
 _OF_PROBAND = re.compile(r"\b(?:of\s+the\s+(?:proband|index)|(?:proband|index\s+case)(?:'s|\u2019s))", re.IGNORECASE)
@@ -319,6 +320,9 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
     for mention in mentions:
         if merged:
             previous = merged[-1]
+            if mention.start - previous.end > _LINK_REACH:  # no link spans more than a short aside
+                merged.append(mention)
+                continue
             between = text[previous.end : mention.start]
             if previous.kinship and mention.role == NAMED and _OF_LINK.match(between):
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True, previous.source, previous.sex, kin=previous.kin)
