@@ -162,7 +162,13 @@ def test_evidence_names_the_rule_and_the_patient_mention(mini_nlp):
     (span,) = doc.spans[PHENOTYPES]
     assert span._.patient == ["OII-2"]
     assert span._.patient_evidence == [
-        {"patients": ["OII-2"], "rule": "pedigree_label", "section": "CASE", "patient_mention": {"text": "II-2", "offset": 0, "rule": "pedigree_label"}}
+        {
+            "patients": ["OII-2"],
+            "rule": "pedigree_label",
+            "section": "CASE",
+            "patient_mention": {"text": "II-2", "offset": 0, "rule": "pedigree_label", "source": "patient_mentions.tsv:11"},
+            "chain": ["mention 'II-2'@0: pedigree_label (patient_mentions.tsv:11)", "nearest patient mention before it in the sentence"],
+        }
     ]
     assert span._.provenance[-1] == "patient:pedigree_label"
 
@@ -182,6 +188,9 @@ def test_predict_explain_writes_evidence_beside_an_unchanged_submission(tmp_path
     record = json.loads(line)
     assert record["pmc_id"] == "T1" and record["evidence"][0]["text"] == "ataxia"
     assert record["evidence"][0]["patients"] == ["OII-2"]
+    (association,) = record["associations"]
+    assert (association["patient_id"], association["phenotype"]) == ("OII-2", "HP:0001251")
+    assert association["because"][0]["chain"][0] == "mention 'II-2'@0: pedigree_label (patient_mentions.tsv:11)"
 
 
 def test_disabling_the_stage_falls_back_to_every_patient(tmp_path):
@@ -214,3 +223,102 @@ def test_a_kinship_apposition_names_the_patient_it_follows(mini_nlp):
         {"P1": ["Patient 1"], "P2": ["Patient 2"]},
     )
     assert associations(mini_nlp, art) == {"P1": ["HP:0000252"], "P2": ["HP:0004322"]}
+
+
+# --- the discourse model: one small article per phenomenon --------------------------------
+
+ATAXIA, SEIZURE, HYPOTONIA, MICROCEPHALY = "HP:0001251", "HP:0001250", "HP:0001252", "HP:0000252"
+
+
+def test_pronouns_go_to_the_patient_of_their_sex(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband was a girl. She had ataxia. Her brother was seen later. He had seizures and she had hypotonia.")],
+        {"P1": ["girl"], "P2": ["Her brother"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [ATAXIA, HYPOTONIA], "P2": [SEIZURE]}
+
+
+def test_plural_references_give_each_meant_patient_the_phenotype(mini_nlp):
+    passages = [
+        ("CASE", "paragraph", "Patient 1 was a boy. Patient 2 was his sister. Both siblings had seizures."),
+        ("CASE", "paragraph", "All three patients had ataxia."),
+    ]
+    art = article(passages, {"P1": ["Patient 1"], "P2": ["Patient 2"], "P3": []})
+    assert associations(mini_nlp, art) == {"P1": [SEIZURE, ATAXIA], "P2": [SEIZURE, ATAXIA], "P3": [ATAXIA]}
+    listed = article(
+        [("CASE", "paragraph", "Patients 1-3 had hypotonia. Patient 3 was seen. All three patients had ataxia.")],
+        {"O1": [], "O2": [], "O3": []},
+    )
+    assert associations(mini_nlp, listed) == {"O1": [ATAXIA, HYPOTONIA], "O2": [ATAXIA, HYPOTONIA], "O3": [ATAXIA, HYPOTONIA]}
+
+
+def test_our_patients_are_not_a_cited_case_or_a_listed_parent(mini_nlp):
+    art = article(
+        [
+            ("CASE", "paragraph", "II-1 and II-2 were examined. The father was healthy."),
+            ("CASE", "paragraph", "Our patients had microcephaly."),
+            ("DISCUSS", "paragraph", "Ataxia was seen in the patient reported by Smith."),
+        ],
+        {"OII-1": [], "OII-2": [], "P1": ["the patient reported by Smith"], "P2": ["The father"]},
+    )
+    result = associations(mini_nlp, art)
+    assert result == {"OII-1": [MICROCEPHALY], "OII-2": [MICROCEPHALY], "P1": [ATAXIA], "P2": []}
+
+
+def test_they_continue_a_plural_focus_only(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "II-1 and II-2 were born at term. They had hypotonia."), ("CASE", "paragraph", "II-3 came later. They had seizures.")],
+        {"OII-1": [], "OII-2": [], "OII-3": []},
+    )
+    assert associations(mini_nlp, art) == {"OII-1": [HYPOTONIA], "OII-2": [HYPOTONIA], "OII-3": []}
+
+
+def test_a_comparison_shares_the_phenotype_and_keeps_the_focus(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 2 was a boy. Similar to patient 1, he had ataxia. He also had seizures.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [ATAXIA], "O2": [SEIZURE, ATAXIA]}
+    unlike = article([("CASE", "paragraph", "Patient 2 was a boy. Unlike patient 1, he had ataxia.")], {"O1": [], "O2": []})
+    assert associations(mini_nlp, unlike) == {"O1": [], "O2": [ATAXIA]}
+
+
+def test_bracketed_aliases_keep_a_list_of_patients_whole(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Children (individuals 6 [IV-6] and 7 [IV-7]) presented with ataxia. V:5 (15 years old) and V:7 had seizures.")],
+        {"OIV-6": [], "OIV-7": [], "OV:5": [], "OV:7": []},
+    )
+    assert associations(mini_nlp, art) == {"OIV-6": [ATAXIA], "OIV-7": [ATAXIA], "OV:5": [SEIZURE], "OV:7": [SEIZURE]}
+
+
+def test_a_postposed_relative_takes_the_phenotype(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband had ataxia. Patient 1 was seen again; hypotonia and seizures in the mother were noted. Patient 1 was examined; microcephaly in patient 2 was known.")],
+        {"O1": ["The proband"], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [ATAXIA], "O2": [MICROCEPHALY]}
+
+
+def test_the_elder_sister_and_an_apposition_resolve_to_listed_patients(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband (III-2) had ataxia. The elder sister had seizures."), ("CASE", "paragraph", "The index case also had hypotonia.")],
+        {"OIII-2": ["The proband"], "P2": ["sister"]},
+    )
+    assert associations(mini_nlp, art) == {"OIII-2": [ATAXIA, HYPOTONIA], "P2": [SEIZURE]}
+
+
+def test_a_table_row_or_column_naming_a_patient_gets_its_phenotypes(mini_nlp):
+    table = "Feature\tPatient 1\tPatient 2\nSeizures\t+\t-\nHypotonia\tyes\t+\nPatient 2\tataxia"
+    art = article([("TABLE", "table_caption", "Clinical features."), ("TABLE", "table", table)], {"O1": [], "O2": []})
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE, HYPOTONIA], "O2": [ATAXIA, HYPOTONIA]}
+
+
+def test_policy_mode_follows_the_article_shape(tmp_path):
+    path = tmp_path / "policy.tsv"
+    text = (data_dir("rules") / "patient_policy.tsv").read_text(encoding="utf-8")
+    path.write_text(text + "mode.single.DISCUSS\tparagraph\tx\nmode.nocase.METHODS\tcarry\tx\n", encoding="utf-8")
+    policy = read_policy(path)
+    assert policy.mode("DISCUSS", True, ("single", "case"))[0] == "paragraph"
+    assert policy.mode("DISCUSS", True, ("multi", "case"))[0] == "sentence"
+    assert policy.mode("METHODS", True, ("multi", "nocase")) == ("carry", "mode.nocase.METHODS")
+    assert policy.cite("mode.nocase.METHODS").startswith("mode.nocase.METHODS=carry (policy.tsv:")

@@ -272,7 +272,9 @@ def test_format_table_has_four_rows_and_a_score_line_with_four_decimals():
     result = score([gold([ent(0, 5, A)], [("P1", [A])])], [pred([ent(0, 5, A), ent(9, 2, B)])])
     lines = format_table(result).splitlines()
     labels = [line.split()[0] for line in lines[1:]]
-    assert labels == ["mention", "document", "micro", "macro", "Score", "negation"]
+    assert labels == ["mention", "document", "micro", "macro", "Score", "negation", "single", "multi"]
+    assert lines[7].endswith("1 patients, micro F1 0.0000, macro F1 0.0000, 1 with F1 = 0")  # P1 got nothing
+    assert lines[8].endswith("0 patients, micro F1 1.0000, macro F1 1.0000, 0 with F1 = 0")
     assert lines[1].split() == ["mention", "0.5000", "1.0000", "0.6667", "1", "1", "0"]
     assert lines[4].split() == ["macro", "0.0000", "0.0000", "0.0000"]
     assert lines[5].split()[1] == f"{result['score']:.4f}"

@@ -3,8 +3,8 @@ them for a patient from a paper.
 
 ``id`` is the article and the patient (``PMID_20461149_P1``), ``subject.id`` the same; the
 subject's ``sex`` and ``timeAtLastEncounter`` only where a rule finds them in the patient's
-own given mentions (``rules/subject_sex.tsv``; the ``age_sex`` pattern of
-``rules/patient_mentions.tsv``: "a 10-year-old girl" is FEMALE, P10Y), never guessed.
+own given mentions, as the patient stage reads them (the ``age_sex`` rows of
+``rules/patient_mentions.tsv``, the male/female cues of ``rules/patient_cues.tsv``): "a 10-year-old girl" is FEMALE, P10Y), never guessed.
 One ``phenotypicFeature`` per HPO id: the patient's association, and ``excluded`` for a
 negated mention attributed to it that the association does not hold; each cites the
 article (``ECO:0000033`` author statement supported by traceable reference, the PMID or
@@ -23,9 +23,8 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ..errors import InputError
-from ..lexicon.tsv import read_tsv
 from ..ontology import Ontology
-from ..patients.mentions import age_key
+from ..patients.mentions import build_profiles
 from ..patients.rules import load_patient_rules
 from ..resources import data_dir
 from . import require
@@ -42,7 +41,6 @@ HPO_RESOURCE = {
 SCHEMA_VERSION = "2.0"
 HPO_ID = re.compile(r"HP:\d{7}")
 _UNITS = {"year": "Y", "month": "M", "week": "W", "day": "D"}
-_SEXES = ("MALE", "FEMALE")
 _FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -73,7 +71,7 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     associated = {entry["patient_id"]: entry["phenotype"] for entry in record.get("association") or []}
     order = list(given) + [patient_id for patient_id in associated if patient_id not in given]
     excluded = _excluded_ids(record)
-    rules = _subject_rules()
+    subjects = _subjects(list(given.values()))
     packets = []
     for patient_id in order:
         present = sorted({value for value in associated.get(patient_id, []) if HPO_ID.fullmatch(value)})
@@ -82,11 +80,9 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
         features += [_feature(hpo_id, ontology, article, True, evidence) for hpo_id in absent]
         identifier = f"{article}_{patient_id}"
         subject = {"id": identifier}
-        mentions = [mention["text"] for mention in given.get(patient_id, {}).get("mention", [])]
-        age = _age(mentions, rules)
+        age, sex = subjects.get(patient_id, (None, None))
         if age:
             subject["timeAtLastEncounter"] = {"age": {"iso8601duration": age}}
-        sex = _sex(mentions, rules)
         if sex:
             subject["sex"] = sex
         packet = {"id": identifier, "subject": subject, "phenotypicFeatures": features, "metaData": meta}
@@ -204,26 +200,23 @@ def _feature(hpo_id: str, ontology: Ontology, article: str, excluded: bool, evid
 
 
 @functools.lru_cache(maxsize=1)
-def _subject_rules():
-    """(age patterns, number words, word -> sex) from the rule files."""
+def _patient_rules():
     rules_dir = data_dir("rules")
-    patient_rules = load_patient_rules(rules_dir / "patient_mentions.tsv", rules_dir / "number_words.tsv", rules_dir / "patient_policy.tsv")
-    ages = tuple(pattern.regex for pattern in patient_rules.patterns if pattern.kind == "age_sex")
-    path = rules_dir / "subject_sex.tsv"
-    sexes = {}
-    for row, number in read_tsv(path, 2):
-        if row[1] not in _SEXES:
-            raise InputError(f"{path}:{number}: sex must be one of {', '.join(_SEXES)}, not {row[1]!r}")
-        sexes[row[0].lower()] = row[1]
-    return ages, patient_rules.number_words, sexes
+    return load_patient_rules(
+        rules_dir / "patient_mentions.tsv", rules_dir / "number_words.tsv", rules_dir / "patient_policy.tsv", rules_dir / "patient_cues.tsv"
+    )
 
 
-def _age(mentions: list[str], rules) -> str | None:
-    """The ISO 8601 age all of the patient's aged mentions agree on, else None."""
-    patterns, number_words, _ = rules
-    found = {age_key(match, number_words) for text in mentions for pattern in patterns for match in pattern.finditer(text)}
-    durations = {_duration(value, unit) for value, unit in filter(None, found)}
-    return durations.pop() if len(durations) == 1 and None not in durations else None
+def _subjects(patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
+    """Patient id -> (ISO 8601 age, MALE/FEMALE) from the patient stage's own reading of the
+    given mentions (the ``age_sex`` rows and the male/female cues); None where the mentions
+    say nothing or disagree."""
+    subjects = {}
+    for profile in build_profiles(patients, _patient_rules()):
+        durations = {_duration(value, unit) for value, unit in profile.ages}
+        age = durations.pop() if len(durations) == 1 and None not in durations else None
+        subjects[profile.patient_id] = (age, profile.sex.upper() if profile.sex else None)
+    return subjects
 
 
 def _duration(value: float, unit: str) -> str | None:
@@ -234,19 +227,4 @@ def _duration(value: float, unit: str) -> str | None:
     if unit == "year" and abs(months - round(months)) < 1e-9:
         return f"P{int(value)}Y{round(months)}M"
     return None
-
-
-_WORD = re.compile(r"[A-Za-z]+(?:['\u2019]s\b)?")
-
-
-def _sex(mentions: list[str], rules) -> str | None:
-    """The sex the patient's mentions state ("girl", "she"), if they state only one."""
-    words = rules[2]
-    found = {
-        words[token.lower()]
-        for text in mentions
-        for token in _WORD.findall(text)
-        if token.lower() in words  # "the boy's mother": the possessor ends in 's and is skipped
-    }
-    return found.pop() if len(found) == 1 else None
 

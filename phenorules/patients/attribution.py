@@ -1,25 +1,37 @@
 """Giving each phenotype mention to the patient the text is talking about there.
 
-A walk through the article in text order keeps a *focus*: the patients named last. A
-phenotype goes to the patient mention nearest before it in its sentence (else the
-nearest after it); without one, to the focus, if the section's mode lets the focus carry
-that far (``rules/patient_policy.tsv``): across a section's paragraphs (case reports,
-results), within a paragraph (abstract, captions), or not at all (introduction,
-discussion: only a sentence that names a patient counts). A mention of an unlisted
-relative or another person ("his mother had ...", "a 5-year-old girl reported by ...")
-takes the phenotype away from every patient. This is the nearest-mention heuristic of
-rule-based patient attribution. Negated phenotypes are attributed the same way (the
-patient stated not to have it); the patient stage keeps them out of the associations.
+A walk through the article in text order keeps a discourse model: the *focus*, the
+patients being talked about, with the mention and the rule rows that set it. Named
+patients set the focus; pronouns and anaphors ("she", "the boy") stand for the focus
+patient of their sex, else the one listed patient of that sex; plurals ("both siblings",
+"all three patients", "our patients") stand for several of the article's own patients;
+"they"/"their" continue a plural focus; a comparison ("similar to P1", "like her
+brother") neither moves the focus nor takes the phenotype away from it, but shares it.
+
+A phenotype goes to a patient mention in its sentence (one that binds it from after,
+"vitiligo in the mother", else the nearest before, else the nearest after); without one,
+to the focus, as far as the section's mode lets the focus carry (``rules/patient_policy.tsv``):
+across a section's paragraphs (case reports, results), within a paragraph (abstract,
+captions), or not at all (introduction, discussion: only a sentence that names a patient
+counts). A table row that names a patient gives it the row's phenotypes; under a header
+naming patients, a row naming none gives each column's phenotypes to its patient, and its
+first cell's phenotype to the patients whose cells say present. A mention of an unlisted relative or another person takes the phenotype away from
+every patient. Negated phenotypes are attributed the same way (the patient stated not to
+have it); the patient stage keeps them out of the associations. Every attribution carries
+the chain of rule rows that made it.
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .mentions import ANAPHOR, NAMED, OTHER, PRONOUN, RELATIVE, PatientMention
-from .rules import Policy
+from .mentions import ANAPHOR, NAMED, OTHER, PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN, PRONOUN, RELATIVE, People, PatientMention
+from .rules import Cues, Policy
+
+_SIBLING_KIN = frozenset({"brother", "sister", "son", "daughter", "twin"})
 
 
 @dataclass(frozen=True)
@@ -27,11 +39,15 @@ class Passage:
     start: int
     end: int
     section: str
-    kind: str  # paragraph, title_1, fig_caption, ...
+    kind: str  # paragraph, title_1, fig_caption, table, ...
 
     @property
     def is_heading(self) -> bool:
         return "title" in self.kind and "caption" not in self.kind
+
+    @property
+    def is_table_body(self) -> bool:
+        return "table" in self.kind and not any(part in self.kind for part in ("caption", "title", "foot"))
 
 
 @dataclass(frozen=True)
@@ -43,20 +59,25 @@ class Phenotype:
 
 @dataclass(frozen=True)
 class Focus:
+    """Who is being talked about, the mention that said so, and the rules behind it."""
+
     patients: tuple[str, ...]
     mention: PatientMention | None
     rule: str
+    chain: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Attribution:
-    """Phenotype ``index`` goes to ``patients`` by ``rule``, because of ``mention``."""
+    """Phenotype ``index`` goes to ``patients`` by ``rule``, because of ``mention``;
+    ``chain`` lists every rule row on the way, first to last."""
 
     index: int
     patients: tuple[str, ...]
     rule: str
     mention: PatientMention | None
     section: str
+    chain: tuple[str, ...] = ()
 
 
 def _within(items: Sequence, start: int, end: int, starts: list[int]) -> list:
@@ -64,47 +85,112 @@ def _within(items: Sequence, start: int, end: int, starts: list[int]) -> list:
     return list(items[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)])
 
 
-def _resolved(mention: PatientMention, focus: Focus | None, single: str | None) -> PatientMention | None:
-    """An anaphor or pronoun stands for the focus, or the only patient; else it is dropped."""
-    if mention.role not in (ANAPHOR, PRONOUN):
-        return mention
-    if focus is not None and focus.patients:
-        patients, via = focus.patients, "focus"
-    elif single is not None:
-        patients, via = (single,), "single_patient"
-    else:
-        return None
-    return PatientMention(mention.start, mention.end, mention.text, f"{mention.rule}>{via}", NAMED, patients)
+def _cite(mention: PatientMention) -> str:
+    return f"mention {mention.text!r}@{mention.start}: {mention.rule} ({mention.source or '?'})"
 
 
-def _nearest(mentions: list[PatientMention], phenotype: Phenotype) -> PatientMention | None:
-    """The mention nearest before the phenotype in its sentence, else the nearest after it."""
-    before = [m for m in mentions if m.end <= phenotype.start]
-    if before:
-        return before[-1]
-    after = [m for m in mentions if m.start >= phenotype.end]
-    return after[0] if after else None
+def _as_named(mention: PatientMention, patients: tuple[str, ...], via: str, chain: tuple[str, ...]) -> tuple[PatientMention, tuple[str, ...]]:
+    return replace(mention, rule=f"{mention.rule}>{via}", role=NAMED, patients=patients), chain
 
 
 class Attributor:
     """One article's walk; ``run`` returns the attributions in phenotype order."""
 
-    def __init__(self, policy: Policy, patient_ids: list[str], passages: list[Passage]):
+    def __init__(self, policy: Policy, patient_ids: list[str], passages: list[Passage], people: People | None = None, cues: Cues | None = None, text: str = ""):
         self.policy = policy
+        self.text = text
+        self.cues = cues
         self.patient_ids = tuple(patient_ids)
         self.single = patient_ids[0] if len(patient_ids) == 1 else None
         self.has_body = any(p.section in policy.body_sections for p in passages)
+        has_case = any(p.section in policy.case_sections for p in passages)
+        self.shape = ("single" if self.single else "multi", "case" if has_case else "nocase")
         self.passages = passages
+        self.people = people or People([], {}, frozenset())
+        self.sexes = self.people.sexes
+        self.own = self._own_patients()
 
-    def start_focus(self, mode: str) -> Focus | None:
+    def _own_patients(self) -> tuple[str, ...]:
+        """The article's own patients, whom "our patients" and "both siblings" mean: not the
+        ones named only in background sections (reported cases), not listed parents."""
+        background = self.policy.background_sections
+        named_in: dict[str, set[bool]] = {}
+        for mention in self.people.mentions:
+            if mention.role != NAMED:
+                continue
+            passage = next((p for p in self.passages if p.start <= mention.start < p.end), None)
+            for patient_id in mention.patients:
+                named_in.setdefault(patient_id, set()).add(passage is not None and passage.section in background)
+        own = tuple(p for p in self.patient_ids if False in named_in.get(p, {False}) and p not in self.people.ascendants)
+        return own or tuple(p for p in self.patient_ids if p not in self.people.ascendants) or self.patient_ids
+
+    def start_focus(self, mode: str, setting: str) -> Focus | None:
         if self.single is not None and mode == "carry" and self.policy.single_patient_carry_start:
-            return Focus((self.single,), None, "single_patient")
+            return Focus((self.single,), None, "single_patient", (self.policy.cite(setting), self.policy.cite("single_patient_carry_start")))
         return None
 
     def unfocused(self, mode: str) -> Focus | None:
         if mode in ("carry", "paragraph") and self.single is None and self.policy.unfocused_multi == "all":
-            return Focus(self.patient_ids, None, "all_patients")
+            return Focus(self.own, None, "all_patients", (self.policy.cite("unfocused_multi"),))
         return None
+
+    # --- who a mention stands for -----------------------------------------------------
+
+    def resolve(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str]) -> tuple[PatientMention, tuple[str, ...]] | None:
+        """The mention with the patients it stands for here, and the chain that says why;
+        None when it stands for no one known (a pronoun with nobody in focus)."""
+        chain = (_cite(mention),)
+        if mention.role in (ANAPHOR, PRONOUN):
+            return self._singular(mention, focus, chain)
+        if mention.role == RELATIVE and mention.kin in _SIBLING_KIN and mention.sex:
+            held = focus.patients if focus else ()
+            same_sex = [p for p in self.own if self.sexes.get(p) == mention.sex and p not in held]
+            if len(same_sex) == 1:  # "her brother" is the one listed male sibling
+                return _as_named(mention, (same_sex[0],), "sex", chain + (f"relative by sex: the one {mention.sex} patient other than the focus",))
+            return mention, chain
+        if mention.role in (PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN):
+            return self._plural(mention, focus, mode, recent, chain)
+        return mention, chain
+
+    def _singular(self, mention: PatientMention, focus: Focus | None, chain: tuple[str, ...]):
+        sex = mention.sex
+        if focus is not None and focus.patients:
+            fitting = tuple(p for p in focus.patients if sex is None or self.sexes.get(p) in (None, sex))
+            known = tuple(p for p in fitting if sex is not None and self.sexes.get(p) == sex)
+            if len(focus.patients) > 1 and len(known) == 1:
+                return _as_named(mention, known, "focus_sex", chain + focus.chain + (f"the focus patient who is {sex}",))
+            if fitting:
+                return _as_named(mention, fitting, "focus", chain + focus.chain)
+        if sex is not None:
+            same_sex = [p for p in self.patient_ids if self.sexes.get(p) == sex]
+            if len(same_sex) == 1:
+                return _as_named(mention, (same_sex[0],), "sex", chain + (f"the one {sex} listed patient",))
+        if self.single is not None and (focus is None or not focus.patients):
+            return _as_named(mention, (self.single,), "single_patient", chain + ("the article's only patient",))
+        return None
+
+    def _plural(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str], chain: tuple[str, ...]):
+        count = mention.count
+        if self.single is not None:
+            return None  # one patient: "the affected individuals" are others
+        if mode not in ("carry", "paragraph") and not self._plural_in_sentence_mode(mention):
+            return None
+        if focus is not None and len(focus.patients) > 1 and count in (None, len(focus.patients)):
+            return _as_named(mention, focus.patients, "focus", chain + focus.chain)
+        if mention.role in (PLURAL_PRONOUN, PLURAL_GENERIC):
+            return replace(mention, role=OTHER), chain + ("several people, not the patients in focus",)
+        if count is None or count == len(self.own):
+            return _as_named(mention, self.own, "own_patients", chain + ("the article's own patients",))
+        latest = list(dict.fromkeys(reversed(recent)))[:count]
+        if count < len(self.own) and len(latest) == count:
+            return _as_named(mention, tuple(p for p in self.patient_ids if p in latest), "recent", chain + (f"the {count} patients named last",))
+        return None
+
+    def _plural_in_sentence_mode(self, mention: PatientMention) -> bool:
+        allowed = self.policy.sentence_mode_plurals
+        return allowed == "all" or (allowed == "counted" and mention.count is not None)
+
+    # --- the walk ---------------------------------------------------------------------
 
     def run(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[Phenotype]) -> list[Attribution]:
         mention_starts = [m.start for m in mentions]
@@ -113,51 +199,142 @@ class Attributor:
         sentence_starts = [s for s, _ in sentences]
         attributions: list[Attribution] = []
         focus: Focus | None = None
+        recent: list[str] = []
         previous_section = None
         for passage in self.passages:
-            mode = self.policy.mode(passage.section, self.has_body)
+            mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
             if mode != "carry" or passage.section != previous_section:
-                focus = self.start_focus(mode)
+                focus = self.start_focus(mode, setting)
             previous_section = passage.section
             named_in_passage = False
-            for start, end in _within(sentences, passage.start, passage.end, sentence_starts):
-                end = min(end, passage.end)
-                raw = _within(mentions, start, end, mention_starts)
-                in_sentence = []
-                for mention in raw:
-                    resolved = _resolved(mention, focus, self.single)
-                    if resolved is not None:
-                        in_sentence.append(resolved)
-                        focus = self.next_focus(focus, resolved)
+            if passage.is_table_body:
+                units = self._rows(passage)
+            else:
+                units = [(start, min(end, passage.end)) for start, end in _within(sentences, passage.start, passage.end, sentence_starts)]
+            header: dict[int, tuple[str, ...]] = {}
+            for unit_index, (start, end) in enumerate(units):
+                in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
+                for mention in _within(mentions, start, end, mention_starts):
+                    resolved = self.resolve(mention, focus, mode, recent)
+                    if resolved is None:
+                        continue
+                    in_sentence.append(resolved)
+                    if resolved[0].cue is None:
+                        focus = self.next_focus(focus, *resolved)
+                        if resolved[0].role == NAMED:
+                            recent.extend(resolved[0].patients)
+                if passage.is_table_body and unit_index == 0:
+                    header = self._header(start, end, in_sentence)
                 for index in _within(order, start, end, phenotype_starts):
-                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, passage.section)
+                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section)
+                    if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
+                        attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
                     if attribution is not None:
                         attributions.append(attribution)
-                named_in_passage = named_in_passage or any(m.role == NAMED for m in in_sentence)
+                named_in_passage = named_in_passage or any(m.role == NAMED for m, _ in in_sentence)
             if passage.is_heading and not named_in_passage and self.policy.heading_resets_focus:
-                focus = self.start_focus(mode)
+                focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
 
-    def next_focus(self, focus: Focus | None, mention: PatientMention) -> Focus | None:
+    def next_focus(self, focus: Focus | None, mention: PatientMention, chain: tuple[str, ...]) -> Focus | None:
         """Named patients become the focus; relatives ("his mother", listed or not) only by policy."""
+        if mention.role not in (NAMED, RELATIVE, OTHER):
+            return focus
         is_relative = mention.role in (RELATIVE, OTHER) or mention.kinship
         if is_relative and not self.policy.relative_sets_focus:
             return focus
-        return Focus(mention.patients, mention, mention.rule)
+        return Focus(mention.patients, mention, mention.rule, chain)
 
-    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list[PatientMention], focus: Focus | None, mode: str, section: str) -> Attribution | None:
+    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str) -> Attribution | None:
         if mode == "none":
             return None
-        outside = [m for m in in_sentence if m.end <= phenotype.start or m.start >= phenotype.end]
-        nearest = _nearest(outside, phenotype)
-        if nearest is not None:
-            chosen = Focus(nearest.patients, nearest, nearest.rule)
-        elif mode in ("carry", "paragraph"):
-            chosen = focus if focus is not None else self.unfocused(mode)
-            if chosen is not None:
-                chosen = Focus(chosen.patients, chosen.mention, f"focus:{chosen.rule}")
-        else:
-            chosen = None
-        if chosen is None or not chosen.patients:
+        plain = [(m, c) for m, c in in_sentence if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
+        chosen = self._bound(phenotype, plain)
+        if chosen is None and mode in ("carry", "paragraph"):
+            base = focus if focus is not None else self.unfocused(mode)
+            if base is not None:
+                chosen = Focus(base.patients, base.mention, f"focus:{base.rule}", base.chain + (f"focus carried: {self.policy.cite(setting)}",))
+        if chosen is None:
             return None
-        return Attribution(index, chosen.patients, chosen.rule, chosen.mention, section)
+        patients, chain = chosen.patients, chosen.chain
+        for mention, mention_chain in in_sentence:
+            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients:
+                patients = tuple(dict.fromkeys(patients + mention.patients))
+                chain = chain + mention_chain + (f"comparison shares it: {mention.cue[1]} ({mention.cue[2]})",)
+        if not patients:
+            return None
+        return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
+
+    def _bound(self, phenotype: Phenotype, plain: list) -> Focus | None:
+        """The mention in the sentence the phenotype belongs to: one right after it that a
+        postposed cue binds ("in the mother"), else the nearest before, else the nearest after."""
+        before = [(m, c) for m, c in plain if m.end <= phenotype.start]
+        after = [(m, c) for m, c in plain if m.start >= phenotype.end]
+        if after and before and self.cues is not None:
+            mention, chain = after[0]
+            cue = self.cues.first("postposed", self._text_between(phenotype.end, mention.start))
+            if cue is not None:
+                return Focus(mention.patients, mention, f"postposed:{mention.rule}", chain + (f"bound from after: {cue.name} ({cue.source})",))
+        if before:
+            mention, chain = before[-1]
+            return Focus(mention.patients, mention, mention.rule, chain + ("nearest patient mention before it in the sentence",))
+        if after:
+            mention, chain = after[0]
+            return Focus(mention.patients, mention, mention.rule, chain + ("nearest patient mention after it in the sentence",))
+        return None
+
+    # --- tables -----------------------------------------------------------------------
+
+    def _text_between(self, start: int, end: int) -> str:
+        return self.text[start:end]
+
+    def _rows(self, passage: Passage) -> list[tuple[int, int]]:
+        """A table body's rows: its lines."""
+        rows, start = [], passage.start
+        for match in re.finditer(r"\n", self.text[passage.start : passage.end]):
+            end = passage.start + match.start()
+            if end > start:
+                rows.append((start, end))
+            start = end + 1
+        if passage.end > start:
+            rows.append((start, passage.end))
+        return rows
+
+    def _cells(self, start: int, end: int) -> list[tuple[int, int]]:
+        cells, cell_start = [], start
+        for match in re.finditer(r"\t|\|", self.text[start:end]):
+            cells.append((cell_start, start + match.start()))
+            cell_start = start + match.end()
+        cells.append((cell_start, end))
+        return cells
+
+    def _header(self, start: int, end: int, in_row: list) -> dict[int, tuple[str, ...]]:
+        """Column -> patients, for a header row whose cells name one patient each (two or more)."""
+        columns = {}
+        for column, (cell_start, cell_end) in enumerate(self._cells(start, end)):
+            named = [m for m, _ in in_row if m.role == NAMED and cell_start <= m.start < cell_end]
+            if len(named) == 1:
+                columns[column] = named[0].patients
+        return columns if len(columns) >= 2 else {}
+
+    def _by_column(self, index: int, phenotype: Phenotype, start: int, end: int, header: dict, section: str) -> Attribution | None:
+        """A row under a header of patients: a phenotype in a patient's column is that
+        patient's; one in the row's first cell goes to the columns whose cell says present."""
+        if phenotype.negated or self.cues is None:
+            return None
+        cells = self._cells(start, end)
+        column = next((i for i, (a, b) in enumerate(cells) if a <= phenotype.start < b), None)
+        if column in header:
+            return Attribution(index, header[column], "table_column", None, section, (f"table column {column} is {', '.join(header[column])}'s (header row)",))
+        if column != 0:
+            return None
+        present, sources = [], []
+        for other, patients in sorted(header.items()):
+            if other < len(cells):
+                cue = self.cues.first("cell_present", self.text[cells[other][0] : cells[other][1]].strip(), "fullmatch")
+                if cue is not None:
+                    present.extend(patients)
+                    sources.append(f"{cue.name} ({cue.source})")
+        if not present:
+            return None
+        return Attribution(index, tuple(present), "table_present", None, section, (f"table row: cells marked present under the patients' columns: {sorted(set(sources))}",))

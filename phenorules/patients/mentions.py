@@ -19,15 +19,24 @@ from typing import Iterable, Iterator
 from .rules import MentionPattern, PatientRules
 
 NAMED, RELATIVE, OTHER, ANAPHOR, PRONOUN = "named", "relative", "other", "anaphor", "pronoun"
+PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN = "plural", "plural_generic", "plural_pronoun"
+PLURAL_ROLES = (PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN)
 LABEL_KINDS = ("pedigree", "numbered", "number_list")
 _ROMAN = {"I": 1, "V": 5, "X": 10}
 _DETERMINERS = re.compile(r"^(?:a|an|the|our|his|her|their|this)\s+", re.IGNORECASE)
 _COORDINATION = re.compile(r"^\s*(?:,|and|&|or|as well as|,\s*and)\s*$", re.IGNORECASE)
+# "V:5 (15 years old) and V:7", "individuals 6 [IV-6] and 7 [IV-7]": a list whose items carry
+# a bracketed aside or alias is still one list.
+_BRACKETED_COORDINATION = re.compile(r"^\s*[)\]]?\s*(?:[(\[][^()\[\].;]{0,40}[)\]])?\s*(?:,|and|&|,\s*and)\s*(?:\w{1,3}\s*)?[(\[]?\s*$", re.IGNORECASE)
 _OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
 # "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
 _APPOSITION = re.compile(r"^[^.;]{0,40}$")
 _COMMA = re.compile(r"^\s*,\s*$")
+_LINK_REACH = 60  # characters; the longest link above ("II.2, a 5-year-old boy") needs 40
+_POSSESSIVE = re.compile(r"^(?:his|her|their)\s+", re.IGNORECASE)  # "her brother" is male
+_PROBAND = re.compile(r"\b(?:proband|index|propositus|proposita)\b", re.IGNORECASE)
+_OF_PROBAND = re.compile(r"\b(?:of\s+the\s+(?:proband|index)|(?:proband|index\s+case)(?:'s|\u2019s))", re.IGNORECASE)
 _RANGE = re.compile(r"(\d+)\s*(?:-|\u2013|to)\s*(\d+)")
 
 
@@ -39,9 +48,14 @@ class PatientMention:
     end: int
     text: str
     rule: str
-    role: str  # named, relative (unlisted relative), other (unlisted person), anaphor, pronoun
+    role: str  # named, relative (unlisted relative), other (unlisted person), anaphor, pronoun, plural...
     patients: tuple[str, ...] = ()
     kinship: bool = False  # refers to someone by kinship ("her father"), listed or not
+    source: str = ""  # the rule row (file:line) that found it
+    sex: str | None = None  # the sex its words say ("she", "the boy", "her brother")
+    count: int | None = None  # how many a plural says ("both" 2, "all three" 3)
+    kin: str | None = None  # the kinship word of an unlisted relative ("brother")
+    cue: tuple[str, str, str] | None = None  # (kind, name, file:line) of a comparison or contrast before it
 
 
 @dataclass
@@ -54,6 +68,8 @@ class PatientProfile:
     kin: set = field(default_factory=set)
     ages: set = field(default_factory=set)
     proband: bool = False
+    sex: str | None = None
+    ascendant: bool = False  # given only as a parent, aunt...: not one of "our patients"
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,7 @@ class _Candidate:
     rank: int
     rule: str
     kind: str
+    source: str = ""
     match: re.Match | None = None
     patients: tuple[str, ...] = ()
     kinship: bool = False
@@ -151,7 +168,11 @@ def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientPro
                 profile.kin.update(match["kin"].lower() for match in pattern.regex.finditer(text))
             for pattern in _patterns(rules, "age_sex"):
                 profile.ages.update(filter(None, (age_key(m, rules.number_words) for m in pattern.regex.finditer(text))))
-            profile.proband = profile.proband or bool(re.search(r"\b(?:proband|index)\b", text, re.IGNORECASE))
+            profile.proband = profile.proband or bool(_PROBAND.search(text) and not _OF_PROBAND.search(text))
+        texts = [text for _, _, text in profile.given]
+        sexes = {rules.cues.sex(_POSSESSIVE.sub("", text.strip())) for text in texts} - {None}
+        profile.sex = next(iter(sexes)) if len(sexes) == 1 else None
+        profile.ascendant = bool(texts) and all(rules.cues.first("ascendant", text) for text in texts)
     for key, owners in mention_claims.items():
         if len(owners) == 1:
             next(p for p in profiles if p.patient_id in owners).keys.add(key)
@@ -181,7 +202,7 @@ def _given_candidates(profiles: list[PatientProfile], text: str, lowered: str, r
     for profile in profiles:
         for start, end, given in profile.given:
             is_kin = any(pattern.regex.search(given) for pattern in kinship)
-            candidates.append(_Candidate(start, end, 0, 0, "given_mention", "given", patients=(profile.patient_id,), kinship=is_kin))
+            candidates.append(_Candidate(start, end, 0, 0, "given_mention", "given", "input:patient.mention", patients=(profile.patient_id,), kinship=is_kin))
             phrase = _DETERMINERS.sub("", given.strip()).lower()
             if len(phrase.split()) >= 2:
                 owners.setdefault(phrase, set()).add(profile.patient_id)
@@ -189,7 +210,7 @@ def _given_candidates(profiles: list[PatientProfile], text: str, lowered: str, r
         if len(patient_ids) != 1:
             continue
         for match in _find_caseless(r"\w", phrase, r"(?!\w)", text, lowered):
-            candidates.append(_Candidate(match.start(), match.end(), 2, 0, "given_text", "given", patients=tuple(patient_ids)))
+            candidates.append(_Candidate(match.start(), match.end(), 2, 0, "given_text", "given", "input:patient.mention.text", patients=tuple(patient_ids)))
     return candidates
 
 
@@ -199,13 +220,13 @@ def _literal_candidates(profiles: list[PatientProfile], text: str, lowered: str)
     for profile in profiles:
         for key in sorted(k for k in profile.keys if k[0] == "literal"):
             for match in _find_caseless(r"[\w.]", key[1], r"(?![\w]|\.\d)", text, lowered):
-                candidates.append(_Candidate(match.start(), match.end(), 1, 0, "literal_label", "given", patients=(profile.patient_id,)))
+                candidates.append(_Candidate(match.start(), match.end(), 1, 0, "literal_label", "given", "input:patient.patient_id", patients=(profile.patient_id,)))
     return candidates
 
 
 def _pattern_candidates(rules: PatientRules, text: str, lowered: str) -> list[_Candidate]:
     return [
-        _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, match)
+        _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, pattern.source, match)
         for pattern in rules.patterns
         for match in pattern.scan(text, lowered)
         if match.end() > match.start()
@@ -237,40 +258,59 @@ def _kin_word(word: str, rules: PatientRules) -> str | None:
     return None
 
 
-def _kin_mention(span: tuple, kin: str, profiles: list[PatientProfile], position: int) -> PatientMention:
-    """'Her father' is the listed patient called father nearest in the text, else a relative."""
+def _kin_mention(span: tuple, kin: str, profiles: list[PatientProfile], position: int, source: str, rules: PatientRules) -> PatientMention:
+    """'Her father' is the listed patient called father nearest in the text, else a relative
+    (whom the attribution may still find among the listed siblings by sex: "her brother")."""
     holders = [p for p in profiles if kin in p.kin]
+    sex = rules.cues.sex(kin)
     if not holders:
-        return PatientMention(*span, RELATIVE, kinship=True)
-    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,), kinship=True)
+        return PatientMention(*span, RELATIVE, kinship=True, source=source, sex=sex, kin=kin)
+    return PatientMention(*span, NAMED, (_nearest_given(holders, position).patient_id,), kinship=True, source=source, sex=sex)
 
 
 def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: PatientRules) -> PatientMention:
     """What a matched place refers to, given the article's patient profiles."""
     span = (cand.start, cand.end, text[cand.start : cand.end], cand.rule)
+    source = cand.source
     if cand.kind == "given":
-        return PatientMention(*span, NAMED, cand.patients, cand.kinship)
+        return PatientMention(*span, NAMED, cand.patients, cand.kinship, source)
     if cand.kind in LABEL_KINDS:
         keys = label_keys(cand.kind, cand.match)
         named = tuple(p.patient_id for p in profiles if p.keys & keys)
-        return PatientMention(*span, NAMED, named) if named else PatientMention(*span, OTHER)
+        return PatientMention(*span, NAMED, named, source=source) if named else PatientMention(*span, OTHER, source=source)
     if cand.kind == "kinship":
-        return _kin_mention(span, cand.match["kin"].lower(), profiles, cand.start)
+        return _kin_mention(span, cand.match["kin"].lower(), profiles, cand.start, source, rules)
     kin = _kin_word(cand.match["sex"], rules) if cand.kind == "age_sex" else None
     if kin:  # "a 24 years old mother"
-        return _kin_mention(span, kin, profiles, cand.start)
+        return _kin_mention(span, kin, profiles, cand.start, source, rules)
+    sex = rules.cues.sex(span[2])
     if cand.kind == "age_sex":
         age = age_key(cand.match, rules.number_words)
         same_age = tuple(p.patient_id for p in profiles if age in p.ages)
         if len(same_age) == 1:
-            return PatientMention(*span, NAMED, same_age)
+            return PatientMention(*span, NAMED, same_age, source=source, sex=sex)
         if not same_age and all(p.ages for p in profiles):
-            return PatientMention(*span, OTHER)
-        return PatientMention(*span, ANAPHOR)
+            return PatientMention(*span, OTHER, source=source)
+        return PatientMention(*span, ANAPHOR, source=source, sex=sex)
     if cand.kind == "proband":
         probands = tuple(p.patient_id for p in profiles if p.proband)
-        return PatientMention(*span, NAMED, probands) if len(probands) == 1 else PatientMention(*span, ANAPHOR)
-    return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR)
+        return PatientMention(*span, NAMED, probands, source=source) if len(probands) == 1 else PatientMention(*span, ANAPHOR, source=source, sex=sex)
+    if cand.kind in PLURAL_ROLES:
+        return PatientMention(*span, cand.kind, source=source, count=_count(cand.match, rules))
+    return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR, source=source, sex=sex)
+
+
+def _count(match: re.Match, rules: PatientRules) -> int | None:
+    """How many patients a plural says: 'both' 2, 'all three' 3, 'the 4' 4; None: unsaid."""
+    said = (match.groupdict().get("count") or "").lower().split()
+    for word in said:
+        if word == "both":
+            return 2
+        if word.isdigit():
+            return int(word)
+        if word in rules.number_words:
+            return rules.number_words[word]
+    return None
 
 
 def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMention]:
@@ -280,13 +320,16 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
     for mention in mentions:
         if merged:
             previous = merged[-1]
+            if mention.start - previous.end > _LINK_REACH:  # no link spans more than a short aside
+                merged.append(mention)
+                continue
             between = text[previous.end : mention.start]
             if previous.kinship and mention.role == NAMED and _OF_LINK.match(between):
-                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True)
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True, previous.source, previous.sex, kin=previous.kin)
                 continue
-            if previous.role in (RELATIVE, ANAPHOR, OTHER) or previous.kinship:
-                if mention.role == NAMED and _OPEN_PAREN.match(between):
-                    merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients)
+            if previous.role in (RELATIVE, ANAPHOR, OTHER, PLURAL, PLURAL_GENERIC) or previous.kinship:
+                if mention.role == NAMED and _OPEN_PAREN.match(between):  # "the proband (III-2)", "both patients (P1, P2)"
+                    merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients, source=mention.source, sex=previous.sex)
                     continue
             if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
                 merged[-1] = dataclasses.replace(previous, end=mention.end, text=text[previous.start : mention.end])
@@ -295,23 +338,68 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
                 (mention.rule == "age_sex" and _APPOSITION.match(between))
                 or (mention.rule == "kinship" and _COMMA.match(between))  # "Patient 2, his sister,"
             ):
-                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients)
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients, source=previous.source)
                 continue
-            if previous.role == NAMED and mention.role == NAMED and _COORDINATION.match(between):
+            if previous.role == NAMED and mention.role == NAMED and (_COORDINATION.match(between) or _BRACKETED_COORDINATION.match(between)):
                 patients = tuple(dict.fromkeys(previous.patients + mention.patients))
-                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], "coordination", NAMED, patients)
+                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], "coordination", NAMED, patients, source=mention.source)
                 continue
         merged.append(mention)
     return merged
 
 
+@dataclass(frozen=True)
+class People:
+    """An article's patient mentions in text order, and what is known of each listed patient."""
+
+    mentions: list[PatientMention]
+    sexes: dict[str, str | None]
+    ascendants: frozenset[str]  # listed only as parents, aunts...: not among "our patients"
+
+
+def find_people(text: str, patients: list[dict], rules: PatientRules) -> People:
+    profiles = build_profiles(patients, rules)
+    mentions = _find_mentions(text, profiles, rules)
+    return People(mentions, profile_sexes(profiles, mentions, rules), frozenset(p.patient_id for p in profiles if p.ascendant))
+
+
 def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) -> list[PatientMention]:
     """Every place in ``text`` that refers to a person, in text order."""
-    profiles = build_profiles(patients, rules)
+    return _find_mentions(text, build_profiles(patients, rules), rules)
+
+
+def _find_mentions(text: str, profiles: list[PatientProfile], rules: PatientRules) -> list[PatientMention]:
     lowered = text.lower()
     candidates = (
         _given_candidates(profiles, text, lowered, rules)
         + _literal_candidates(profiles, text, lowered)
         + _pattern_candidates(rules, text, lowered)
     )
-    return _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)
+    merged = _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)
+    return [_with_cue(mention, text, rules) for mention in merged]
+
+
+def _with_cue(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:
+    """A mention right after 'similar to', 'like', 'unlike' is a comparison, not a new topic."""
+    before = text[max(0, mention.start - 40) : mention.start]
+    for kind in ("contrast", "comparison"):
+        cue = rules.cues.first(kind, before)
+        if cue is not None:
+            return dataclasses.replace(mention, cue=(kind, cue.name, cue.source))
+    return mention
+
+
+def profile_sexes(profiles: list[PatientProfile], mentions: list[PatientMention], rules: PatientRules) -> dict[str, str | None]:
+    """Each patient's sex: from its given mentions, else from the words of mentions naming
+    it alone ("Patient 2, a 5-year-old boy"), when these agree."""
+    said: dict[str, set[str]] = {}
+    for mention in mentions:
+        if mention.role == NAMED and len(mention.patients) == 1 and not mention.kinship:
+            sex = rules.cues.sex(mention.text)
+            if sex:
+                said.setdefault(mention.patients[0], set()).add(sex)
+    sexes = {}
+    for profile in profiles:
+        found = said.get(profile.patient_id, set())
+        sexes[profile.patient_id] = profile.sex or (next(iter(found)) if len(found) == 1 else None)
+    return sexes

@@ -1,4 +1,5 @@
-"""Reading the patient rule files: mention patterns, number words and the attribution policy."""
+"""Reading the patient rule files: mention patterns, discourse cues, number words and the
+attribution policy. Every row keeps its place (``file:line``) for the explanation chains."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from .prefilter import Prefilter, prefilter
 
-KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun")
+KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun")
+# Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
+CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 
@@ -23,6 +26,7 @@ class MentionPattern:
     kind: str
     regex: re.Pattern
     rank: int
+    source: str  # file:line of the row
     # The pattern without its (?i:...) wrapper, to scan lower-cased text: Python's re is
     # two to three times slower case-insensitively. None when the pattern is not wrapped.
     lower_regex: re.Pattern | None = None
@@ -61,23 +65,74 @@ def caseless_body(pattern: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class Cue:
+    """One named row of ``patient_cues.tsv``: a regex on the words around a mention."""
+
+    name: str
+    kind: str
+    regex: re.Pattern
+    source: str
+
+
+class Cues:
+    """The cue rows by kind; ``first`` names the row that matches a text, if any."""
+
+    def __init__(self, cues: tuple[Cue, ...]):
+        self.rows = cues
+        self.by_kind = {kind: tuple(c for c in cues if c.kind == kind) for kind in CUE_KINDS}
+
+    def first(self, kind: str, text: str, method: str = "search") -> Cue | None:
+        for cue in self.by_kind[kind]:
+            if getattr(cue.regex, method)(text):
+                return cue
+        return None
+
+    def sex(self, text: str) -> str | None:
+        """'male' or 'female' when the words say one and not the other ('the boy', 'she')."""
+        male, female = self.first("male", text), self.first("female", text)
+        if bool(male) == bool(female):
+            return None
+        return "male" if male else "female"
+
+
+@dataclass(frozen=True)
 class Policy:
     """The attribution settings of ``patient_policy.tsv`` (see the file for what each means)."""
 
     modes: dict[str, str]
     default_mode: str
     body_sections: frozenset[str]
+    case_sections: frozenset[str]
+    background_sections: frozenset[str]
     bodyless_mode: str
     heading_resets_focus: bool
     relative_sets_focus: bool
     unfocused_multi: str
     single_patient_carry_start: bool
+    sentence_mode_plurals: str
+    sources: dict[str, str]  # setting -> file:line
 
-    def mode(self, section: str, has_body: bool) -> str:
-        mode = self.modes.get(section, self.default_mode)
+    def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
+        """(mode, setting that gave it) for a section in an article of ``shape``: ('single'
+        or 'multi' patient, 'case' or 'nocase': has a CASE or RESULTS section or not). The most
+        specific setting wins: ``mode.multi.nocase.METHODS``, ``mode.multi.METHODS``,
+        ``mode.nocase.METHODS``, ``mode.METHODS``, ``mode.default``."""
+        patients, case = shape
+        keys = (f"{patients}.{case}.{section}", f"{patients}.{section}", f"{case}.{section}", section)
+        key = next((k for k in keys if k in self.modes), None)
+        mode, setting = (self.modes[key], f"mode.{key}") if key else (self.default_mode, "mode.default")
         if mode == "sentence" and not has_body:
-            return self.bodyless_mode
-        return mode
+            return self.bodyless_mode, "bodyless_mode"
+        return mode, setting
+
+    def cite(self, setting: str) -> str:
+        return f"{setting}={self._value(setting)} ({self.sources.get(setting, '?')})"
+
+    def _value(self, setting: str) -> str:
+        if setting.startswith("mode."):
+            key = setting[5:]
+            return self.default_mode if key == "default" else self.modes[key]
+        return str(getattr(self, setting)).lower()
 
 
 @dataclass(frozen=True)
@@ -85,7 +140,7 @@ class PatientRules:
     patterns: tuple[MentionPattern, ...]
     number_words: dict[str, int]
     policy: Policy
-
+    cues: Cues
 
 
 def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
@@ -103,8 +158,21 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
         except re.error as error:
             raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
         lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
-        patterns.append(MentionPattern(name, kind, regex, rank, lower_regex, prefilter((lower_regex or regex).pattern)))
+        patterns.append(MentionPattern(name, kind, regex, rank, f"{path.name}:{lineno}", lower_regex, prefilter((lower_regex or regex).pattern)))
     return tuple(patterns)
+
+
+def read_cues(path: Path) -> Cues:
+    cues = []
+    for lineno, (name, kind, pattern) in _rows(path, 3):
+        if kind not in CUE_KINDS:
+            raise InputError(f"{path}, line {lineno}: unknown cue kind {kind!r}; kinds are {', '.join(CUE_KINDS)}")
+        try:
+            regex = re.compile(pattern)
+        except re.error as error:
+            raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
+        cues.append(Cue(name, kind, regex, f"{path.name}:{lineno}"))
+    return Cues(tuple(cues))
 
 
 def read_number_words(path: Path) -> dict[str, int]:
@@ -133,19 +201,25 @@ def _setting(path: Path, settings: dict[str, str], key: str, choices: tuple[str,
 
 
 def read_policy(path: Path) -> Policy:
-    settings = {key.strip(): value.strip() for _, (key, value) in _rows(path, 2)}
+    rows = _rows(path, 2)
+    settings = {key.strip(): value.strip() for _, (key, value) in rows}
+    sources = {key.strip(): f"{path.name}:{lineno}" for lineno, (key, _) in rows}
     modes = {key.split(".", 1)[1]: _setting(path, settings, key, MODES) for key in settings if key.startswith("mode.") and key != "mode.default"}
     return Policy(
         modes=modes,
         default_mode=_setting(path, settings, "mode.default", MODES),
         body_sections=frozenset(_setting(path, settings, "body_sections").split()),
+        case_sections=frozenset(_setting(path, settings, "case_sections").split()),
+        background_sections=frozenset(_setting(path, settings, "background_sections").split()),
         bodyless_mode=_setting(path, settings, "bodyless_mode", MODES),
         heading_resets_focus=_flag(path, settings, "heading_resets_focus"),
         relative_sets_focus=_flag(path, settings, "relative_sets_focus"),
         unfocused_multi=_setting(path, settings, "unfocused_multi", ("none", "all")),
         single_patient_carry_start=_flag(path, settings, "single_patient_carry_start"),
+        sentence_mode_plurals=_setting(path, settings, "sentence_mode_plurals", ("none", "counted", "all")),
+        sources=sources,
     )
 
 
-def load_patient_rules(mentions_file: Path, number_words_file: Path, policy_file: Path) -> PatientRules:
-    return PatientRules(read_patterns(mentions_file), read_number_words(number_words_file), read_policy(policy_file))
+def load_patient_rules(mentions_file: Path, number_words_file: Path, policy_file: Path, cues_file: Path) -> PatientRules:
+    return PatientRules(read_patterns(mentions_file), read_number_words(number_words_file), read_policy(policy_file), read_cues(cues_file))

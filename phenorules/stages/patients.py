@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
-from ..patients.mentions import find_patient_mentions
+from ..patients.mentions import find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..resources import data_dir
 
@@ -26,15 +26,16 @@ NO_ID = "-1"
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None},
 )
-def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None):
+def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None):
     rules_dir = data_dir("rules")
     return PatientAttributor(
         load_patient_rules(
             Path(mentions_file) if mentions_file else rules_dir / "patient_mentions.tsv",
             Path(number_words_file) if number_words_file else rules_dir / "number_words.tsv",
             Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
+            Path(cues_file) if cues_file else rules_dir / "patient_cues.tsv",
         )
     )
 
@@ -54,9 +55,11 @@ class PatientAttributor:
             return doc
         passages = [Passage(s.start_char, s.end_char, s.label_, s._.passage_type or "paragraph") for s in doc.spans[PASSAGES]]
         sentences = sentence_offsets(doc)
-        mentions = find_patient_mentions(doc_text(doc), patients, self.rules)
+        text = doc_text(doc)
+        people = find_people(text, patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
-        attributions = Attributor(self.rules.policy, [p["patient_id"] for p in patients], passages).run(sentences, mentions, phenotypes)
+        attributor = Attributor(self.rules.policy, [p["patient_id"] for p in patients], passages, people, self.rules.cues, text)
+        attributions = attributor.run(sentences, people.mentions, phenotypes)
         doc._.associations = associations(spans, attributions, [p["patient_id"] for p in patients])
         for attribution in attributions:
             span = spans[attribution.index]
@@ -89,5 +92,6 @@ def evidence(attribution: Attribution) -> dict:
         "patients": list(attribution.patients),
         "rule": attribution.rule,
         "section": attribution.section,
-        "patient_mention": None if mention is None else {"text": mention.text, "offset": mention.start, "rule": mention.rule},
+        "patient_mention": None if mention is None else {"text": mention.text, "offset": mention.start, "rule": mention.rule, "source": mention.source},
+        "chain": list(attribution.chain),
     }

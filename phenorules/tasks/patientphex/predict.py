@@ -78,15 +78,24 @@ def full_record(article: dict, doc: Doc) -> dict:
 
 
 def evidence_record(article: dict, doc: Doc) -> dict:
-    """Why each phenotype went to its patients (``span._.patient_evidence``), one line per article."""
-    return {
-        "pmc_id": article["pmc_id"],
-        "evidence": [
-            {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, "note": "NO" if span._.negex else None, **reason}
-            for span in doc.spans[PHENOTYPES]
-            for reason in span._.patient_evidence or []
-        ],
-    }
+    """Why each phenotype went to its patients (``span._.patient_evidence``), one line per
+    article: every attributed mention, and per association (patient, phenotype) the mentions
+    that made it with their chains of rule rows."""
+    evidence = [
+        {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, "note": "NO" if span._.negex else None, **reason}
+        for span in doc.spans[PHENOTYPES]
+        for reason in span._.patient_evidence or []
+    ]
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for item in evidence:
+        if item["note"] == "NO":  # stated absent: no association
+            continue
+        values = [i for i in item["identifier"].split(";") if i and i != "-1"] or [item["text"]]
+        for patient_id in item["patients"]:
+            for value in values:
+                by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})
+    associations = [{"patient_id": p, "phenotype": v, "because": because} for (p, v), because in sorted(by_pair.items())]
+    return {"pmc_id": article["pmc_id"], "evidence": evidence, "associations": associations}
 
 
 def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:

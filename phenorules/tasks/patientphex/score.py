@@ -72,7 +72,23 @@ def score(gold_articles: list[dict], pred_records: list[dict]) -> dict:
         "macro": macro,
         "score": 0.25 * (mention["f1"] + document["f1"] + micro["f1"] + macro["f1"]),
         "negation": negation_agreement(gold_articles, pred_records),
+        "by_shape": by_shape(results),
     }
+
+
+def by_shape(results: list[ArticleResult]) -> dict:
+    """Association figures apart for single- and multi-patient articles, with the number of
+    patients whose F1 is 0 (nothing right)."""
+    shapes = {}
+    for shape, wanted in (("single", lambda n: n == 1), ("multi", lambda n: n > 1)):
+        outcomes = [outcome for result in results if wanted(len(result.patients)) for _, outcome in result.patients]
+        shapes[shape] = {
+            "patients": len(outcomes),
+            "micro": _summed(outcomes)["f1"],
+            "macro": _averaged(outcomes)["f1"],
+            "zero_f1": sum(1 for o in outcomes if _prf(len(o.tp), len(o.fp), len(o.fn))["f1"] == 0),
+        }
+    return shapes
 
 
 def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> dict:
@@ -267,5 +283,10 @@ def format_table(result: dict) -> str:
             f"negation (not in Score): precision {negation['precision']:.4f} ({negation['agreed']}/{negation['predicted_on_gold']}), "
             f"recall {negation['recall']:.4f} ({negation['agreed']}/{negation['found']}) on the gold-negated spans found, "
             f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all"
+        )
+    for shape, row in result.get("by_shape", {}).items():
+        lines.append(
+            f"{shape:<10}association in {shape}-patient articles: {row['patients']} patients, "
+            f"micro F1 {row['micro']:.4f}, macro F1 {row['macro']:.4f}, {row['zero_f1']} with F1 = 0"
         )
     return "\n".join(lines)
