@@ -1,13 +1,18 @@
 # phenorules: `make predict` installs (once) and runs the main job on the bundled example;
 # `make test` runs the tests. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
+# `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/patientphex/train.jsonl
+JNLPBA := ../shared/jnlpba
 OUT := out
+# evalscope has its own venv (about 5 minutes to build; no torch); its NER metrics need seqeval.
+EVALSCOPE_VENV := .venv-evalscope
+EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test eval learn cv ablate bench clean
+.PHONY: install predict test eval learn cv ablate bench evalscope clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +52,17 @@ ablate: install
 
 bench: install
 	$(BIN)/python benchmarks/bench.py $(SHARED)
+	$(BIN)/python benchmarks/serve_bench.py $(SHARED)
+
+$(EVALSCOPE_VENV)/bin/evalscope:
+	$(PYTHON) -m venv $(EVALSCOPE_VENV)
+	$(EVALSCOPE_VENV)/bin/pip install --quiet --upgrade pip
+	$(EVALSCOPE_VENV)/bin/pip install --quiet 'evalscope==$(EVALSCOPE_VERSION)' seqeval
+
+evalscope: install $(EVALSCOPE_VENV)/bin/evalscope
+	@if [ -d $(JNLPBA)/standoff/train ]; then \
+		$(BIN)/python benchmarks/evalscope_jnlpba.py $(EVALSCOPE_VENV)/bin/evalscope $(JNLPBA) $(OUT)/evalscope; \
+	else echo "$(JNLPBA) not found: make evalscope needs the shared JNLPBA data"; fi
 
 clean:
-	rm -rf $(VENV) $(OUT) build *.egg-info
+	rm -rf $(VENV) $(EVALSCOPE_VENV) $(OUT) build *.egg-info

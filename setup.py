@@ -13,5 +13,6 @@ DATA_PACKAGES = {"phenorules.lexicons": "lexicons", "phenorules.rules": "rules"}
 setup(
     packages=find_packages(include=["phenorules", "phenorules.*"]) + list(DATA_PACKAGES),
     package_dir=DATA_PACKAGES,
-    package_data={package: ["**/*"] for package in DATA_PACKAGES},
+    # The data folders, and the curation page's assets (phenorules serve; no CDN).
+    package_data={**{package: ["**/*"] for package in DATA_PACKAGES}, "phenorules.serve": ["static/*"]},
 )

@@ -423,6 +423,36 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
     click.echo("wrote " + ", ".join(str(p) for p in paths))
 
 
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (anything but localhost is reachable from other machines; there is no authentication).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one).")
+@click.option("--jnlpba-train", "jnlpba_train", metavar="DIR", envvar="PHENORULES_JNLPBA_TRAIN", default=None, help="JNLPBA brat training folder: the chat API then answers evalscope's JNLPBA prompt (env PHENORULES_JNLPBA_TRAIN).")
+@click.option("--max-request-bytes", type=click.IntRange(min=1), default=None, metavar="N", help="Largest request body accepted (default 10 MiB).")
+@HPO_OPTION
+@DISABLE_OPTION
+@QUIET_OPTION
+def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+    """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
+    from .errors import PhenorulesError
+
+    try:
+        from .serve import MAX_REQUEST_BYTES
+        from .serve.app import serve as run
+        from .serve.engine import Engine
+    except ImportError as error:
+        raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
+
+    def engine() -> Engine:
+        tagger = None
+        if jnlpba_train:
+            from .tasks.jnlpba.model import load_model, make_tagger
+
+            tagger = make_tagger(load_model(jnlpba_train))
+        return Engine(_pipeline(hpo, disable), tagger)
+
+    run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
+
+
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)
 
 main.add_command(jnlpba)

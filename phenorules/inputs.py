@@ -27,15 +27,19 @@ XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
 
 def read_input(path: str, input_format: str = "auto") -> list[dict]:
     """Articles of a file (``-``: standard input) in the given or the detected format."""
-    data = read_bytes(path)
-    name = "<stdin>" if path == STDIN else path
+    return parse_input("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path))
+
+
+def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None) -> list[dict]:
+    """:func:`read_input` for content already read; ``name`` places errors, ``text_id``
+    is the article id of plain text."""
     chosen = detect_format(data) if input_format == "auto" else input_format
     if chosen == "jsonl":
         return parse_articles(name, data)
     text = _decode(name, data)
     if chosen == "bioc":
         return parse_bioc_xml(name, text) if XML_START.match(text.lstrip()[:64].encode()) else parse_bioc(name, text)
-    return [text_article(article_id(path), text)]
+    return [text_article(text_id, text)]
 
 
 def detect_format(data: bytes) -> str:

@@ -1,5 +1,5 @@
 """After ``pip install phenorules``, spaCy finds the component with no import, and the data
-folders ship inside the wheel.
+folders and the curation page's assets ship inside the wheel.
 
 Builds the sdist from a copy of the source tree, the wheel from the sdist (as a release
 would), installs the wheel into a fresh venv and runs the three-line spaCy usage and the
@@ -100,3 +100,8 @@ def test_wheel_installs_and_spacy_finds_phenorules_without_an_import(tmp_path):
 
     info = run(venv / "bin" / "phenorules", "info", "--hpo", MINI_OBO, cwd=elsewhere, env=env)
     assert f"from {venv}" in info
+
+    # The curation page of phenorules serve ships with the package (no CDN).
+    static = Path(run(python, "-c", "from phenorules.serve.app import STATIC_DIR; print(STATIC_DIR)", cwd=elsewhere, env=env).strip())
+    assert static.is_relative_to(venv)
+    assert {path.name for path in static.iterdir()} >= {"index.html", "curation.js", "curation.css"}

@@ -1,0 +1,9 @@
+"""``phenorules serve``: the curation page and the HTTP APIs (``pip install 'phenorules[serve]'``).
+
+:mod:`.engine` holds the loaded pipeline, :mod:`.app` the Starlette application,
+:mod:`.chat` the OpenAI-compatible chat answerers, :mod:`.curation` the curated export
+and :mod:`.terms` the ontology autocomplete; the page is in ``static/``.
+"""
+
+# Cap on a request body: a long article as JSON is a few hundred kB.
+MAX_REQUEST_BYTES = 10 * 1024 * 1024

@@ -1,0 +1,331 @@
+// The curation page: annotate a text or a file with /annotate, show the phenotypes in the
+// text (colour by patient, negated struck through, details on hover), let the curator
+// accept, reject or change each one, and download the result through /export/<format>.
+// Data is put into the page with textContent only: nothing from a response becomes markup.
+"use strict";
+
+const PATIENT_COLOURS = ["#a6dcef", "#ffd59e", "#c3e6b4", "#f4b6c2", "#d7c4f0", "#fff1a8", "#b8e0d2", "#f7c59f"];
+const NO_PATIENT_COLOUR = "#e8e8e8";
+const SEVERAL_PATIENTS_COLOUR = "#cfd8dc";
+const NEGATED_COLOUR = "#fafafa";
+const EXPORT_NAMES = { jsonl: "curated JSONL", phenopackets: "Phenopackets" };
+
+const state = { info: null, articles: [] };
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "className") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function setStatus(message, isError = false) {
+  const status = document.getElementById("status");
+  status.textContent = message;
+  status.className = isError ? "error" : "";
+}
+
+async function requestJson(url, options = {}) {
+  const response = await fetch(url, options);
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new Error(body && body.error ? body.error.message : `${response.status} ${response.statusText}`);
+  }
+  return body;
+}
+
+async function loadInfo() {
+  try {
+    state.info = await requestJson("/info");
+    document.getElementById("info").textContent =
+      `HPO ${state.info.hpo_release} · ${state.info.terms} terms · stages ${state.info.stages.join(" → ")} · phenorules ${state.info.phenorules}`;
+    const downloads = document.getElementById("downloads");
+    for (const name of state.info.exports) {
+      downloads.append(element("button", { type: "button", id: `download-${name}`, text: EXPORT_NAMES[name] || name, onclick: () => download(name) }));
+    }
+  } catch (error) {
+    setStatus(`cannot reach the server: ${error.message}`, true);
+  }
+}
+
+async function annotate(body) {
+  setStatus("annotating…");
+  try {
+    const result = await requestJson("/annotate", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    state.articles = result.articles.map((article) => ({
+      ...article,
+      mentions: article.mentions.map((mention) => ({ ...mention, status: "unreviewed", predicted_id: mention.hpo_id })),
+    }));
+    render();
+    const count = state.articles.reduce((sum, article) => sum + article.mentions.length, 0);
+    setStatus(`${count} phenotype mention${count === 1 ? "" : "s"} in ${state.articles.length} article${state.articles.length === 1 ? "" : "s"}`);
+  } catch (error) {
+    setStatus(error.message, true);
+  }
+}
+
+function annotateText() {
+  annotate({ text: document.getElementById("input-text").value });
+}
+
+function annotateFile(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  if (state.info && file.size > state.info.max_request_bytes) {
+    setStatus(`${file.name}: larger than the server's limit of ${state.info.max_request_bytes} bytes`, true);
+    return;
+  }
+  const reader = new FileReader();
+  reader.onload = () => annotate({ document: reader.result, name: file.name });
+  reader.onerror = () => setStatus(`${file.name}: cannot read the file`, true);
+  reader.readAsText(file);
+}
+
+function patientColours(article) {
+  const ids = [...article.patients];
+  for (const mention of article.mentions) for (const patient of mention.patients) if (!ids.includes(patient)) ids.push(patient);
+  return new Map(ids.map((patient, i) => [patient, PATIENT_COLOURS[i % PATIENT_COLOURS.length]]));
+}
+
+function mentionColour(mention, colours) {
+  if (mention.negated) return NEGATED_COLOUR;
+  if (mention.patients.length > 1) return SEVERAL_PATIENTS_COLOUR;
+  return mention.patients.length ? colours.get(mention.patients[0]) : NO_PATIENT_COLOUR;
+}
+
+// Of overlapping mentions the longest (then the first) is highlighted, as spaCy's
+// filter_spans picks them; every mention has its row in the table.
+function shownMentions(mentions) {
+  const order = mentions.map((mention, index) => index);
+  order.sort((a, b) => (mentions[b].end - mentions[b].start) - (mentions[a].end - mentions[a].start) || mentions[a].start - mentions[b].start);
+  const shown = [];
+  for (const index of order) {
+    const m = mentions[index];
+    if (shown.every((other) => m.end <= mentions[other].start || m.start >= mentions[other].end)) shown.push(index);
+  }
+  return shown.sort((a, b) => mentions[a].start - mentions[b].start);
+}
+
+function render() {
+  const main = document.getElementById("articles");
+  main.replaceChildren(...state.articles.map(renderArticle));
+  document.getElementById("downloads").hidden = state.articles.length === 0;
+}
+
+function renderArticle(article, articleIndex) {
+  const colours = patientColours(article);
+  const legend = element("p", { className: "legend" });
+  for (const [patient, colour] of colours) legend.append(chip(patient, colour));
+  legend.append(chip("no patient", NO_PATIENT_COLOUR), chip("negated", NEGATED_COLOUR, "negated"));
+  if (colours.size > 1) legend.append(chip("several patients", SEVERAL_PATIENTS_COLOUR));
+  return element(
+    "article",
+    { id: `article-${articleIndex}` },
+    element("h2", { text: article.id + (article.pmid ? ` (PMID ${article.pmid})` : "") }),
+    legend,
+    renderText(article, articleIndex, colours),
+    renderTable(article, articleIndex),
+  );
+}
+
+function chip(name, colour, className = "") {
+  const span = element("span", { text: name, className });
+  span.style.background = colour;
+  if (className === "negated") span.style.textDecoration = "line-through";
+  return span;
+}
+
+function renderText(article, articleIndex, colours) {
+  const container = element("div", { className: "text" });
+  const shown = shownMentions(article.mentions);
+  let section = null;
+  for (const passage of article.passages) {
+    if (passage.section_type !== section && article.passages.length > 1) container.append(element("h3", { text: passage.section_type }));
+    section = passage.section_type;
+    const paragraph = element("p");
+    let cursor = passage.start;
+    for (const index of shown) {
+      const mention = article.mentions[index];
+      if (mention.start < passage.start || mention.start >= passage.end) continue;
+      paragraph.append(article.text.slice(cursor, mention.start));
+      paragraph.append(renderMark(article, articleIndex, index, colours));
+      cursor = Math.min(mention.end, passage.end);
+    }
+    paragraph.append(article.text.slice(cursor, passage.end));
+    container.append(paragraph);
+  }
+  return container;
+}
+
+function renderMark(article, articleIndex, index, colours) {
+  const mention = article.mentions[index];
+  const classes = ["mention", mention.status];
+  if (mention.negated) classes.push("negated");
+  const mark = element("mark", {
+    className: classes.join(" "),
+    id: `mark-${articleIndex}-${index}`,
+    "data-hpo-id": mention.hpo_id,
+    "aria-label": `${mention.hpo_id} ${mention.label || ""}`,
+    text: article.text.slice(mention.start, mention.end),
+    onmouseenter: (event) => showTooltip(event.currentTarget, mention),
+    onmouseleave: hideTooltip,
+    onclick: () => select(articleIndex, index),
+  });
+  mark.style.background = mentionColour(mention, colours);
+  return mark;
+}
+
+function showTooltip(target, mention) {
+  const tooltip = document.getElementById("tooltip");
+  const lines = [
+    element("div", { className: "id", text: `${mention.hpo_id} ${mention.hpo_id === "-1" ? "(no HPO term)" : mention.label}` }),
+    element("div", { text: `patient: ${mention.patients.join(", ") || "none"}${mention.negated ? " · negated" : ""} · ${mention.status}` }),
+  ];
+  if (mention.hpo_id !== mention.predicted_id) lines.push(element("div", { text: `predicted: ${mention.predicted_id}` }));
+  lines.push(element("div", { className: "provenance", text: mention.provenance.join(" · ") }));
+  tooltip.replaceChildren(...lines);
+  const box = target.getBoundingClientRect();
+  tooltip.style.left = `${window.scrollX + box.left}px`;
+  tooltip.style.top = `${window.scrollY + box.bottom + 6}px`;
+  tooltip.hidden = false;
+}
+
+function hideTooltip() {
+  document.getElementById("tooltip").hidden = true;
+}
+
+function select(articleIndex, index) {
+  for (const node of document.querySelectorAll(".selected")) node.classList.remove("selected");
+  const row = document.getElementById(`row-${articleIndex}-${index}`);
+  const mark = document.getElementById(`mark-${articleIndex}-${index}`);
+  if (mark) mark.classList.add("selected");
+  if (row) {
+    row.classList.add("selected");
+    row.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function renderTable(article, articleIndex) {
+  const head = element("tr", {}, ...["#", "text", "offsets", "HPO id", "label", "patient", "negated", "provenance", "status", "curate"].map((name) => element("th", { text: name })));
+  const rows = article.mentions.map((mention, index) => renderRow(article, articleIndex, index));
+  return element("table", { className: "mentions" }, element("thead", {}, head), element("tbody", {}, ...rows));
+}
+
+function renderRow(article, articleIndex, index) {
+  const mention = article.mentions[index];
+  const idInput = element("input", { type: "text", list: "term-options", placeholder: "new id or term name", id: `change-${articleIndex}-${index}`, "aria-label": "new HPO id" });
+  idInput.addEventListener("input", () => suggest(idInput.value));
+  const actions = element(
+    "td",
+    { className: "actions" },
+    element("button", { type: "button", text: "Accept", className: "accept", onclick: () => setDecision(articleIndex, index, "accepted") }),
+    " ",
+    element("button", { type: "button", text: "Reject", className: "reject", onclick: () => setDecision(articleIndex, index, "rejected") }),
+    " ",
+    idInput,
+    " ",
+    element("button", { type: "button", text: "Set id", className: "change", onclick: () => changeId(articleIndex, index, idInput.value) }),
+  );
+  return element(
+    "tr",
+    { id: `row-${articleIndex}-${index}`, className: mention.status, onclick: (event) => { if (event.target.tagName === "TD") select(articleIndex, index); } },
+    element("td", { text: String(index + 1) }),
+    element("td", { text: mention.text }),
+    element("td", { text: `${mention.start}–${mention.end}` }),
+    element("td", { text: mention.hpo_id }),
+    element("td", { text: mention.hpo_id === "-1" ? "(no HPO term)" : mention.label || "" }),
+    element("td", { text: mention.patients.join(", ") || "–" }),
+    element("td", { text: mention.negated ? "yes" : "" }),
+    element("td", { className: "provenance", text: mention.provenance.join(" · ") }),
+    element("td", { className: `status-${mention.status}`, text: mention.status }),
+    actions,
+  );
+}
+
+function setDecision(articleIndex, index, status) {
+  const mention = state.articles[articleIndex].mentions[index];
+  mention.status = status === "accepted" && mention.hpo_id !== mention.predicted_id ? "changed" : status;
+  refreshArticle(articleIndex, index);
+}
+
+async function changeId(articleIndex, index, wanted) {
+  if (!wanted.trim()) return;
+  try {
+    const { terms } = await requestJson(`/terms?limit=1&q=${encodeURIComponent(wanted)}`);
+    if (!terms.length) {
+      setStatus(`no term of HPO ${state.info.hpo_release} matches ${JSON.stringify(wanted)}`, true);
+      return;
+    }
+    const mention = state.articles[articleIndex].mentions[index];
+    mention.hpo_id = terms[0].id;
+    mention.label = terms[0].label;
+    mention.status = mention.hpo_id === mention.predicted_id ? "accepted" : "changed";
+    refreshArticle(articleIndex, index);
+    setStatus(`mention ${index + 1}: ${terms[0].id} ${terms[0].label}`);
+  } catch (error) {
+    setStatus(error.message, true);
+  }
+}
+
+function refreshArticle(articleIndex, index) {
+  const old = document.getElementById(`article-${articleIndex}`);
+  old.replaceWith(renderArticle(state.articles[articleIndex], articleIndex));
+  select(articleIndex, index);
+}
+
+let suggestTimer = null;
+function suggest(query) {
+  clearTimeout(suggestTimer);
+  suggestTimer = setTimeout(async () => {
+    if (query.trim().length < 2) return;
+    try {
+      const { terms } = await requestJson(`/terms?limit=15&q=${encodeURIComponent(query)}`);
+      const options = terms.map((term) => element("option", { value: term.id, label: term.match === term.label ? term.label : `${term.label} (${term.match})` }));
+      document.getElementById("term-options").replaceChildren(...options);
+    } catch (error) {
+      setStatus(error.message, true);
+    }
+  }, 150);
+}
+
+function curatedPayload() {
+  return {
+    articles: state.articles.map((article) => ({
+      id: article.id,
+      pmid: article.pmid,
+      patient: article.record.patient,
+      mentions: article.mentions.map(({ start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status }) => (
+        { start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status })),
+    })),
+  };
+}
+
+async function download(name) {
+  try {
+    const response = await fetch(`/export/${name}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(curatedPayload()) });
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw new Error(body && body.error ? body.error.message : `${response.status} ${response.statusText}`);
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = element("a", { href: url, download: `curated-${name}.jsonl` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    setStatus(`downloaded curated-${name}.jsonl`);
+  } catch (error) {
+    setStatus(error.message, true);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("annotate").addEventListener("click", annotateText);
+  document.getElementById("upload").addEventListener("change", annotateFile);
+  loadInfo();
+});
