@@ -2,14 +2,14 @@
 
 negspacy's ``Negex`` does the work: cue phrases from ``rules/negation_terms.tsv`` (four
 families: pseudo, preceding and following negations, terminations), scope = the rest of
-the sentence up to a termination. Three changes on top:
+the sentence up to a termination. Changes on top:
 
 * scope window: as in Chapman et al., a cue reaches only ``window`` words; phenotype
   mentions and punctuation do not count, so "no hypotonia, hyperextensible joints, or
   joint pain" is negated to its end but a long clause after the cue is not;
-* asides: words inside brackets and list openers ("such as") do not count either, and for a cue written after its
-  finding neither do comma-delimited asides ("Hearing loss, reported in other families,
-  was absent here"); a cue before a quantified subject ("neither of the affected
+* asides: words inside brackets and list openers ("such as") do not count either, and
+  for a cue written after its finding neither do comma-delimited asides ("Hearing loss,
+  reported in other families, was absent here"); a cue before a quantified subject ("neither of the affected
   individuals presented with X") reaches ``wide_window`` words;
 * sections: in ``skipped_sections`` (DISCUSS) a negation stands only in a sentence that
   speaks of the article's own cases (``rules/negation_scope.tsv``: "our patients",
