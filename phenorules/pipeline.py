@@ -20,6 +20,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("match", "phenorules_match"),
     ("word_order", "phenorules_word_order"),
     ("abbreviations", "phenorules_abbreviations"),
+    ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),
     ("measurements", "phenorules_measurements"),
     ("negation", "phenorules_negation"),

@@ -74,3 +74,46 @@ def test_termset_keeps_file_order_per_family(tmp_path):
     path = tmp_path / "terms.tsv"
     path.write_text("# comment\ntermination\tbut\npreceding_negations\tno\npreceding_negations\tfree of\n", encoding="utf-8")
     assert read_termset(path) == {"pseudo_negations": [], "preceding_negations": ["no", "free of"], "following_negations": [], "termination": ["but"]}
+
+
+def test_a_cue_after_a_comma_aside_reaches_back_over_it(mini_nlp):
+    assert negated(mini_nlp, "Hearing impairment, reported in other families of the region, was absent.") == {"Hearing impairment": True}
+    assert negated(mini_nlp, "Hearing impairment reported in other families of the region was absent.") == {"Hearing impairment": False}
+
+
+def test_a_discussion_sentence_about_the_own_cases_is_negated(mini_nlp):
+    assert negated(mini_nlp, "Hearing impairment, reported in other families, was absent here.", section="DISCUSS") == {"Hearing impairment": True}
+    assert negated(mini_nlp, "Neither of our patients had a history of seizures.", section="DISCUSS") == {"seizures": True}
+    assert negated(mini_nlp, "Most reported patients had no seizures.", section="DISCUSS") == {"seizures": False}
+
+
+def test_a_quantified_subject_does_not_use_up_the_window(mini_nlp):
+    text = "Neither of the affected individuals in this family presented with seizures."
+    assert negated(mini_nlp, text) == {"seizures": True}
+    assert negated(mini_nlp, "No genetic testing of the affected individuals in this family presented seizures.") == {"seizures": False}
+
+
+def test_brackets_and_list_openers_do_not_use_up_the_window(mini_nlp):
+    assert negated(mini_nlp, "There were no other anomalies (clinical or radiological) such as hypotonia or ataxia.") == {
+        "hypotonia": True,
+        "ataxia": True,
+    }
+
+
+def test_without_is_a_cue_in_the_findings_sense_only(mini_nlp):
+    assert negated(mini_nlp, "A boy with the syndrome (without seizures) was seen.") == {"seizures": True}
+    assert negated(mini_nlp, "Abdomen soft without edema.") == {"edema": True}
+    assert negated(mini_nlp, "She had hypotonia without seizures.") == {"hypotonia": False, "seizures": False}
+
+
+def test_a_list_item_with_its_own_article_or_degree_ends_the_scope(mini_nlp):
+    assert negated(mini_nlp, "There was absence of seizures, ataxia, and a marked hypotonia.") == {
+        "seizures": True,
+        "ataxia": True,
+        "hypotonia": False,
+    }
+    assert negated(mini_nlp, "No seizures, mild hypotonia.") == {"seizures": True, "hypotonia": False}
+
+
+def test_pseudo_negation_not_uncommon(mini_nlp):
+    assert negated(mini_nlp, "Seizures are not uncommon in this group.") == {"Seizures": False}

@@ -2,14 +2,20 @@
 
 negspacy's ``Negex`` does the work: cue phrases from ``rules/negation_terms.tsv`` (four
 families: pseudo, preceding and following negations, terminations), scope = the rest of
-the sentence up to a termination. Three changes on top:
+the sentence up to a termination. Changes on top:
 
 * scope window: as in Chapman et al., a cue reaches only ``window`` words; phenotype
   mentions and punctuation do not count, so "no hypotonia, hyperextensible joints, or
   joint pain" is negated to its end but a long clause after the cue is not;
-* sections: mentions in ``skipped_sections`` (DISCUSS) are left alone; negated findings
-  there are about other patients and the literature, and annotators mark them as
-  present about as often as negated (docs/context.md);
+* asides: words inside brackets and list openers ("such as") do not count either, and
+  for a cue written after its finding neither do comma-delimited asides ("Hearing loss,
+  reported in other families, was absent here"); a cue before a quantified subject ("neither of the affected
+  individuals presented with X") reaches ``wide_window`` words;
+* sections: in ``skipped_sections`` (DISCUSS) a negation stands only in a sentence that
+  speaks of the article's own cases (``rules/negation_scope.tsv``: "our patients",
+  "the proband", "here"); the other negated findings there are about other patients and
+  the literature, which annotators mark as present about as often as negated
+  (docs/context.md);
 * provenance: negspacy only sets ``span._.negex``; the cue that fired is appended to
   ``span._.provenance`` (``negex:preceding_negations:no evidence of``).
 
@@ -18,7 +24,9 @@ The cue choice is measured on PatientPheX: bare "not" and "without" are not cues
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy
@@ -27,11 +35,13 @@ from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PASSAGES, PHENOTYPES
+from ..document import PASSAGES, PHENOTYPES, doc_text
 from ..lexicon.tsv import read_grouped
 from ..resources import data_dir
 
 FAMILIES = ("pseudo_negations", "preceding_negations", "following_negations", "termination")
+SCOPE_KINDS = ("own_case", "wide_cue", "list_opener")
+_NUMBER = "#"  # in an own-case reference: any number ("patient #" = "patient 2")
 
 
 def read_termset(path: Path) -> dict[str, list[str]]:
@@ -39,18 +49,46 @@ def read_termset(path: Path) -> dict[str, list[str]]:
     return read_grouped(path, FAMILIES, "cue family")
 
 
-@Language.factory("phenorules_negation", default_config={"terms_file": None, "window": 5, "skipped_sections": ["DISCUSS"]})
-def make_negation(nlp: Language, name: str, terms_file: str | None, window: int, skipped_sections: list[str]):
-    path = Path(terms_file) if terms_file else data_dir("rules") / "negation_terms.tsv"
-    termset = read_termset(path)
-    return WindowedNegex(nlp, name, neg_termset=termset, span_keys=[PHENOTYPES], window=window, skipped_sections=frozenset(skipped_sections))
+@dataclass(frozen=True)
+class ScopeRules:
+    own_case: re.Pattern  # a sentence about the article's own cases
+    wide_cues: frozenset[str]  # cues (lower case) that reach wide_window words
+    list_openers: re.Pattern  # "such as": not counted in a window
 
 
-def word_positions(doc: Doc, spans: list[Span]) -> list[int]:
-    """For each token index (and len(doc)), how many words come before it.
+def _phrases(phrases: list[str]) -> re.Pattern:
+    """One regex for whole-word phrases, longest first; '#' is any number."""
+    alternatives = [re.escape(p.lower()).replace(r"\ ", r"\s+").replace(re.escape(_NUMBER), r"\d+") for p in sorted(phrases, key=len, reverse=True)]
+    return re.compile(rf"\b(?:{'|'.join(alternatives) or '(?!)'})\b", re.IGNORECASE)
 
-    A word is an alphanumeric token outside phenotype mentions: the
-    findings listed after a cue ("no A, B, C or D") do not use up its window.
+
+def read_scope_rules(path: Path) -> ScopeRules:
+    grouped = read_grouped(path, SCOPE_KINDS, "kind")
+    return ScopeRules(_phrases(grouped["own_case"]), frozenset(c.lower() for c in grouped["wide_cue"]), _phrases(grouped["list_opener"]))
+
+
+@Language.factory(
+    "phenorules_negation",
+    default_config={"terms_file": None, "scope_file": None, "window": 5, "wide_window": 10, "skipped_sections": ["DISCUSS"]},
+)
+def make_negation(
+    nlp: Language, name: str, terms_file: str | None, scope_file: str | None, window: int, wide_window: int, skipped_sections: list[str]
+):
+    rules_dir = data_dir("rules")
+    termset = read_termset(Path(terms_file) if terms_file else rules_dir / "negation_terms.tsv")
+    scope = read_scope_rules(Path(scope_file) if scope_file else rules_dir / "negation_scope.tsv")
+    return WindowedNegex(
+        nlp, name, neg_termset=termset, span_keys=[PHENOTYPES], window=window, skipped_sections=frozenset(skipped_sections), scope=scope,
+        wide_window=wide_window,
+    )
+
+
+def counted_words(doc: Doc, spans: list[Span], list_openers: re.Pattern) -> numpy.ndarray:
+    """Per token: is it a word that uses up a cue's window?
+
+    A word is an alphanumeric token outside phenotype mentions and outside brackets: the
+    findings listed after a cue ("no A, B, C or D") and an aside ("no signs (clinical or
+    radiological) of X") do not use up its window.
     """
     # The word tokenizer makes every alphanumeric run one token and every other character
     # (or white-space run) a token of its own, so words are the non-space tokens that are
@@ -59,34 +97,80 @@ def word_positions(doc: Doc, spans: list[Span]) -> list[int]:
     counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
     for span in spans:
         counted[span.start : span.end] = False
+    text = doc_text(doc)
+    asides = _bracketed(text) + [found.span() for found in list_openers.finditer(text)]
+    for start, end in asides:
+        inside = doc.char_span(start, end, alignment_mode="contract")
+        if inside is not None:
+            counted[inside.start : inside.end] = False
+    return counted
+
+
+def _bracketed(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the text inside each innermost pair of round brackets."""
+    return [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
+
+
+def word_positions(counted: numpy.ndarray) -> list[int]:
+    """For each token index (and len(doc)), how many counted words come before it."""
     return [0] + numpy.cumsum(counted).tolist()
+
+
+def aside_free(doc: Doc, counted: numpy.ndarray) -> numpy.ndarray:
+    """``counted`` less the words of comma-delimited asides (", reported in other
+    families,"): what a cue written after its finding has to reach over."""
+    counted = counted.copy()
+    for found in re.finditer(r",[^,;.\n]*,", doc_text(doc)):
+        inside = doc.char_span(found.start() + 1, found.end() - 1, alignment_mode="contract")
+        if inside is not None:
+            counted[inside.start : inside.end] = False
+    return counted
 
 
 class WindowedNegex(Negex):
     """negspacy's NegEx with a word window, recording the firing cue in the provenance."""
 
     def __init__(
-        self, nlp: Language, name: str, neg_termset: dict[str, list[str]], span_keys: list[str], window: int, skipped_sections: frozenset[str]
+        self,
+        nlp: Language,
+        name: str,
+        neg_termset: dict[str, list[str]],
+        span_keys: list[str],
+        window: int,
+        skipped_sections: frozenset[str],
+        scope: ScopeRules,
+        wide_window: int,
     ):
         super().__init__(nlp, name, neg_termset=neg_termset, span_keys=span_keys)
         self.window = window
         self.skipped_sections = skipped_sections
+        self.scope = scope
+        self.wide_window = wide_window
         self._spans: list[Span] = []
         self._starts: list[int] = []
         self._words: list[int] = []
+        self._words_after: list[int] = []
 
     def __call__(self, doc: Doc) -> Doc:
+        mentions = doc.spans.get(PHENOTYPES, [])
         skipped = [(p.start, p.end) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
-        self._spans = sorted(
-            (span for span in doc.spans.get(PHENOTYPES, []) if not any(a <= span.start < b for a, b in skipped)),
-            key=lambda span: (span.start, span.end),
-        )
+        self._spans = sorted((span for span in mentions if self.in_scope(doc, span, skipped)), key=lambda span: (span.start, span.end))
         self._starts = [span.start for span in self._spans]
-        self._words = word_positions(doc, self._spans)
+        counted = counted_words(doc, list(mentions), self.scope.list_openers)
+        self._words = word_positions(counted)
+        self._words_after = word_positions(aside_free(doc, counted))
         try:
             return self.negex(doc)
         finally:
-            self._spans, self._starts, self._words = [], [], []
+            self._spans, self._starts, self._words, self._words_after = [], [], [], []
+
+    def in_scope(self, doc: Doc, span: Span, skipped: list[tuple[int, int]]) -> bool:
+        """Outside the skipped sections, every mention; inside, those of a sentence about
+        the article's own cases."""
+        if not any(start <= span.start < end for start, end in skipped):
+            return True
+        sentence = span.sent
+        return self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char) is not None
 
     def yield_spans_within_boundary(self, doc: Doc, boundary: tuple[int, int], span_keys: set[str]):
         """negspacy's scan over all spans, by bisection over the spans sorted once per doc."""
@@ -100,12 +184,19 @@ class WindowedNegex(Negex):
     def _apply_negation(self, span: Span, sub_preceding, sub_following) -> None:
         if span._.negex:
             return
-        words = self._words
-        preceding = [m for m in sub_preceding if m[2] <= span.start and words[span.start] - words[m[2]] <= self.window]
-        following = [m for m in sub_following if m[1] >= span.end and words[m[1]] - words[span.end] <= self.window]
+        words, words_after = self._words, self._words_after
+        doc = span.doc
+        preceding = [m for m in sub_preceding if m[2] <= span.start and words[span.start] - words[m[2]] <= self.reach(doc, m)]
+        following = [m for m in sub_following if m[1] >= span.end and words_after[m[1]] - words_after[span.end] <= self.window]
         super()._apply_negation(span, preceding, following)
         if span._.negex:
             span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following)]
+
+
+    def reach(self, doc: Doc, cue) -> int:
+        """How many words a preceding cue reaches."""
+        _, start, end = cue
+        return self.wide_window if doc[start:end].text.lower() in self.scope.wide_cues else self.window
 
 
 def firing_cue(span: Span, preceding, following) -> str:
