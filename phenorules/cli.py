@@ -69,34 +69,49 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
 
 @main.command()
 @click.argument("input_path", metavar="INPUT")
-@click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
+@click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout); OUT.jsonl.gz is written gzipped.")
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Worker processes sharing the pipeline built once (0: all cores).")
+@click.option("--resume", is_flag=True, help="Keep the articles an interrupted run wrote (OUT.partial) and annotate the rest.")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Annotate on the workers of this Dask scheduler (pip install 'phenorules[dask]').")
 @FORMAT_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
 def predict(
-    input_path: str, output_path: str, explain_path: str | None, input_format: str, hpo: str | None, disable: tuple[str, ...], quiet: bool
+    input_path: str,
+    output_path: str,
+    explain_path: str | None,
+    jobs: int,
+    resume: bool,
+    scheduler: str | None,
+    input_format: str,
+    hpo: str | None,
+    disable: tuple[str, ...],
+    quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
-    PatientPheX JSONL, BioC JSON or plain text."""
-    from .inputs import read_input
-    from .progress import progress
-    from .tasks.patientphex.io import write_jsonl, write_predictions
-    from .tasks.patientphex.predict import predict as run
-    from .tasks.patientphex.predict import predict_explained
+    PatientPheX JSONL, BioC JSON or plain text: a file, - (stdin), a directory or a glob,
+    plain or gzipped. Output is in input order, the same bytes for any --jobs."""
+    from .parallel import predict_corpus
+    from .pipeline import stage_plan
 
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path not in (None, STDOUT):
             check_writable(path, what)
-    articles = read_input(input_path, input_format)
-    nlp = _pipeline(hpo, disable)
-    evidence: list[dict] = []
-    # Evidence records are built only when asked for: they cost a pass over every span.
-    records = run(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence)
-    write_predictions(output_path, progress(records, len(articles), quiet))
-    if explain_path is not None:
-        write_jsonl(explain_path, evidence, "evidence")
+    stage_plan(disable)  # an unknown stage fails here, not on a cluster's workers
+    predict_corpus(
+        input_path,
+        output_path,
+        explain_path,
+        input_format,
+        build=lambda: _pipeline(hpo, disable),
+        jobs=jobs,
+        scheduler=scheduler,
+        resume=resume,
+        quiet=quiet,
+        pipeline_settings={"hpo": hpo, "disable": list(disable)},
+    )
 
 
 @main.command()

@@ -27,8 +27,12 @@ JSON_START = re.compile(rb'\{\s*["}]|\[\s*[\[{]')
 def read_input(path: str, input_format: str = "auto") -> list[dict]:
     """Articles of a file (``-``: standard input) in the given or the detected format."""
     data = read_bytes(path)
+    return parse_input(path, data, detect_format(data) if input_format == "auto" else input_format)
+
+
+def parse_input(path: str, data: bytes, chosen: str) -> list[dict]:
+    """The articles of ``data``, the content of ``path``, in the format ``chosen``."""
     name = "<stdin>" if path == STDIN else path
-    chosen = detect_format(data) if input_format == "auto" else input_format
     if chosen == "jsonl":
         return parse_articles(name, data)
     text = _decode(name, data)
@@ -51,7 +55,7 @@ def detect_format(data: bytes) -> str:
 
 def article_id(path: str) -> str:
     """A text file's article id: its name without the extension ('stdin' for ``-``)."""
-    return "stdin" if path == STDIN else Path(path).stem
+    return "stdin" if path == STDIN else Path(path.removesuffix(".gz")).stem
 
 
 def _decode(name: str, data: bytes) -> str:
