@@ -186,7 +186,10 @@ def main() -> None:
     parser.add_argument("articles", nargs="?", default=str(EXAMPLE))
     parser.add_argument("--fasthpocr", metavar="PYTHON", default=None)
     options = parser.parse_args()
-    articles = options.articles if Path(options.articles).exists() else str(EXAMPLE)
+    articles = options.articles
+    if not Path(articles).exists():
+        print(f"bench: {articles} not found; measuring the bundled example instead", file=sys.stderr)
+        articles = str(EXAMPLE)
     optional = [name for name in stage_names() if name not in REQUIRED_STAGES]
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:

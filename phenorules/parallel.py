@@ -173,7 +173,7 @@ def predict_corpus(
                 submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
             else:
                 submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None))), 1
-        first_line: dict[str, int] = {}
+        first_line = FirstLines()
         items = _skip_kept(items, kept, output_path, first_line)
         bar = StreamProgress(input_size(paths), quiet)
         annotated = 0
@@ -202,9 +202,9 @@ def _chain(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
         yield from rest
 
 
-def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_line: dict[str, int]) -> Iterator[Item]:
+def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_line: "FirstLines") -> Iterator[Item]:
     """The items after the ``kept`` ones, which must be the input's first articles."""
-    from .tasks.patientphex.io import check_unique, parse_article_line
+    from .tasks.patientphex.io import parse_article_line
 
     position = 0
     for item in items:
@@ -219,22 +219,36 @@ def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_l
                 f"{output_path}: cannot resume: its line {position + 1} is article {kept[position]}, "
                 f"the input's article {position + 1} is {article['pmc_id']} ({item.source}, line {item.lineno})"
             )
-        check_unique(item.source, item.lineno, article["pmc_id"], first_line)
+        first_line.check(item, article["pmc_id"])
         position += 1
     if position < len(kept):
         raise InputError(f"{output_path}: cannot resume: it holds {len(kept)} articles, the input only {position}")
 
 
-def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: dict[str, int]) -> int:
-    """Write a chunk's results; the number of articles in it."""
-    from .tasks.patientphex.io import check_unique
+class FirstLines:
+    """Refuses a pmc_id seen before in the same file (as ``read_articles`` does), holding
+    the ids of one file at a time: memory follows the largest file, not the corpus."""
 
+    def __init__(self):
+        self.source: str | None = None
+        self.lines: dict[str, int] = {}
+
+    def check(self, item: Item, pmc_id: str) -> None:
+        from .tasks.patientphex.io import check_unique
+
+        if item.source != self.source:
+            self.source, self.lines = item.source, {}
+        check_unique(item.source, item.lineno, pmc_id, self.lines)
+
+
+def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:
+    """Write a chunk's results; the number of articles in it."""
     count = 0
     for item, result in zip(part, results):
         if result is None:
             continue
         pmc_id, prediction, evidence = result
-        check_unique(item.source, item.lineno, pmc_id, first_line)
+        first_line.check(item, pmc_id)
         outputs[0].write(prediction)
         if evidence is not None:
             outputs[1].write(evidence)

@@ -94,13 +94,15 @@ def test_a_glob_that_matches_nothing(tmp_path):
     assert result.exit_code == 2 and "no file matches" in result.output
 
 
-def test_duplicate_pmc_ids_across_files_are_refused(corpus, tmp_path):
-    (tmp_path / "a.jsonl").write_bytes(corpus.read_bytes())
-    (tmp_path / "b.jsonl").write_bytes(corpus.read_bytes())
-    result = CliRunner().invoke(main, ["predict", str(tmp_path / "*.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--hpo", MINI_OBO])
+def test_a_duplicate_pmc_id_is_refused_and_no_output_left(corpus, tmp_path):
+    source = tmp_path / "in.jsonl"
+    lines = corpus.read_text().splitlines(keepends=True)
+    source.write_text("".join(lines + lines[:1]))
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["predict", str(source), "-o", str(out), "--jobs", "2", "--hpo", MINI_OBO])
     assert result.exit_code == 2, result.output
-    assert f"{tmp_path / 'b.jsonl'}, line 1, article 9000001-0: pmc_id: duplicate of line 1" in result.output
-    assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "out.jsonl.partial").exists()
+    assert f"{source}, line {len(lines) + 1}, article 9000001-0: pmc_id: duplicate of line 1" in result.output
+    assert not out.exists() and not Path(str(out) + ".partial").exists()
 
 
 def test_resume_drops_a_half_written_last_line_and_goes_on(corpus, serial, tmp_path):
