@@ -54,7 +54,7 @@ def predict_partition(lines, source: str = "<bag>", hpo: str | None = None, disa
 
 def predict_bag(lines, hpo: str | None = None, disable: tuple[str, ...] = ()):
     """A Dask bag of article lines (JSONL) -> a bag of prediction lines, partition by partition,
-    in the bag's order (``bag.to_textfiles`` or ``"".join(bag.compute())`` writes them).
+    in the bag's order; each line ends in "\n", as ``dask.bag.read_text`` gives them.
 
     Each line is checked as ``predict`` checks it; errors name the partition's line, since
     a bag knows no file lines. Duplicate pmc_ids across partitions are not looked for.

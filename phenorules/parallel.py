@@ -16,13 +16,14 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from .errors import InputError
+from .errors import InputError, PhenorulesError
 from .progress import StreamProgress
 from .streaming import Item, LineOutput, input_paths, input_size, read_items
 
@@ -93,6 +94,12 @@ _WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
 _WORKER_EXPLAIN = False
 
 
+def _leave_interrupts_to_the_parent() -> None:
+    """Ctrl-C reaches the whole process group: the parent stops the run (its .partial
+    kept), the workers finish their chunk and are shut down."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _annotate_in_worker(items: list[Item]) -> list[Result]:
     return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN)
 
@@ -108,7 +115,7 @@ class ForkedWorkers:
         gc.collect()
         gc.freeze()  # the collector then leaves the shared objects' pages unwritten
         # A dead worker (killed, out of memory) fails the run instead of hanging it.
-        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_leave_interrupts_to_the_parent)
         self.jobs = jobs
 
     def submit(self, items: list[Item]):
@@ -155,11 +162,9 @@ def predict_corpus(
     items = read_items(paths, input_format)
     first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
     items = _chain(first_item, items)
-    kept: list[str] = []
-    for output in outputs:
-        kept = output.start(keep)
     backend = None
     try:
+        kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
         if scheduler:
             from .distributed import ClusterWorkers
 
@@ -185,7 +190,7 @@ def predict_corpus(
         for output in outputs:
             output.finish()
         return annotated
-    except InputError:
+    except (PhenorulesError, ValueError):  # bad input or settings: nothing to resume
         for output in outputs:
             output.abandon()
         raise

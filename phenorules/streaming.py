@@ -20,7 +20,9 @@ import gzip
 import io
 import json
 import os
+import shutil
 import sys
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +181,7 @@ class LineOutput:
         self._file: BinaryIO | None = None
         self._stream = None
         self._source: str | None = None
+        self._kept = 0
 
     def resumable(self, resume: bool) -> int:
         """How many complete lines an earlier run left (in the ``.partial``, else in the
@@ -197,22 +200,29 @@ class LineOutput:
             return []
         ids: list[str] = []
         try:
-            if keep:
-                copy = self.partial + ".tmp"
-                with open(copy, "wb") as raw, self._compressor(raw) as out:
-                    for number, line in enumerate(_complete_lines(self._source), start=1):
-                        if number > keep:
-                            break
-                        ids.append(_pmc_id(self._source, number, line))
-                        out.write(line)
-                os.replace(copy, self.partial)
-            self._file = open(self.partial, "ab" if keep else "wb")
-            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(f"{self.partial}: another phenorules run is writing {self.what} there") from None
+            # Locked before anything is changed: a second run on this target stops here.
+            handle = open(self.partial, "a+b")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                raise InputError(f"{self.partial}: another phenorules run is writing {self.what} there") from None
+            self._file = handle
+            with tempfile.TemporaryFile(dir=os.path.dirname(os.path.abspath(self.partial))) as kept:
+                if keep:
+                    with self._compressor(kept) as out:
+                        for number, line in enumerate(_complete_lines(self._source), start=1):
+                            if number > keep:
+                                break
+                            ids.append(_pmc_id(self._source, number, line))
+                            out.write(line)
+                kept.seek(0)
+                handle.truncate(0)
+                shutil.copyfileobj(kept, handle)
         except OSError as error:
             raise InputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
         self._stream = self._compressor(self._file)
+        self._kept = keep
         return ids
 
     def _compressor(self, raw: BinaryIO):
@@ -253,8 +263,9 @@ class LineOutput:
             self._file = None
 
     def abandon(self) -> None:
-        """A failed run (bad input): remove the ``.partial``; the target is untouched."""
-        if self._file is not None:
+        """A failed run (bad input): remove the ``.partial`` unless it holds lines an
+        earlier run wrote (they stay for another ``resume``); the target is untouched."""
+        if self._file is not None and not self._kept:
             self._file.close()
             self._file = None
             Path(self.partial).unlink(missing_ok=True)

@@ -140,6 +140,20 @@ def test_resume_refuses_an_output_of_another_input(corpus, serial, tmp_path):
     result = CliRunner().invoke(main, ["predict", str(corpus), "-o", str(out), "--resume", "--hpo", MINI_OBO])
     assert result.exit_code == 2
     assert "cannot resume: its line 1 is article 9000002-0, the input's article 1 is 9000001-0" in result.output
+    assert Path(str(out) + ".partial").read_bytes() == serial.splitlines(keepends=True)[1]  # kept for the right input
+
+
+def test_a_second_run_on_the_same_output_stops_before_touching_it(corpus, tmp_path):
+    import fcntl
+
+    out = tmp_path / "pred.jsonl"
+    partial = Path(str(out) + ".partial")
+    partial.write_bytes(b'{"pmc_id": "9000001-0"}\n')
+    with open(partial, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = CliRunner().invoke(main, ["predict", str(corpus), "-o", str(out), "--hpo", MINI_OBO])
+    assert result.exit_code == 2 and "another phenorules run is writing predictions there" in result.output
+    assert partial.read_bytes() == b'{"pmc_id": "9000001-0"}\n'
 
 
 def test_resume_needs_an_output_file(corpus):
