@@ -196,3 +196,12 @@ def test_stream_progress_shows_rate_and_eta():
     bar.done, bar.position = 25, 250
     line = bar.line(bar.started + 10)
     assert "25 articles" in line and "2.5 articles/s" in line and "25%" in line and "ETA 0:00:30" in line
+
+
+def test_jobs_zero_means_every_core_this_process_may_use():
+    from phenorules.errors import InputError
+    from phenorules.parallel import worker_count
+
+    assert worker_count(0) == len(os.sched_getaffinity(0)) and worker_count(3) == 3
+    with pytest.raises(InputError, match="--jobs -1: must be 0"):
+        worker_count(-1)
