@@ -11,7 +11,7 @@ import io
 import json
 import re
 import sys
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError
 from phenorules.files import read_bytes, write_atomically
@@ -88,6 +88,7 @@ def parse_article_line(path: str, lineno: int, raw: bytes, annotated: bool = Fal
 
 
 def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], None]) -> dict | None:
+    """Decode, parse and ``check`` one line; None for a blank one."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -296,13 +297,8 @@ def prediction_line(record: dict) -> str:
 
 
 def jsonl_line(record: dict) -> str:
-    """A record as its line of a :func:`write_jsonl` file."""
+    """A record as a JSON line as it is (keys sorted): the ``--explain`` evidence file."""
     return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def write_jsonl(path: str, records: Iterable[dict], what: str = "records") -> None:
-    """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
-    _write_lines(path, (jsonl_line(record) for record in records), what)
 
 
 def _write_lines(path: str, lines: Iterable[str], what: str) -> None:

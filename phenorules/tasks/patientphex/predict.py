@@ -79,10 +79,3 @@ def evidence_record(article: dict, doc: Doc) -> dict:
 def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
     for article, doc in annotate_articles(nlp, articles):
         yield to_record(article, doc)
-
-
-def predict_explained(nlp: Language, articles: Iterable[dict], evidence: list[dict]) -> Iterator[dict]:
-    """Like :func:`predict`, appending each article's evidence record to ``evidence``."""
-    for article, doc in annotate_articles(nlp, articles):
-        evidence.append(evidence_record(article, doc))
-        yield to_record(article, doc)
