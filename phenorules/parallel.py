@@ -17,6 +17,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import sys
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
@@ -94,10 +95,16 @@ _WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
 _WORKER_EXPLAIN = False
 
 
-def _leave_interrupts_to_the_parent() -> None:
+def _worker_signals() -> None:
     """Ctrl-C reaches the whole process group: the parent stops the run (its .partial
-    kept), the workers finish their chunk and are shut down."""
+    kept) and shuts the workers down, so they ignore it. On Linux a worker also dies with
+    its parent, rather than wait for work forever after a kill."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _annotate_in_worker(items: list[Item]) -> list[Result]:
@@ -115,7 +122,8 @@ class ForkedWorkers:
         gc.collect()
         gc.freeze()  # the collector then leaves the shared objects' pages unwritten
         # A dead worker (killed, out of memory) fails the run instead of hanging it.
-        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_leave_interrupts_to_the_parent)
+        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals)
+        self.pool.submit(int).result()  # fork them all now, before any output is opened
         self.jobs = jobs
 
     def submit(self, items: list[Item]):
@@ -164,7 +172,8 @@ def predict_corpus(
     items = _chain(first_item, items)
     backend = None
     try:
-        kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
+        # Workers are forked before the outputs are opened, so that only this process
+        # holds the .partial's lock: a killed run's lock dies with it.
         if scheduler:
             from .distributed import ClusterWorkers
 
@@ -178,6 +187,7 @@ def predict_corpus(
                 submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
             else:
                 submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None))), 1
+        kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
         first_line = FirstLines()
         items = _skip_kept(items, kept, output_path, first_line)
         bar = StreamProgress(input_size(paths), quiet)
