@@ -33,8 +33,10 @@ from .files import STDIN
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARTIAL_SUFFIX = ".partial"
-# Lines read before a file's format is told: detection needs the first non-blank line.
+# Read before a file's format is told: detection needs the first non-blank line and the
+# characters after an opening brace.
 _HEAD_LINES = 1000
+_HEAD_BYTES = 4096
 
 
 @dataclass
@@ -137,15 +139,18 @@ def _position(raw: BinaryIO) -> int:
 
 
 def _read_head(name: str, handle: BinaryIO) -> list[bytes]:
-    """Lines up to and including the first non-blank one (at most _HEAD_LINES)."""
+    """The first lines, enough for ``detect_format``: the first non-blank line whole, and
+    at least _HEAD_BYTES (a BioC file's first line may be a lone '{')."""
     head: list[bytes] = []
-    while len(head) < _HEAD_LINES:
+    size = 0
+    seen_text = False
+    while len(head) < _HEAD_LINES and not (seen_text and size >= _HEAD_BYTES):
         line = _readline(name, handle)
         if not line:
             break
         head.append(line)
-        if line.strip():
-            break
+        size += len(line)
+        seen_text = seen_text or bool(line.strip())
     return head
 
 

@@ -89,6 +89,17 @@ def test_a_directory_and_a_glob_read_their_files_in_name_order(corpus, serial, t
         assert out.read_bytes() == serial
 
 
+def test_a_directory_of_bioc_text_and_jsonl_files(tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.json").write_bytes((FIXTURES / "bioc_article.json").read_bytes())  # its first line is "{"
+    (folder / "b.txt.gz").write_bytes(gzip.compress(b"She had a cleft palate.\n"))
+    (folder / "c.jsonl").write_bytes(SOURCES[1].read_bytes())
+    records = [json.loads(line) for line in predict(folder).output.splitlines()]
+    assert [record["pmc_id"] for record in records] == ["9900001", "b", "EXAMPLE1"]
+    assert ("cleft palate", 10) in [(e["text"], e["offset"]) for e in records[1]["entities"]]
+
+
 def test_a_glob_that_matches_nothing(tmp_path):
     result = CliRunner().invoke(main, ["predict", str(tmp_path / "*.jsonl"), "--hpo", MINI_OBO])
     assert result.exit_code == 2 and "no file matches" in result.output
