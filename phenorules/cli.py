@@ -11,7 +11,7 @@ import json
 import click
 
 from . import __version__
-from .errors import PhenorulesError
+from .errors import InputError, PhenorulesError
 from .files import check_writable
 from .inputs import FORMATS
 
@@ -72,7 +72,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 
 @main.command()
 @click.argument("input_path", metavar="INPUT")
-@click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout).")
+@click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout); OUT.jsonl.gz is written gzipped.")
 @click.option(
     "--output-format",
     type=click.Choice(OUTPUT_FORMATS),
@@ -82,6 +82,9 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 )
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @click.option("--phenopackets", "phenopackets_dir", default=None, metavar="DIR", help="Also write one GA4GH Phenopacket (JSON) per given patient into DIR.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Worker processes sharing the pipeline built once (0: all cores).")
+@click.option("--resume", is_flag=True, help="Keep the articles an interrupted run wrote (OUT.partial) and annotate the rest.")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Annotate on the workers of this Dask scheduler (pip install 'phenorules[dask]').")
 @FORMAT_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
@@ -92,22 +95,52 @@ def predict(
     output_format: str,
     explain_path: str | None,
     phenopackets_dir: str | None,
+    jobs: int,
+    resume: bool,
+    scheduler: str | None,
     input_format: str,
     hpo: str | None,
     disable: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
-    PatientPheX JSONL, BioC JSON or XML, or plain text."""
-    from .inputs import read_input
-    from .progress import progress
-    from .tasks.patientphex.io import write_jsonl, write_predictions
-    from .tasks.patientphex.predict import full_record, predict_explained, predict_full, to_record
-    from .tasks.patientphex.predict import predict as run
+    PatientPheX JSONL, BioC JSON or XML, or plain text: a file, - (stdin), a directory or a
+    glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
+    --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
+    from .parallel import predict_corpus
+    from .pipeline import stage_plan
 
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path not in (None, STDOUT):
             check_writable(path, what)
+    stage_plan(disable)  # an unknown stage fails here, not on a cluster's workers
+    if output_format == "jsonl" and phenopackets_dir is None:
+        predict_corpus(
+            input_path,
+            output_path,
+            explain_path,
+            input_format,
+            build=lambda: _pipeline(hpo, disable),
+            jobs=jobs,
+            scheduler=scheduler,
+            resume=resume,
+            quiet=quiet,
+            pipeline_settings={"hpo": hpo, "disable": list(disable)},
+        )
+        return
+    streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
+    if streaming_only:
+        raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, hpo, disable, quiet)
+
+
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, hpo, disable, quiet) -> None:
+    """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
+    from .inputs import read_input
+    from .progress import progress
+    from .tasks.patientphex.io import write_jsonl, write_predictions
+    from .tasks.patientphex.predict import full_record, predict_explained, predict_full
+
     if phenopackets_dir is not None:
         from .formats import require
         from .formats.phenopackets import check_directory
@@ -118,12 +151,8 @@ def predict(
     _check_output_format(output_format, articles)
     nlp = _pipeline(hpo, disable)
     evidence: list[dict] = []
-    full = output_format != "jsonl" or phenopackets_dir is not None
     # Evidence records are built only when asked for: they cost a pass over every span.
-    if explain_path is None:
-        records = (predict_full if full else run)(nlp, articles)
-    else:
-        records = predict_explained(nlp, articles, evidence, full_record if full else to_record)
+    records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
     records = progress(records, len(articles), quiet)
     if phenopackets_dir is not None:
         records = _writing_phenopackets(records, phenopackets_dir, hpo, quiet)
@@ -209,7 +238,6 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
 
 
 def _read_evidence(path: str) -> list[dict]:
-    from .errors import InputError
     from .files import read_text
 
     lines = []

@@ -58,7 +58,7 @@ def detect_format(data: bytes) -> str:
 
 def article_id(path: str) -> str:
     """A text file's article id: its name without the extension ('stdin' for ``-``)."""
-    return "stdin" if path == STDIN else Path(path).stem
+    return "stdin" if path == STDIN else Path(path.removesuffix(".gz")).stem
 
 
 def _decode(name: str, data: bytes) -> str:

@@ -11,7 +11,7 @@ import io
 import json
 import re
 import sys
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError
 from phenorules.files import read_bytes, write_atomically
@@ -69,33 +69,49 @@ def _parse(path: str, data: bytes, check: Callable[[Any], None]) -> list[dict]:
     """Parse every non-blank line, run ``check`` on it and refuse duplicate pmc_ids."""
     records: list[dict] = []
     first_line: dict[str, int] = {}
-    for lineno, line in _lines(path, data):
-        record = _parse_json(path, lineno, line)
-        pmc_id = record.get("pmc_id") if isinstance(record, dict) else None
-        where = _where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id else None)
-        try:
-            check(record)
-        except _Invalid as problem:
-            raise InputError(f"{where}: {problem}") from None
-        if pmc_id in first_line:
-            raise InputError(f"{where}: pmc_id: duplicate of line {first_line[pmc_id]}")
-        first_line[pmc_id] = lineno
+    for lineno, raw in enumerate(io.BytesIO(data).readlines(), start=1):
+        record = parse_line(path, lineno, raw, check)
+        if record is None:
+            continue
+        check_unique(path, lineno, record["pmc_id"], first_line)
         records.append(record)
     return records
 
 
-def _lines(path: str, data: bytes) -> Iterator[tuple[int, str]]:
-    """(line number, decoded line) for the non-blank lines; bad bytes as InputError."""
-    for lineno, raw in enumerate(io.BytesIO(data).readlines(), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"{path}, line {lineno}: not UTF-8 "
-                f"(byte 0x{raw[error.start]:02x} at column {error.start + 1})"
-            ) from None
-        if line.strip():
-            yield lineno, line
+def parse_article_line(path: str, lineno: int, raw: bytes, annotated: bool = False) -> dict | None:
+    """One line of a task JSONL file as a checked article; None for a blank line.
+
+    With :func:`check_unique` this is :func:`read_articles` one line at a time, for
+    readers that stream a file too large to hold.
+    """
+    return parse_line(path, lineno, raw, lambda article: _check_article(article, annotated))
+
+
+def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], None]) -> dict | None:
+    """Decode, parse and ``check`` one line; None for a blank one."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}, line {lineno}: not UTF-8 "
+            f"(byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+        ) from None
+    if not line.strip():
+        return None
+    record = _parse_json(path, lineno, line)
+    pmc_id = record.get("pmc_id") if isinstance(record, dict) else None
+    try:
+        check(record)
+    except _Invalid as problem:
+        raise InputError(f"{_where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id else None)}: {problem}") from None
+    return record
+
+
+def check_unique(path: str, lineno: int, pmc_id: str, first_line: dict[str, int]) -> None:
+    """Refuse a pmc_id already in ``first_line`` (id -> line), else record it there."""
+    if pmc_id in first_line:
+        raise InputError(f"{_where(path, lineno, pmc_id)}: pmc_id: duplicate of line {first_line[pmc_id]}")
+    first_line[pmc_id] = lineno
 
 
 def _parse_json(path: str, lineno: int, line: str) -> Any:
@@ -272,12 +288,22 @@ def write_predictions(path: str, records: Iterable[dict]) -> None:
     Entities and phenotype lists are put in a canonical order, so equal predictions give
     equal bytes whatever order the pipeline produced them in.
     """
-    _write_lines(path, (json.dumps(_canonical(record), ensure_ascii=False) + "\n" for record in records), "predictions")
+    _write_lines(path, (prediction_line(record) for record in records), "predictions")
+
+
+def prediction_line(record: dict) -> str:
+    """A record as its line of the predictions file."""
+    return json.dumps(_canonical(record), ensure_ascii=False) + "\n"
+
+
+def jsonl_line(record: dict) -> str:
+    """A record as a JSON line as it is (keys sorted): the ``--explain`` evidence file."""
+    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def write_jsonl(path: str, records: Iterable[dict], what: str = "records") -> None:
     """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
-    _write_lines(path, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n" for record in records), what)
+    _write_lines(path, (jsonl_line(record) for record in records), what)
 
 
 def _write_lines(path: str, lines: Iterable[str], what: str) -> None:

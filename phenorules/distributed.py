@@ -1,0 +1,90 @@
+"""Annotation on a Dask cluster (``pip install 'phenorules[dask]'``): one pipeline per
+worker process, built on the worker's first task and kept for the next ones.
+
+Two ways in: :func:`predict_bag` maps a Dask bag of JSONL article lines (for instance
+``dask.bag.read_text("s3://bucket/pmc-*.jsonl.gz")``) to a bag of prediction lines, for
+code that already holds its corpus in Dask; ``phenorules predict IN -o OUT --scheduler
+tcp://HOST:PORT`` streams a local corpus through the cluster's workers with everything
+``predict`` does (input order, checks, ``--resume``), the workers needing neither the
+input files nor a shared file system. Docs: docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+from .errors import InputError
+from .parallel import Result, annotate_items
+from .streaming import Item
+
+# (hpo, disabled stages) -> the pipeline, in each worker process. A worker's threads take
+# turns with it (the stages are not written to be thread-safe, and the GIL would serialise
+# them anyway): start workers with --nthreads 1 and as many processes as cores.
+_PIPELINES: dict[tuple, object] = {}
+_BUILDING = threading.Lock()
+_ANNOTATING = threading.Lock()
+
+
+def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = ()):
+    """This process's pipeline for these settings, built once (worker threads share it)."""
+    key = (hpo, tuple(disable))
+    with _BUILDING:
+        if key not in _PIPELINES:
+            from .pipeline import build_pipeline
+
+            _PIPELINES[key] = build_pipeline(disable=disable, hpo=hpo)
+        return _PIPELINES[key]
+
+
+def annotate_on_worker(items: list[Item], settings: dict, explain: bool) -> list[Result | None]:
+    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())))
+    with _ANNOTATING:
+        return annotate_items(nlp, items, explain)
+
+
+def predict_partition(lines, source: str = "<bag>", hpo: str | None = None, disable: tuple[str, ...] = ()) -> list[str]:
+    """Prediction lines for one partition of JSONL article lines (blank lines skipped)."""
+    items = [Item(source, number, raw=line.encode("utf-8") if isinstance(line, str) else line) for number, line in enumerate(lines, start=1)]
+    nlp = worker_pipeline(hpo, tuple(disable))
+    with _ANNOTATING:
+        results = annotate_items(nlp, items, explain=False)
+    return [prediction for _, prediction, _ in filter(None, results)]
+
+
+def predict_bag(lines, hpo: str | None = None, disable: tuple[str, ...] = ()):
+    """A Dask bag of article lines (JSONL) -> a bag of prediction lines, partition by partition,
+    in the bag's order; each line ends in "\n", as ``dask.bag.read_text`` gives them.
+
+    Each line is checked as ``predict`` checks it; errors name the partition's line, since
+    a bag knows no file lines. Duplicate pmc_ids across partitions are not looked for.
+    """
+    return lines.map_partitions(predict_partition, hpo=hpo, disable=tuple(disable))
+
+
+class ClusterWorkers:
+    """The backend of ``predict --scheduler``: chunks of items submitted to the cluster."""
+
+    def __init__(self, address: str, settings: dict, explain: bool):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise InputError("--scheduler needs Dask: pip install 'phenorules[dask]'") from None
+        try:
+            self.client = Client(address)  # waits distributed.comm.timeouts.connect (30 s)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise InputError(f"--scheduler {address}: cannot connect: {error}") from None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.jobs = max(1, sum(worker.get("nthreads", 1) for worker in workers.values()))
+        self.settings = settings
+        self.explain = explain
+        self._run = uuid.uuid4().hex
+        self._number = 0
+
+    def submit(self, items: list[Item]):
+        self._number += 1
+        # One key per chunk: equal lines elsewhere in the corpus must not share a result.
+        return self.client.submit(annotate_on_worker, items, self.settings, self.explain, key=f"phenorules-{self._run}-{self._number}", retries=1)
+
+    def close(self) -> None:
+        self.client.close()

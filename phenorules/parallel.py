@@ -1,0 +1,273 @@
+"""``phenorules predict`` over a corpus: in this process, on forked workers, or on a cluster.
+
+Articles go to the annotators in chunks of :data:`CHUNK_ARTICLES`; at most
+:data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
+order as soon as they are next, so memory stays bounded whatever the input size. Each
+article's prediction depends on that article alone, so the bytes out are the same for any
+number of workers, and a resumed run's lines equal a whole run's.
+
+Forked workers (``jobs`` > 1) share the pipeline the parent built before forking (copy on
+write: the ontology, lexicon and automata are loaded once); they need the ``fork`` start
+method (Linux, macOS).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import signal
+import sys
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Iterable, Iterator
+
+from spacy.language import Language
+
+from .errors import InputError, PhenorulesError
+from .progress import StreamProgress
+from .streaming import Item, LineOutput, input_paths, input_size, read_items
+
+CHUNK_ARTICLES = 4
+CHUNKS_IN_FLIGHT = 3
+
+# (pmc_id, prediction line, evidence line or None) for one article.
+Result = tuple[str, str, "str | None"]
+
+
+def annotate_items(nlp: Language, items: list[Item], explain: bool) -> list[Result | None]:
+    """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
+    None for a blank line."""
+    from .tasks.patientphex.io import jsonl_line, parse_article_line, prediction_line
+    from .tasks.patientphex.predict import annotate_articles, evidence_record, to_record
+
+    articles = [item.article if item.raw is None else parse_article_line(item.source, item.lineno, item.raw) for item in items]
+    annotated = iter(annotate_articles(nlp, [article for article in articles if article is not None]))
+    results: list[Result | None] = []
+    for article in articles:
+        if article is None:
+            results.append(None)
+            continue
+        _, doc = next(annotated)
+        evidence = jsonl_line(evidence_record(article, doc)) if explain else None
+        results.append((article["pmc_id"], prediction_line(to_record(article, doc)), evidence))
+    return results
+
+
+def chunks(items: Iterable[Item], size: int = CHUNK_ARTICLES) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class Done:
+    """An already computed result with the interface of a future."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def in_order(submit: Callable[[list[Item]], object], parts: Iterable[list[Item]], window: int) -> Iterator[tuple[list[Item], list[Result]]]:
+    """(chunk, results) in input order, with at most ``window`` chunks submitted and not
+    yet returned (``submit`` gives an object with ``.result()``)."""
+    pending: deque = deque()
+    for part in parts:
+        pending.append((part, submit(part)))
+        if len(pending) >= window:
+            part, future = pending.popleft()
+            yield part, future.result()
+    while pending:
+        part, future = pending.popleft()
+        yield part, future.result()
+
+
+# --- forked workers ----------------------------------------------------------------------
+
+_WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
+_WORKER_EXPLAIN = False
+
+
+def _worker_signals() -> None:
+    """Ctrl-C reaches the whole process group: the parent stops the run (its .partial
+    kept) and shuts the workers down, so they ignore it. On Linux a worker also dies with
+    its parent, rather than wait for work forever after a kill."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _annotate_in_worker(items: list[Item]) -> list[Result]:
+    return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN)
+
+
+class ForkedWorkers:
+    """``jobs`` processes forked from this one after the pipeline is built."""
+
+    def __init__(self, nlp: Language, jobs: int, explain: bool):
+        global _WORKER_NLP, _WORKER_EXPLAIN
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise InputError(f"--jobs {jobs}: needs the 'fork' start method, which this platform lacks; use --jobs 1")
+        _WORKER_NLP, _WORKER_EXPLAIN = nlp, explain
+        gc.collect()
+        gc.freeze()  # the collector then leaves the shared objects' pages unwritten
+        # A dead worker (killed, out of memory) fails the run instead of hanging it.
+        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals)
+        self.pool.submit(int).result()  # fork them all now, before any output is opened
+        self.jobs = jobs
+
+    def submit(self, items: list[Item]):
+        return self.pool.submit(_annotate_in_worker, items)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
+
+
+def worker_count(jobs: int) -> int:
+    """``jobs``, with 0 meaning every core this process may use."""
+    if jobs < 0:
+        raise InputError(f"--jobs {jobs}: must be 0 (all cores) or more")
+    if jobs == 0:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return jobs
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def predict_corpus(
+    input_spec: str,
+    output_path: str,
+    explain_path: str | None = None,
+    input_format: str = "auto",
+    build: Callable[[], Language] | None = None,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    resume: bool = False,
+    quiet: bool = False,
+    pipeline_settings: dict | None = None,
+) -> int:
+    """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
+    ``explain_path``); the number of articles annotated by this run.
+
+    ``build`` makes the pipeline (here, for ``jobs`` 1 or forked workers); with
+    ``scheduler`` the Dask cluster's workers build their own from ``pipeline_settings``.
+    """
+    paths = input_paths(input_spec)
+    outputs = [LineOutput(output_path, "predictions")] + ([LineOutput(explain_path, "evidence")] if explain_path else [])
+    keep = min(output.resumable(resume) for output in outputs)
+    items = read_items(paths, input_format)
+    first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
+    items = _chain(first_item, items)
+    backend = None
+    try:
+        # Workers are forked before the outputs are opened, so that only this process
+        # holds the .partial's lock: a killed run's lock dies with it.
+        if scheduler:
+            from .distributed import ClusterWorkers
+
+            backend = ClusterWorkers(scheduler, pipeline_settings or {}, explain_path is not None)
+            submit, window = backend.submit, CHUNKS_IN_FLIGHT * backend.jobs
+        else:
+            nlp = build()
+            workers = worker_count(jobs)
+            if workers > 1:
+                backend = ForkedWorkers(nlp, workers, explain_path is not None)
+                submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
+            else:
+                submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None))), 1
+        kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
+        first_line = FirstLines()
+        items = _skip_kept(items, kept, output_path, first_line)
+        bar = StreamProgress(input_size(paths), quiet)
+        annotated = 0
+        for part, results in in_order(submit, chunks(items), window):
+            done = _write_results(part, results, outputs, first_line)
+            annotated += done
+            bar.update(done, part[-1].end)
+        bar.close()
+        for output in outputs:
+            output.finish()
+        return annotated
+    except (PhenorulesError, ValueError):  # bad input or settings: nothing to resume
+        for output in outputs:
+            output.abandon()
+        raise
+    finally:
+        for output in outputs:
+            output.close()
+        if backend is not None:
+            backend.close()
+
+
+def _chain(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
+    if first is not None:
+        yield first
+        yield from rest
+
+
+def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_line: "FirstLines") -> Iterator[Item]:
+    """The items after the ``kept`` ones, which must be the input's first articles."""
+    from .tasks.patientphex.io import parse_article_line
+
+    position = 0
+    for item in items:
+        if position == len(kept):
+            yield item
+            continue
+        article = item.article if item.raw is None else parse_article_line(item.source, item.lineno, item.raw)
+        if article is None:
+            continue
+        if article["pmc_id"] != kept[position]:
+            raise InputError(
+                f"{output_path}: cannot resume: its line {position + 1} is article {kept[position]}, "
+                f"the input's article {position + 1} is {article['pmc_id']} ({item.source}, line {item.lineno})"
+            )
+        first_line.check(item, article["pmc_id"])
+        position += 1
+    if position < len(kept):
+        raise InputError(f"{output_path}: cannot resume: it holds {len(kept)} articles, the input only {position}")
+
+
+class FirstLines:
+    """Refuses a pmc_id seen before in the same file (as ``read_articles`` does), holding
+    the ids of one file at a time: memory follows the largest file, not the corpus."""
+
+    def __init__(self):
+        self.source: str | None = None
+        self.lines: dict[str, int] = {}
+
+    def check(self, item: Item, pmc_id: str) -> None:
+        from .tasks.patientphex.io import check_unique
+
+        if item.source != self.source:
+            self.source, self.lines = item.source, {}
+        check_unique(item.source, item.lineno, pmc_id, self.lines)
+
+
+def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:
+    """Write a chunk's results; the number of articles in it."""
+    count = 0
+    for item, result in zip(part, results):
+        if result is None:
+            continue
+        pmc_id, prediction, evidence = result
+        first_line.check(item, pmc_id)
+        outputs[0].write(prediction)
+        if evidence is not None:
+            outputs[1].write(evidence)
+        count += 1
+    for output in outputs:
+        output.flush()
+    return count
