@@ -1,18 +1,19 @@
 """The ``phenorules`` command line: predict, evaluate, annotate, info, learn, cv, ablate.
 
-Every user-facing failure (bad input, missing file, unreadable ontology) is one line on
-stderr and exit code 2; never a traceback.
+Every user-facing failure (bad input, missing file, unreadable ontology, an output that
+cannot be written) is one line on stderr and exit code 2; never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 
 import click
 
 from . import __version__
 from .errors import PhenorulesError
-from .files import check_writable
+from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
 
 HPO_OPTION = click.option(
@@ -31,8 +32,14 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="Input format: plain text, PatientPheX JSONL, or BioC JSON as the PMC BioC API serves it; auto tells them by content.",
 )
+ON_ERROR_OPTION = click.option(
+    "--on-error",
+    type=click.Choice(("fail", "skip")),
+    default="fail",
+    show_default=True,
+    help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
+)
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
-STDOUT = "-"
 DISABLE_OPTION = click.option(
     "--disable",
     multiple=True,
@@ -53,12 +60,22 @@ class PhenorulesGroup(click.Group):
         except ValueError as error:  # bad settings, e.g. an unknown stage name
             click.echo(f"phenorules: error: {error}", err=True)
             ctx.exit(2)
+        except OSError as error:  # e.g. standard output full; a closed pipe (| head) exits quietly
+            if error.errno == errno.EPIPE:
+                raise
+            silence_stdout()
+            click.echo(f"phenorules: error: {error.filename or '<stdout>'}: {error.strerror or error}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("phenorules: interrupted", err=True)
+            ctx.exit(130)
 
 
 @click.group(cls=PhenorulesGroup)
 @click.version_option(__version__, prog_name="phenorules")
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
+    remove_temporaries_on_signals()
 
 
 def _pipeline(hpo: str | None, disable: tuple[str, ...]):
@@ -72,11 +89,12 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @FORMAT_OPTION
+@ON_ERROR_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
 def predict(
-    input_path: str, output_path: str, explain_path: str | None, input_format: str, hpo: str | None, disable: tuple[str, ...], quiet: bool
+    input_path: str, output_path: str, explain_path: str | None, input_format: str, on_error: str, hpo: str | None, disable: tuple[str, ...], quiet: bool
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
     PatientPheX JSONL, BioC JSON or plain text."""
@@ -86,10 +104,11 @@ def predict(
     from .tasks.patientphex.predict import predict as run
     from .tasks.patientphex.predict import predict_explained
 
+    check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
-        if path not in (None, STDOUT):
+        if path is not None:
             check_writable(path, what)
-    articles = read_input(input_path, input_format)
+    articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable)
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
@@ -106,21 +125,26 @@ def predict(
 def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     """Score predictions against an annotated file, as the task defines it."""
     from .tasks.patientphex.io import read_articles, read_predictions
-    from .tasks.patientphex.score import format_table, score
+    from .errors import warn
+    from .tasks.patientphex.score import coverage_warnings, format_table, score
 
-    result = score(read_articles(gold_path, annotated=True), read_predictions(pred_path))
+    gold, predictions = read_articles(gold_path, annotated=True), read_predictions(pred_path)
+    for message in coverage_warnings(gold, predictions, pred_path):
+        warn(message)
+    result = score(gold, predictions)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", default="-")
 @FORMAT_OPTION
+@ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
 @click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
-def annotate(input_path: str, input_format: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
     from .files import write_atomically
@@ -130,8 +154,9 @@ def annotate(input_path: str, input_format: str, as_json: bool, html_path: str |
     from .view import render_page
 
     if html_path:
+        check_distinct(input_path, {"HTML view": html_path})
         check_writable(html_path, "the HTML view")
-    articles = read_input(input_path, input_format)
+    articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable)
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
     if html_path:
