@@ -105,6 +105,8 @@ def write_atomically(path: str, chunks: Iterable[str], what: str) -> None:
         with atomic_file(target, "w", permissions=0o644) as out:
             out.writelines(chunks)
     except OSError as error:
+        if error.errno == errno.EPIPE:
+            raise  # the reader stopped early (| head): click exits quietly
         raise InputError(f"{path}: cannot write {what}: {error.strerror or error}") from None
 
 

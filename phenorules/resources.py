@@ -17,6 +17,7 @@ import stat
 import struct
 import sys
 import threading
+import time
 import zlib
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
@@ -238,12 +239,28 @@ def resources_from_sections(cache: CacheFile) -> Resources | None:
 
 
 def prune_cache(directory: Path, keep: int) -> None:
-    """Keep the ``keep`` most recently written cache entries (each is ~100 MB); remove the
-    temporary files of writers that died and entries of the older pickle format."""
-    entries = sorted(directory.glob(f"resources-*{CACHE_SUFFIX}"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    for stale in entries[keep:] + sorted(directory.glob("*.pkl")):
+    """Keep the ``keep`` most recently written cache entries (each is ~100 MB; entries of
+    the older pickle format count too, for checkouts of older versions sharing the cache)
+    and remove temporary files their writers left (see :func:`remove_stale_cache_files`)."""
+    entries = [*directory.glob(f"resources-*{CACHE_SUFFIX}"), *directory.glob("resources-*.pkl")]
+    entries.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    for stale in entries[keep:]:
         stale.unlink(missing_ok=True)
+    remove_stale_cache_files(directory)
+
+
+OLD_TEMPORARY_AGE = 3600  # seconds; older versions wrote 'resources-KEY.pkl<random>.tmp'
+
+
+def remove_stale_cache_files(directory: Path) -> None:
+    """Temporary files of writers no longer running, and of older versions after an hour."""
     remove_stale_temporaries(directory)
+    for old in directory.glob("resources-*.pkl*.tmp"):
+        try:
+            if time.time() - old.stat().st_mtime > OLD_TEMPORARY_AGE:
+                old.unlink()
+        except OSError:
+            pass
 
 
 CACHE_ENTRIES_KEPT = 4
@@ -267,6 +284,7 @@ def load_resources(
     path = directory / f"resources-{key}{CACHE_SUFFIX}"
     resources = None
     if use_cache:
+        remove_stale_cache_files(directory)
         cache = read_cache_file(path)
         resources = resources_from_sections(cache) if cache is not None else None
     if resources is None:

@@ -1,4 +1,6 @@
 
+import os
+
 import pytest
 
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
@@ -113,18 +115,24 @@ def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
     assert resources.load_resources(MINI_OBO).matcher("seizures")
 
 
-def test_stale_cache_temporaries_and_old_pickles_are_pruned(tmp_path, monkeypatch):
+def test_stale_cache_temporaries_are_removed_and_old_entries_pruned(tmp_path, monkeypatch):
     from phenorules import resources
 
-    dead = _dead_pid()
-    stale = tmp_path / f".resources-0.cache.{dead}.abc123.tmp"
+    stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
-    old = tmp_path / "resources-0123.pkl"
-    old.write_bytes(b"x")
+    old_temporary = tmp_path / "resources-0.pklx1y2.tmp"
+    old_temporary.write_bytes(b"x")
+    os.utime(old_temporary, (0, 0))
+    old_entries = [tmp_path / f"resources-{i}.pkl" for i in range(5)]
+    for i, entry in enumerate(old_entries):
+        entry.write_bytes(b"x")
+        os.utime(entry, (1000 + i, 1000 + i))
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_resources(MINI_OBO)
-    assert not stale.exists() and not old.exists()
+    assert not stale.exists() and not old_temporary.exists()
+    kept = sorted(p.name for p in tmp_path.glob("resources-*"))
+    assert len(kept) == resources.CACHE_ENTRIES_KEPT and kept[:3] == ["resources-2.pkl", "resources-3.pkl", "resources-4.pkl"]
 
 
 def _dead_pid() -> int:

@@ -297,6 +297,13 @@ def test_closed_stdout_is_one_line_not_a_traceback():
     assert done.stderr == "phenorules: error: <stdout>: cannot write predictions: standard output is closed\n"
 
 
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    many = jsonl(tmp_path / "many.jsonl", *[article(f"A{i}") for i in range(300)])
+    command = f'"{sys.executable}" -m phenorules predict "{many}" --hpo "{MINI_OBO}" | head -c 10 > /dev/null; exit ${{PIPESTATUS[0]}}'
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr == ""
+
+
 def test_full_stdout_is_one_line_not_a_traceback():
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "phenorules", "predict", str(EXAMPLE), "--hpo", MINI_OBO], stdout=full, stderr=subprocess.PIPE, text=True)
