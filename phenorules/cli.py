@@ -1,4 +1,4 @@
-"""The ``phenorules`` command line: predict, evaluate, annotate, info, learn, cv, ablate.
+"""The ``phenorules`` command line: predict, phenopackets, evaluate, annotate, info, learn, cv, ablate.
 
 Every user-facing failure (bad input, missing file, unreadable ontology, an output that
 cannot be written) is one line on stderr and exit code 2; never a traceback.
@@ -30,7 +30,7 @@ FORMAT_OPTION = click.option(
     type=click.Choice(("auto",) + FORMATS),
     default="auto",
     show_default=True,
-    help="Input format: plain text, PatientPheX JSONL, or BioC JSON as the PMC BioC API serves it; auto tells them by content.",
+    help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
 ON_ERROR_OPTION = click.option(
     "--on-error",
@@ -84,38 +84,163 @@ def _pipeline(hpo: str | None, disable: tuple[str, ...]):
     return build_pipeline(disable=disable, hpo=hpo)
 
 
+OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
+
+
 @main.command()
 @click.argument("input_path", metavar="INPUT")
-@click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write predictions (default: stdout).")
+@click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout).")
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="jsonl",
+    show_default=True,
+    help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); or PubTator (title-and-abstract articles only).",
+)
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
+@click.option("--phenopackets", "phenopackets_dir", default=None, metavar="DIR", help="Also write one GA4GH Phenopacket (JSON) per given patient into DIR.")
 @FORMAT_OPTION
 @ON_ERROR_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
 def predict(
-    input_path: str, output_path: str, explain_path: str | None, input_format: str, on_error: str, hpo: str | None, disable: tuple[str, ...], quiet: bool
+    input_path: str,
+    output_path: str,
+    output_format: str,
+    explain_path: str | None,
+    phenopackets_dir: str | None,
+    input_format: str,
+    on_error: str,
+    hpo: str | None,
+    disable: tuple[str, ...],
+    quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
-    PatientPheX JSONL, BioC JSON or plain text."""
+    PatientPheX JSONL, BioC JSON or XML, or plain text."""
     from .inputs import read_input
     from .progress import progress
     from .tasks.patientphex.io import write_jsonl, write_predictions
+    from .tasks.patientphex.predict import full_record, predict_explained, predict_full, to_record
     from .tasks.patientphex.predict import predict as run
-    from .tasks.patientphex.predict import predict_explained
 
     check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path is not None:
             check_writable(path, what)
+    if phenopackets_dir is not None:
+        from .formats import require
+        from .formats.phenopackets import check_directory
+
+        require("phenopackets")
+        check_directory(phenopackets_dir)
     articles = read_input(input_path, input_format, on_error)
+    _check_output_format(output_format, articles)
     nlp = _pipeline(hpo, disable)
     evidence: list[dict] = []
+    full = output_format != "jsonl" or phenopackets_dir is not None
     # Evidence records are built only when asked for: they cost a pass over every span.
-    records = run(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence)
-    write_predictions(output_path, progress(records, len(articles), quiet))
+    if explain_path is None:
+        records = (predict_full if full else run)(nlp, articles)
+    else:
+        records = predict_explained(nlp, articles, evidence, full_record if full else to_record)
+    records = progress(records, len(articles), quiet)
+    if phenopackets_dir is not None:
+        records = _writing_phenopackets(records, phenopackets_dir, hpo, quiet)
+    if output_format == "jsonl":
+        write_predictions(output_path, records)
+    else:
+        _write_text(output_path, _formatted(output_format, articles, list(records)), output_format)
     if explain_path is not None:
         write_jsonl(explain_path, evidence, "evidence")
+
+
+def _check_output_format(output_format: str, articles: list[dict]) -> None:
+    """Fail before the work when the output format cannot hold the articles."""
+    from .formats import require
+
+    if output_format in ("bioc", "bioc-xml"):
+        require("bioc")
+    if output_format == "pubtator":
+        from .formats.pubtator import check_pubtator
+
+        for article in articles:
+            check_pubtator(article)
+
+
+def _formatted(output_format: str, articles: list[dict], records: list[dict]) -> str:
+    from .formats.bioc import bioc_collection, bioc_json, bioc_xml
+    from .formats.pubtator import pubtator_article
+
+    if output_format == "pubtator":
+        return "".join(pubtator_article(article, record) for article, record in zip(articles, records))
+    collection = bioc_collection(articles, records)
+    return bioc_json(collection) if output_format == "bioc" else bioc_xml(collection)
+
+
+def _write_text(path: str, text: str, what: str) -> None:
+    from .files import write_atomically
+
+    write_atomically(path, [text], what)
+
+
+def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool):
+    """The records, passed on after their Phenopackets are written into ``directory``."""
+    from .formats.phenopackets import write_phenopackets
+    from .resources import load_resources
+
+    ontology = load_resources(hpo).ontology
+    count = 0
+    for record in records:
+        count += write_phenopackets(directory, [record], ontology)
+        yield record
+    if not quiet:
+        click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
+
+
+@main.command()
+@click.argument("pred_path", metavar="PRED.jsonl")
+@click.option("-o", "--output-dir", "output_dir", required=True, metavar="DIR", help="Where the Phenopackets go, one <article>_<patient>.json per patient.")
+@click.option("--articles", "articles_path", default=None, metavar="IN.jsonl", help="The input articles: their patients' given mentions give sex and age.")
+@click.option("--evidence", "evidence_path", default=None, metavar="EVIDENCE.jsonl", help="predict's --explain output: whom each negated mention is attributed to (excluded features).")
+@HPO_OPTION
+@QUIET_OPTION
+def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, hpo: str | None, quiet: bool) -> None:
+    """Write one GA4GH Phenopacket per patient of a prediction file."""
+    from .formats import require
+    from .formats.phenopackets import check_directory, with_patients, write_phenopackets
+    from .resources import load_resources
+    from .tasks.patientphex.io import read_articles, read_predictions
+
+    require("phenopackets")
+    check_directory(output_dir)
+    records = read_predictions(pred_path)
+    articles = read_articles(articles_path) if articles_path else None
+    evidence = _read_evidence(evidence_path) if evidence_path else None
+    count = write_phenopackets(output_dir, with_patients(records, articles, evidence), load_resources(hpo).ontology)
+    if not quiet:
+        click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
+
+
+def _read_evidence(path: str) -> list[dict]:
+    from .errors import InputError
+    from .files import read_text
+
+    lines = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict) or not isinstance(record.get("pmc_id"), str) or not isinstance(record.get("evidence"), list):
+                raise ValueError("expected an object with pmc_id and evidence")
+            for reason in record["evidence"]:
+                if not all(isinstance(reason.get(key), kind) for key, kind in (("offset", int), ("length", int), ("identifier", str), ("patients", list))):
+                    raise ValueError("an evidence entry lacks offset, length, identifier or patients")
+        except (ValueError, AttributeError) as error:
+            raise InputError(f"{path}, line {number}: not an evidence record of predict --explain ({error})") from None
+        lines.append(record)
+    return lines
 
 
 @main.command()
@@ -321,3 +446,7 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)
 
 main.add_command(jnlpba)
+
+from .tasks.medxpertqa.cli import medxpertqa  # noqa: E402  (a group whose commands import lazily)
+
+main.add_command(medxpertqa)

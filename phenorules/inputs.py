@@ -1,14 +1,15 @@
-"""The inputs people have: plain text, PatientPheX JSONL, BioC JSON; all become articles.
+"""The inputs people have: plain text, PatientPheX JSONL, BioC JSON or XML; all become articles.
 
 An article is the task's dict (``pmc_id``, ``pmid``, ``patient``, ``full_text``), which
 ``document.make_article_doc`` turns into a Doc, so every command treats the three alike.
 Unless given, the format is told by the extension and the content together, and never by
-falling back silently: ``.jsonl`` is JSONL, ``.json`` a JSON document (BioC, or one
-article on one line), ``.txt`` text; otherwise content that parses as JSON is JSON (JSONL
-when a line holds an object, or a value that no text would be, like ``null`` or ``[1,2]``;
-BioC for a document with ``documents``, or a broken one that surely is JSON, like
-``{"key":``), XML is refused (BioC XML is not read), and anything else is text; text that
-merely starts like JSON (``[[``, ``{"``) is read as text with a warning saying so. An empty input is no article, with a warning.
+falling back silently: ``.jsonl`` is JSONL, ``.txt`` text, ``.xml`` BioC XML; otherwise
+an XML declaration or a ``<collection>`` element is BioC XML, and content that parses as
+JSON is JSON (JSONL when a line holds an object, or a value that no text would be, like
+``null`` or ``[1,2]``; BioC for a document with ``documents``, or a broken one that surely
+is JSON, like ``{"key":``); anything else is text, and text that merely starts like JSON
+(``[[``, ``{"``) is read as text with a warning saying so. An empty input is no article,
+with a warning.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import json
 import re
 from pathlib import Path
 
-from .bioc import parse_bioc
 from .errors import InputError, warn
+from .formats.bioc import parse_bioc, parse_bioc_xml
 from .files import STDIN, read_bytes
 from .passages import layout_problem, text_article
 from .tasks.patientphex.io import ON_ERROR, parse_articles, surrogate_problem
@@ -28,8 +29,8 @@ _BOM = b"\xef\xbb\xbf"
 _JSON_LIKE = re.compile(rb'\{\s*["}]|\[\s*[\[{]')  # starts like an object or an array of them
 # ... and surely is JSON: a quoted key and a colon, or an array of arrays of values
 _JSON_START = re.compile(rb'\[?\s*\{\s*"[^"\n]{0,200}"\s*:|\[\s*\[\s*[\[{"\d-]')
-_XML = re.compile(rb"<\?xml|<!DOCTYPE|<collection[\s>]")
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".text": "text"}
+XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".text": "text", ".xml": "bioc"}
 _LINES_SNIFFED = 20
 
 
@@ -52,13 +53,13 @@ def read_input(path: str, input_format: str = "auto", on_error: str = "fail") ->
 
 
 def detect_format(data: bytes, name: str = "<stdin>") -> str:
-    """'jsonl', 'bioc' or 'text', from the content and the extension of ``name``."""
+    """'jsonl', 'bioc' (JSON or XML) or 'text', from the content and the extension of ``name``."""
     start = data.removeprefix(_BOM).lstrip()
     extension = Path(name).suffix.lower() if name != "<stdin>" else ""
     if extension in _EXTENSIONS:
         return _EXTENSIONS[extension]
-    if extension == ".xml" or _XML.match(start):
-        raise InputError(f"{name}: looks like XML (BioC XML?), which phenorules does not read; convert it to BioC JSON, or pass --format text to read it as text")
+    if XML_START.match(start):
+        return "bioc"
     first = _first_value(start)
     if isinstance(first, dict):
         return "bioc" if "documents" in first and not {"pmc_id", "full_text"} & first.keys() else "jsonl"
@@ -103,7 +104,10 @@ def _json(data: bytes):
 
 
 def _parse_bioc(name: str, text: str) -> list[dict]:
+    """BioC XML or JSON (by the content); errors name the file."""
     try:
+        if XML_START.match(text.lstrip()[:64].encode()):
+            return parse_bioc_xml(name, text)
         return parse_bioc(name, text)
     except RecursionError:
         raise InputError(f"{name}: malformed JSON: nested too deeply") from None

@@ -22,6 +22,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("word_order", "phenorules_word_order"),
     ("abbreviations", "phenorules_abbreviations"),
     ("coordination", "phenorules_coordination"),
+    ("measurements", "phenorules_measurements"),
     ("negation", "phenorules_negation"),
     ("patients", "phenorules_patients"),
 )

@@ -143,7 +143,7 @@ def test_an_article_without_case_sections_tells_cases_in_its_paragraphs(mini_nlp
     assert associations(mini_nlp, art) == {"O1": ["HP:0001252"], "O2": []}
 
 
-def test_negated_phenotypes_are_given_to_nobody(mini_nlp):
+def test_negated_phenotypes_keep_their_patient_but_give_no_association(mini_nlp):
     art = article([("CASE", "paragraph", "The patient had seizures and hypotonia.")], {"P1": ["The patient"]})
     doc = make_article_doc(mini_nlp, art)
     for name, component in mini_nlp.pipeline:
@@ -153,7 +153,7 @@ def test_negated_phenotypes_are_given_to_nobody(mini_nlp):
         doc = component(doc)
     assert doc._.associations == {"P1": ["HP:0001250"]}
     negated = [s for s in doc.spans[PHENOTYPES] if s.text == "hypotonia"][0]
-    assert negated._.patient == [] and negated._.patient_evidence == []
+    assert negated._.patient == ["P1"]  # stated not to have it: a Phenopacket's excluded feature
 
 
 def test_evidence_names_the_rule_and_the_patient_mention(mini_nlp):

@@ -165,11 +165,20 @@ def test_an_article_with_a_documents_field_is_read_as_jsonl(tmp_path):
     assert [json.loads(line)["pmc_id"] for line in result.stdout.splitlines()] == ["A1", "A2"]
 
 
-@pytest.mark.parametrize("name, content", [("b.xml", "<collection/>"), ("b", '<?xml version="1.0"?>\n<collection></collection>')])
-def test_xml_is_refused_not_read_as_text(tmp_path, name, content):
+@pytest.mark.parametrize("name", ["b.xml", "b"])
+def test_bioc_xml_is_read_as_bioc_not_as_text(tmp_path, name):
     path = tmp_path / name
-    path.write_text(content, encoding="utf-8")
-    assert_refused(run("predict", str(path)), f"{path}: looks like XML")
+    path.write_bytes((FIXTURES / "bioc_article.xml").read_bytes())
+    result = run("predict", str(path))
+    assert result.exit_code == 0, result.output
+    expected = run("predict", str(FIXTURES / "bioc_article.xml"), "--format", "bioc")
+    assert result.stdout == expected.stdout and json.loads(result.stdout.splitlines()[0])["pmc_id"] != "b"
+
+
+def test_broken_xml_is_one_line(tmp_path):
+    path = tmp_path / "b"
+    path.write_text('<?xml version="1.0"?>\n<collection><document>', encoding="utf-8")
+    assert_refused(run("predict", str(path)), str(path))
 
 
 @pytest.mark.parametrize("text", ["[[Seizures]] and microcephaly.", '{"quoted" she said} seizures', "[{ bracketed }] seizures"])

@@ -8,7 +8,8 @@ results), within a paragraph (abstract, captions), or not at all (introduction,
 discussion: only a sentence that names a patient counts). A mention of an unlisted
 relative or another person ("his mother had ...", "a 5-year-old girl reported by ...")
 takes the phenotype away from every patient. This is the nearest-mention heuristic of
-rule-based patient attribution; negated phenotypes are never given to anyone.
+rule-based patient attribution. Negated phenotypes are attributed the same way (the
+patient stated not to have it); the patient stage keeps them out of the associations.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class Attributor:
         return Focus(mention.patients, mention, mention.rule)
 
     def attribute(self, index: int, phenotype: Phenotype, in_sentence: list[PatientMention], focus: Focus | None, mode: str, section: str) -> Attribution | None:
-        if phenotype.negated or mode == "none":
+        if mode == "none":
             return None
         outside = [m for m in in_sentence if m.end <= phenotype.start or m.start >= phenotype.end]
         nearest = _nearest(outside, phenotype)

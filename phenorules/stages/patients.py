@@ -1,9 +1,11 @@
 """The patient stage: which of the article's listed patients has which phenotype.
 
 Finds every place that refers to a patient (``rules/patient_mentions.tsv``), gives each
-non-negated phenotype mention to the patient talked about there (``rules/patient_policy.tsv``)
+phenotype mention to the patient talked about there (``rules/patient_policy.tsv``)
 and sets ``span._.patient``, ``span._.patient_evidence`` and ``doc._.associations``
-(patient id -> sorted ids; a ``-1`` phenotype contributes its text, as the gold does).
+(patient id -> sorted ids of its non-negated mentions; a ``-1`` phenotype contributes its
+text, as the gold does). A negated mention keeps its patients (who is stated not to have
+it: a Phenopacket's excluded feature) but gives no association.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def phenotype_values(span: Span) -> list[str]:
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {patient_id: set() for patient_id in patient_ids}
     for attribution in attributions:
+        if spans[attribution.index]._.negex:
+            continue
         for patient_id in attribution.patients:
             found[patient_id].update(phenotype_values(spans[attribution.index]))
     return {patient_id: sorted(values) for patient_id, values in found.items()}

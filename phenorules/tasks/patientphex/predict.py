@@ -64,12 +64,25 @@ def to_record(article: dict, doc: Doc) -> dict:
     }
 
 
+def full_record(article: dict, doc: Doc) -> dict:
+    """The submission record with what the other outputs (BioC, PubTator, Phenopackets)
+    also need: the article's ``patient`` list (ids and given mentions, where sex and age
+    are read from) and on each entity its ``label``, ``patients`` (attributed to, negated
+    or not) and ``provenance``. The submission writer keeps only the task's fields."""
+    record = to_record(article, doc)
+    for entity, span in zip(record["entities"], doc.spans[PHENOTYPES]):
+        extensions = span._
+        entity.update(label=extensions.hpo_label, patients=list(extensions.patient or []), provenance=list(extensions.provenance or []))
+    record["patient"] = article.get("patient") or []
+    return record
+
+
 def evidence_record(article: dict, doc: Doc) -> dict:
     """Why each phenotype went to its patients (``span._.patient_evidence``), one line per article."""
     return {
         "pmc_id": article["pmc_id"],
         "evidence": [
-            {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, **reason}
+            {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, "note": "NO" if span._.negex else None, **reason}
             for span in doc.spans[PHENOTYPES]
             for reason in span._.patient_evidence or []
         ],
@@ -81,8 +94,15 @@ def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
         yield to_record(article, doc)
 
 
-def predict_explained(nlp: Language, articles: Iterable[dict], evidence: list[dict]) -> Iterator[dict]:
-    """Like :func:`predict`, appending each article's evidence record to ``evidence``."""
+def predict_full(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
+    """:func:`full_record` of each article, in input order."""
+    for article, doc in annotate_articles(nlp, articles):
+        yield full_record(article, doc)
+
+
+def predict_explained(nlp: Language, articles: Iterable[dict], evidence: list[dict], record=to_record) -> Iterator[dict]:
+    """Like :func:`predict` (``record``: to_record or full_record), appending each article's
+    evidence record to ``evidence``."""
     for article, doc in annotate_articles(nlp, articles):
         evidence.append(evidence_record(article, doc))
-        yield to_record(article, doc)
+        yield record(article, doc)

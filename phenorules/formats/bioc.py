@@ -1,0 +1,273 @@
+"""BioC, JSON or XML, as the PMC BioC API serves full-text articles: read as task-shaped
+articles, and written back with one annotation per phenotype mention.
+
+The API (Comeau et al. 2019, "PMC text mining subset in BioC", Database) returns a list
+of collections (or one collection): collection -> ``documents`` -> ``passages``, each
+passage with its global ``offset``, ``text`` and ``infons`` holding ``section_type``
+(TITLE, ABSTRACT, INTRO, ...) and ``type`` (front, paragraph, fig_caption, ...). These
+are the fields the PatientPheX articles were made from, so a document maps to an article
+field for field: ``id`` -> ``pmc_id``, the ``article-id_pmid`` infon -> ``pmid``, and no
+patients (BioC has no patient list). Passages without those infons (other BioC sources)
+get section type TEXT and type paragraph; a passage whose text is only in its
+``sentences`` gets the sentences laid out at their offsets.
+
+Each article read keeps its source document and collection (``BIOC_SOURCE``), so that
+:func:`bioc_collection` writes a BioC input back with its own passages, infons and
+annotations untouched, adding ours. XML is read and both forms are written through the
+``bioc`` package (the ``formats`` extra); JSON is read without it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import InputError
+
+DEFAULT_SECTION_TYPE = "TEXT"
+DEFAULT_PASSAGE_TYPE = "paragraph"
+PMID_INFON = "article-id_pmid"
+BIOC_SOURCE = "bioc_source"  # article key: {"collection": header fields, "document": the JSON document}
+COLLECTION_FIELDS = ("source", "date", "key", "infons")
+SENTENCE_GAP = " "  # between the sentences of a passage that has no text of its own
+
+
+class _Invalid(Exception):
+    """A problem at a place inside the JSON; parse_bioc adds the file name."""
+
+
+def parse_bioc(path: str, text: str) -> list[dict]:
+    """Articles of a BioC JSON text in document order; errors name the file and the place."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}, line {error.lineno}: malformed JSON at column {error.colno}: {error.msg}") from None
+    return _articles(path, value)
+
+
+def parse_bioc_xml(path: str, text: str) -> list[dict]:
+    """Articles of a BioC XML text (the ``bioc`` package parses it), as :func:`parse_bioc`."""
+    from . import require
+
+    biocxml = require("bioc.biocxml")
+    encoder = require("bioc.biocjson.encoder")
+    try:
+        collection = biocxml.loads(text)
+    except Exception as error:  # lxml's XMLSyntaxError, or int() of a bad offset in the package
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"{path}: not a readable BioC XML collection ({first_line})") from None
+    value = {field: getattr(collection, field) for field in COLLECTION_FIELDS}
+    value["documents"] = [encoder.toJSON(document) for document in collection.documents]
+    return _articles(path, value)
+
+
+def _articles(path: str, value: Any) -> list[dict]:
+    collections = value if isinstance(value, list) else [value]
+    articles: list[dict] = []
+    seen: set[str] = set()
+    try:
+        for i, collection in enumerate(collections):
+            place = f"collection {i}" if isinstance(value, list) else "collection"
+            documents = _field(collection, "documents", list, place)
+            for j, document in enumerate(documents):
+                article = _article(document, f"{place}, documents[{j}]")
+                header = {key: collection[key] for key in COLLECTION_FIELDS if key in collection}
+                article[BIOC_SOURCE] = {"collection": header, "document": document}
+                if article["pmc_id"] in seen:
+                    raise _Invalid(f"{place}, documents[{j}].id: duplicate document {article['pmc_id']!r}")
+                seen.add(article["pmc_id"])
+                articles.append(article)
+    except _Invalid as problem:
+        raise InputError(f"{path}: {problem}") from None
+    return articles
+
+
+def _article(document: Any, place: str) -> dict:
+    document_id = _field(document, "id", str, place)
+    if not document_id:
+        raise _Invalid(f"{place}.id: empty string")
+    infons = [_field(document, "infons", dict, place, default={})]
+    passages = []
+    end = 0
+    for k, passage in enumerate(_field(document, "passages", list, place)):
+        where = f"{place} ({document_id}), passages[{k}]"
+        offset = _field(passage, "offset", int, where)
+        text = _field(passage, "text", str, where, default="") or _sentence_text(passage, offset, where)
+        passage_infons = _field(passage, "infons", dict, where, default={})
+        if offset < end:
+            raise _Invalid(f"{where}.offset: {offset} overlaps or precedes the previous passage, which ends at {end}")
+        end = offset + len(text)
+        infons.append(passage_infons)
+        passages.append(
+            {
+                "section_type": str(passage_infons.get("section_type") or DEFAULT_SECTION_TYPE),
+                "type": str(passage_infons.get("type") or DEFAULT_PASSAGE_TYPE),
+                "offset": offset,
+                "text": text,
+            }
+        )
+    pmids = [str(found[PMID_INFON]) for found in infons if found.get(PMID_INFON)]
+    return {"pmc_id": document_id, "pmid": pmids[0] if pmids else None, "patient": [], "full_text": passages}
+
+
+def _sentence_text(passage: dict, offset: int, where: str) -> str:
+    """A passage's text from its sentences, each at its global offset."""
+    pieces: list[str] = []
+    end = offset
+    for k, sentence in enumerate(_field(passage, "sentences", list, where, default=[])):
+        place = f"{where}.sentences[{k}]"
+        start = _field(sentence, "offset", int, place)
+        text = _field(sentence, "text", str, place, default="")
+        if start < end:
+            raise _Invalid(f"{place}.offset: {start} precedes the end of what comes before it ({end})")
+        pieces += [SENTENCE_GAP * (start - end), text]
+        end = start + len(text)
+    return "".join(pieces)
+
+
+_MISSING = object()
+
+
+def _field(record: Any, key: str, kind: type, place: str, default: Any = _MISSING) -> Any:
+    """``record[key]`` of the JSON type ``kind``, or _Invalid naming the place."""
+    if not isinstance(record, dict):
+        raise _Invalid(f"{place}: expected an object, got {type(record).__name__}")
+    if key not in record:
+        if default is _MISSING:
+            raise _Invalid(f"{place}.{key}: missing")
+        return default
+    value = record[key]
+    if type(value) is not kind or (kind is int and value < 0):  # JSON true is no offset
+        expected = {int: "a non-negative integer", str: "a string", list: "an array", dict: "an object"}[kind]
+        raise _Invalid(f"{place}.{key}: expected {expected}, got {json.dumps(value)[:40]}")
+    return value
+
+
+# --- writing -------------------------------------------------------------------------
+
+ANNOTATION_TYPE = "Phenotype"
+
+
+def bioc_collection(articles: list[dict], records: list[dict]):
+    """A ``bioc.BioCCollection`` of the articles, each mention of its record (a
+    ``full_record``) an annotation at its global offset in the passage (or the sentence)
+    that holds it. A BioC input's documents come back as read, with ours added."""
+    from . import require
+
+    bioc = require("bioc")
+    header = next((a[BIOC_SOURCE]["collection"] for a in articles if BIOC_SOURCE in a), {})
+    collection = bioc.BioCCollection()
+    collection.source = str(header.get("source") or "phenorules")
+    collection.date = str(header.get("date") or "")
+    collection.key = str(header.get("key") or "")
+    collection.infons = dict(header.get("infons") or {})
+    for article, record in zip(articles, records):
+        source = article.get(BIOC_SOURCE)
+        document = _document(bioc, source["document"]) if source else _new_document(bioc, article)
+        _annotate(bioc, document, record)
+        collection.add_document(document)
+    return collection
+
+
+def bioc_json(collection) -> str:
+    from . import require
+
+    return require("bioc.biocjson").dumps(collection, indent=1, ensure_ascii=False) + "\n"
+
+
+def bioc_xml(collection) -> str:
+    from . import require
+
+    return require("bioc.biocxml").dumps(collection, pretty_print=True)
+
+
+def _new_document(bioc, article: dict):
+    """A document of an article read from JSONL or text: its passages with PMC's infons."""
+    document = bioc.BioCDocument()
+    document.id = str(article["pmc_id"])
+    for i, passage in enumerate(article["full_text"]):
+        out = bioc.BioCPassage()
+        out.offset = passage["offset"]
+        out.text = passage["text"]
+        out.infons = {"section_type": passage["section_type"], "type": passage["type"]}
+        if i == 0 and article.get("pmid"):
+            out.infons[PMID_INFON] = str(article["pmid"])
+        document.add_passage(out)
+    return document
+
+
+def _document(bioc, raw: dict):
+    """The JSON document as read, as a BioCDocument (keys absent in the input stay empty)."""
+    document = bioc.BioCDocument()
+    document.id = raw["id"]
+    document.infons = dict(raw.get("infons") or {})
+    for raw_passage in raw["passages"]:
+        passage = bioc.BioCPassage()
+        passage.offset = raw_passage["offset"]
+        passage.infons = dict(raw_passage.get("infons") or {})
+        passage.text = raw_passage.get("text")
+        for raw_sentence in raw_passage.get("sentences") or []:
+            sentence = bioc.BioCSentence()
+            sentence.offset = raw_sentence["offset"]
+            sentence.infons = dict(raw_sentence.get("infons") or {})
+            sentence.text = raw_sentence.get("text")
+            _copy_annotations(bioc, raw_sentence, sentence)
+            passage.add_sentence(sentence)
+        _copy_annotations(bioc, raw_passage, passage)
+        document.add_passage(passage)
+    _copy_annotations(bioc, raw, document)
+    return document
+
+
+def _copy_annotations(bioc, raw: dict, target) -> None:
+    for item in raw.get("annotations") or []:
+        annotation = bioc.BioCAnnotation()
+        annotation.id = item.get("id")
+        annotation.infons = dict(item.get("infons") or {})
+        annotation.text = item.get("text")
+        for location in item.get("locations") or []:
+            annotation.add_location(bioc.BioCLocation(location["offset"], location["length"]))
+        target.add_annotation(annotation)
+    for item in raw.get("relations") or []:
+        relation = bioc.BioCRelation()
+        relation.id = item.get("id")
+        relation.infons = dict(item.get("infons") or {})
+        for node in item.get("nodes") or []:
+            relation.add_node(bioc.BioCNode(node["refid"], node["role"]))
+        target.add_relation(relation)
+
+
+def _annotate(bioc, document, record: dict) -> None:
+    """One annotation per mention, in the passage or sentence whose text holds it."""
+    holders = []
+    for passage in document.passages:
+        if passage.text or not passage.sentences:
+            holders.append((passage.offset, passage.offset + len(passage.text or ""), passage))
+            continue
+        holders += [(s.offset, s.offset + len(s.text or ""), s) for s in passage.sentences]
+        last = passage.sentences[-1]
+        holders.append((passage.offset, last.offset + len(last.text or ""), passage))  # across sentences
+    for n, entity in enumerate(record["entities"], start=1):
+        start, end = entity["offset"], entity["offset"] + entity["length"]
+        holder = next((h for a, b, h in holders if a <= start and end <= b), None)
+        if holder is None:
+            raise InputError(f"article {document.id}: mention {entity['text']!r} at {start} lies in no passage")
+        annotation = bioc.BioCAnnotation()
+        annotation.id = f"phenorules{n}"
+        annotation.text = entity["text"]
+        annotation.infons = annotation_infons(entity)
+        annotation.add_location(bioc.BioCLocation(start, entity["length"]))
+        holder.add_annotation(annotation)
+
+
+def annotation_infons(entity: dict) -> dict[str, str]:
+    """The mention as BioC infons (strings only): HPO id, label, negation, patients, provenance."""
+    infons = {"type": ANNOTATION_TYPE, "identifier": entity["identifier"]}
+    if entity.get("label"):
+        infons["label"] = entity["label"]
+    infons["negated"] = "true" if entity.get("note") == "NO" else "false"
+    if entity.get("patients"):
+        infons["patients"] = ";".join(entity["patients"])
+    if entity.get("provenance"):
+        infons["provenance"] = "; ".join(entity["provenance"])
+    return infons

