@@ -280,7 +280,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
 
     if html_path:
         check_distinct(input_path, {"HTML view": html_path})
-        check_writable(html_path, "the HTML view")
+    check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable)
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)

@@ -137,14 +137,13 @@ def read_cache_file(path: Path) -> CacheFile | None:
                 return None
             (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
             header = srsly.msgpack_loads(handle.read(min(header_length, 1 << 20)))
+            start = len(CACHE_MAGIC) + _LENGTH.size + header_length
+            if start + sum(length for _, length, _ in header) != info.st_size:
+                return None  # truncated, or lengths that are not this file's
             sections, checksums = {}, {}
             for name, length, checksum in header:
                 sections[name] = handle.read(length)
                 checksums[name] = checksum
-                if len(sections[name]) != length:
-                    return None
-            if handle.read(1):
-                return None
     except Exception:  # unreadable, or a header that is not ours
         return None
     return CacheFile(sections, checksums)
@@ -153,7 +152,7 @@ def read_cache_file(path: Path) -> CacheFile | None:
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
     """A matcher as cache sections: pyahocorasick's own node data (the bytes its pickling
     support writes, integer values only) and the msgpack'd entry rows."""
-    kind_of, args = matcher.automaton.__reduce__()
+    _, args = matcher.automaton.__reduce__()
     chunks, *numbers = args
     if numbers[-1] is not None:  # values other than integers: not storable without pickle
         raise ValueError("only an automaton with integer values can be cached")
@@ -163,7 +162,7 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
     return sections
 
 
-def matcher_from_sections(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher | None:
+def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher | None:
     """The matcher of a cache file; None if a checksum fails (before the automaton's bytes
     reach pyahocorasick, whose reader trusts them)."""
     meta = srsly.msgpack_loads(cache[f"{prefix}.meta"])
@@ -197,7 +196,7 @@ def _ontology_from_state(state: dict) -> Ontology:
 
 def _word_sets_state(index: WordSetIndex) -> dict:
     return {
-        "rows": [[" ".join(words), row] for words, row in index.rows.items()],
+        "rows": [[list(words), row] for words, row in index.rows.items()],
         "partners": {word: sorted(others) for word, others in index.partners.items()},
         "function_words": sorted(index.function_words),
         "stop_words": sorted(index.stop_words),
@@ -209,7 +208,7 @@ def _word_sets_state(index: WordSetIndex) -> dict:
 
 def _word_sets_from_state(state: dict) -> WordSetIndex:
     return WordSetIndex(
-        {tuple(words.split(" ")): row for words, row in state["rows"]},
+        {tuple(words): row for words, row in state["rows"]},
         {word: frozenset(others) for word, others in state["partners"].items()},
         frozenset(state["function_words"]),
         frozenset(state["stop_words"]),
@@ -226,13 +225,13 @@ def resources_sections(resources: Resources) -> dict[str, bytes]:
     return sections
 
 
-def resources_from_sections(cache: CacheFile) -> Resources | None:
+def resources_from_cache(cache: CacheFile) -> Resources | None:
     """The cached resources, or None when the file does not hold them (corrupt, or
     another layout)."""
     try:
         ontology = _ontology_from_state(srsly.msgpack_loads(cache["ontology"]))
         word_sets = _word_sets_from_state(srsly.msgpack_loads(cache["word_sets"]))
-        matcher = matcher_from_sections(cache)
+        matcher = matcher_from_cache(cache)
     except Exception:  # a file of another layout: rebuild
         return None
     return Resources(ontology, matcher, word_sets) if matcher is not None else None
@@ -286,7 +285,7 @@ def load_resources(
     if use_cache:
         remove_stale_cache_files(directory)
         cache = read_cache_file(path)
-        resources = resources_from_sections(cache) if cache is not None else None
+        resources = resources_from_cache(cache) if cache is not None else None
     if resources is None:
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)

@@ -313,6 +313,16 @@ def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
     assert done.returncode == 1 and done.stderr == ""
 
 
+def test_closed_stdout_for_a_listing_is_one_line():
+    done = subprocess.run(f'"{sys.executable}" -m phenorules annotate "{EXAMPLE}" --hpo "{MINI_OBO}" >&-', shell=True, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == "phenorules: error: <stdout>: cannot write the listing: standard output is closed\n"
+
+
+def test_predictions_and_evidence_both_to_stdout_are_refused():
+    assert_refused(run("predict", str(EXAMPLE), "--explain", "-"), "-: the evidence and the predictions would be written to the same file")
+
+
 def test_full_stdout_is_one_line_not_a_traceback():
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "phenorules", "predict", str(EXAMPLE), "--hpo", MINI_OBO], stdout=full, stderr=subprocess.PIPE, text=True)

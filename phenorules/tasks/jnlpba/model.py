@@ -18,7 +18,7 @@ from phenorules.matcher import PhraseMatcher
 from phenorules.ontology import file_digest
 import srsly
 
-from phenorules.resources import CacheFile, cache_dir, data_dir, library_versions, matcher_from_sections, matcher_sections, read_cache_file, write_cache_file
+from phenorules.resources import CacheFile, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, write_cache_file
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers
@@ -62,7 +62,7 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
         return learn_model(train_dir, config)
     path = cache_dir() / f"jnlpba-{model_key(train_dir, config)}.cache"
     cache = read_cache_file(path)
-    model = model_from_sections(cache) if cache is not None else None
+    model = model_from_cache(cache) if cache is not None else None
     if model is None:
         model = learn_model(train_dir, config)
         try:
@@ -73,10 +73,10 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
     return model
 
 
-def model_from_sections(cache: CacheFile) -> Model | None:
+def model_from_cache(cache: CacheFile) -> Model | None:
     try:
         modifiers = srsly.msgpack_loads(cache["modifiers"])
-        matcher = matcher_from_sections(cache)
+        matcher = matcher_from_cache(cache)
         return Model(matcher, Modifiers(**{f.name: modifiers[f.name] for f in fields(Modifiers)})) if matcher is not None else None
     except Exception:  # a file of another layout: relearn
         return None

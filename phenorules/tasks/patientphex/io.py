@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
@@ -246,15 +246,13 @@ def _check_entity(entity: Any, field: str, text: str | None, lenient: bool = Fal
     kept as written, and scored so, with a warning; annotated data holds such."""
     _check_span(entity, field, text)
     identifier = _get(entity, "identifier", str, f"{field}.identifier")
-    if not all(ID_PART.fullmatch(part) for part in identifier.split(";")):
-        problem = f"{_short(identifier)} is not '-1' or ';'-joined ids like HP:0001250"
-        if not lenient:
-            raise _Invalid(f"{field}.identifier", problem)
+    odd = not all(ID_PART.fullmatch(part) for part in identifier.split(";"))
+    problem = f"{_short(identifier)} is not '-1' or ';'-joined ids like HP:0001250"
+    if odd and not lenient:
+        raise _Invalid(f"{field}.identifier", problem)
     _get(entity, "type", str, f"{field}.type")
     _get(entity, "note", (str, type(None)), f"{field}.note")
-    if not all(ID_PART.fullmatch(part) for part in identifier.split(";")):
-        return f"{field}.identifier: {problem}; scored as written"
-    return None
+    return f"{field}.identifier: {problem}; scored as written" if odd else None
 
 
 def _check_association(association: list, patient_ids: list[str] | None) -> None:
