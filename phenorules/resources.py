@@ -64,10 +64,11 @@ class Resources:
 
 
 def code_digest() -> str:
-    """The source of the modules that build the resources: the cache is shared by checkouts."""
+    """The source of the modules that build the resources and lay out the cache file: the
+    cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
@@ -196,8 +197,10 @@ def _ontology_from_state(state: dict) -> Ontology:
 
 def _word_sets_state(index: WordSetIndex) -> dict:
     return {
-        "rows": [[list(words), row] for words, row in index.rows.items()],
-        "partners": {word: sorted(others) for word, others in index.partners.items()},
+        "row_words": list(index.rows),
+        "rows": list(index.rows.values()),
+        "partner_words": list(index.partners),
+        "partners": [sorted(others) for others in index.partners.values()],
         "function_words": sorted(index.function_words),
         "stop_words": sorted(index.stop_words),
         "singulars": index.singulars,
@@ -208,8 +211,8 @@ def _word_sets_state(index: WordSetIndex) -> dict:
 
 def _word_sets_from_state(state: dict) -> WordSetIndex:
     return WordSetIndex(
-        {tuple(words): row for words, row in state["rows"]},
-        {word: frozenset(others) for word, others in state["partners"].items()},
+        dict(zip(map(tuple, state["row_words"]), state["rows"])),
+        dict(zip(state["partner_words"], map(frozenset, state["partners"]))),
         frozenset(state["function_words"]),
         frozenset(state["stop_words"]),
         state["singulars"],
