@@ -234,6 +234,21 @@ def test_a_huge_passage_offset_is_refused_naming_the_field(tmp_path, offset):
     assert_refused(run("predict", str(path)), f"{path}, line 1, article A1: full_text[1].offset: {offset} leaves")
 
 
+def test_a_huge_bioc_passage_offset_is_refused_naming_the_article(tmp_path):
+    path = tmp_path / "in.json"
+    bioc = json.loads((FIXTURES / "bioc_article.json").read_text(encoding="utf-8"))
+    bioc[0]["documents"][0]["passages"][-1]["offset"] = 10**30
+    path.write_text(json.dumps(bioc), encoding="utf-8")
+    document = bioc[0]["documents"][0]["id"]
+    assert_refused(run("predict", str(path)), f"{path}, article {document}: full_text[")
+
+
+def test_closed_stdin_is_one_line():
+    done = subprocess.run(f'"{sys.executable}" -m phenorules predict - --hpo "{MINI_OBO}" <&-', shell=True, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == "phenorules: error: <stdin>: cannot read: standard input is closed\n"
+
+
 def test_a_five_thousand_digit_integer_names_the_line(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(article()).replace('"offset": 0', '"offset": ' + "9" * 5000) + "\n", encoding="utf-8")
@@ -406,6 +421,17 @@ def test_a_terminated_predict_leaves_the_previous_output_and_no_temporary_file(t
     process = _start_and_wait_for_the_temporary(tmp_path, _large_input(tmp_path), out)
     process.send_signal(signum)
     assert process.wait(timeout=60) == -signum
+    assert out.read_text(encoding="utf-8") == "previous\n"
+    assert _temporaries(tmp_path) == []
+
+
+def test_an_interrupted_predict_says_so_and_leaves_the_previous_output(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n", encoding="utf-8")
+    process = _start_and_wait_for_the_temporary(tmp_path, _large_input(tmp_path), out)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=60) == 130
+    assert process.stderr.read().decode() == "phenorules: interrupted\n"
     assert out.read_text(encoding="utf-8") == "previous\n"
     assert _temporaries(tmp_path) == []
 
