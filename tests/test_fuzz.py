@@ -173,13 +173,22 @@ def report():
     COUNTS.clear()
     yield
     if COUNTS["inputs"] >= 1000:  # the fuzz profile: print what it counted
-        print("\nfuzz: " + ", ".join(f"{kind} {count}" for kind, count in sorted(COUNTS.items())))
+        kinds = ", ".join(f"{kind} {COUNTS[f'FAIL {kind}']}" for kind in FAILURES)
+        others = ", ".join(f"{kind} {count}" for kind, count in sorted(COUNTS.items()) if kind.startswith("FAIL") and kind[5:] not in FAILURES)
+        print(f"\nfuzz: {COUNTS['inputs']} inputs ({COUNTS['valid']} valid, {COUNTS['bad']} bad, the rest empty texts); failures: {kinds}" + (f", {others}" if others else ""))
     failures = {kind: count for kind, count in COUNTS.items() if kind.startswith("FAIL")}
     assert not failures, failures
 
 
 def _counting() -> bool:
     return settings().max_examples >= 1000
+
+
+FAILURES = (
+    "traceback", "wrong offset", "lost file", "lost or reordered articles", "different bytes on a second run",
+    "refused a valid input", "accepted a bad input", "error not one line naming the file", "error names the wrong line",
+    "empty text not zero articles",
+)
 
 
 def _problem(kind: str, detail: str) -> None:
