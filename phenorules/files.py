@@ -161,7 +161,10 @@ def remove_temporaries_on_signals() -> None:
         os.kill(os.getpid(), signum)
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, handler)
+        try:
+            signal.signal(signum, handler)
+        except ValueError:  # not the main thread (phenorules called from a worker thread)
+            return
 
 
 def silence_stdout() -> None:
