@@ -1,5 +1,5 @@
 # phenorules: `make predict` installs (once) and runs the main job on the bundled example;
-# `make test` runs the tests. `make eval` scores on ../shared/patientphex/train.jsonl;
+# `make test` runs the tests, `make fuzz` the long fuzz profile. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 # `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
 PYTHON ?= python3
@@ -12,7 +12,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test eval learn cv ablate bench evalscope clean
+.PHONY: install predict test fuzz eval learn cv ablate bench evalscope clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ predict: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# The fuzz suite's long profile: >= 10,000 generated inputs, counts of every defect kind.
+fuzz: install
+	$(BIN)/python -m pytest tests/test_fuzz.py -q -s --hypothesis-profile=fuzz
 
 eval: install
 	@if [ -f $(SHARED) ]; then \

@@ -1,18 +1,19 @@
 """The ``phenorules`` command line: predict, phenopackets, evaluate, annotate, info, learn, cv, ablate.
 
-Every user-facing failure (bad input, missing file, unreadable ontology) is one line on
-stderr and exit code 2; never a traceback.
+Every user-facing failure (bad input, missing file, unreadable ontology, an output that
+cannot be written) is one line on stderr and exit code 2; never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 
 import click
 
 from . import __version__
 from .errors import InputError, PhenorulesError
-from .files import check_writable
+from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
 
 HPO_OPTION = click.option(
@@ -31,8 +32,14 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
+ON_ERROR_OPTION = click.option(
+    "--on-error",
+    type=click.Choice(("fail", "skip")),
+    default="fail",
+    show_default=True,
+    help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
+)
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
-STDOUT = "-"
 DISABLE_OPTION = click.option(
     "--disable",
     multiple=True,
@@ -53,12 +60,22 @@ class PhenorulesGroup(click.Group):
         except ValueError as error:  # bad settings, e.g. an unknown stage name
             click.echo(f"phenorules: error: {error}", err=True)
             ctx.exit(2)
+        except OSError as error:  # e.g. standard output full; a closed pipe (| head) exits quietly
+            if error.errno == errno.EPIPE:
+                raise
+            silence_stdout()
+            click.echo(f"phenorules: error: {error.filename or '<stdout>'}: {error.strerror or error}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("phenorules: interrupted", err=True)
+            ctx.exit(130)
 
 
 @click.group(cls=PhenorulesGroup)
 @click.version_option(__version__, prog_name="phenorules")
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
+    remove_temporaries_on_signals()
 
 
 def _pipeline(hpo: str | None, disable: tuple[str, ...]):
@@ -86,6 +103,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @click.option("--resume", is_flag=True, help="Keep the articles an interrupted run wrote (OUT.partial) and annotate the rest.")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Annotate on the workers of this Dask scheduler (pip install 'phenorules[dask]').")
 @FORMAT_OPTION
+@ON_ERROR_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
@@ -99,6 +117,7 @@ def predict(
     resume: bool,
     scheduler: str | None,
     input_format: str,
+    on_error: str,
     hpo: str | None,
     disable: tuple[str, ...],
     quiet: bool,
@@ -110,8 +129,9 @@ def predict(
     from .parallel import predict_corpus
     from .pipeline import stage_plan
 
+    check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
-        if path not in (None, STDOUT):
+        if path is not None:
             check_writable(path, what)
     stage_plan(disable)  # an unknown stage fails here, not on a cluster's workers
     if output_format == "jsonl" and phenopackets_dir is None:
@@ -126,15 +146,16 @@ def predict(
             resume=resume,
             quiet=quiet,
             pipeline_settings={"hpo": hpo, "disable": list(disable)},
+            on_error=on_error,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, hpo, disable, quiet)
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, hpo, disable, quiet) -> None:
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .inputs import read_input
     from .progress import progress
@@ -147,7 +168,7 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
 
         require("phenopackets")
         check_directory(phenopackets_dir)
-    articles = read_input(input_path, input_format)
+    articles = read_input(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
     nlp = _pipeline(hpo, disable)
     evidence: list[dict] = []
@@ -188,15 +209,9 @@ def _formatted(output_format: str, articles: list[dict], records: list[dict]) ->
 
 
 def _write_text(path: str, text: str, what: str) -> None:
-    import sys
-
     from .files import write_atomically
 
-    if path == STDOUT:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        write_atomically(path, [text], what)
+    write_atomically(path, [text], what)
 
 
 def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool):
@@ -264,21 +279,26 @@ def _read_evidence(path: str) -> list[dict]:
 def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     """Score predictions against an annotated file, as the task defines it."""
     from .tasks.patientphex.io import read_articles, read_predictions
-    from .tasks.patientphex.score import format_table, score
+    from .errors import warn
+    from .tasks.patientphex.score import coverage_warnings, format_table, score
 
-    result = score(read_articles(gold_path, annotated=True), read_predictions(pred_path))
+    gold, predictions = read_articles(gold_path, annotated=True), read_predictions(pred_path)
+    for message in coverage_warnings(gold, predictions, pred_path):
+        warn(message)
+    result = score(gold, predictions)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", default="-")
 @FORMAT_OPTION
+@ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
 @click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
 @QUIET_OPTION
-def annotate(input_path: str, input_format: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
     from .files import write_atomically
@@ -288,8 +308,9 @@ def annotate(input_path: str, input_format: str, as_json: bool, html_path: str |
     from .view import render_page
 
     if html_path:
-        check_writable(html_path, "the HTML view")
-    articles = read_input(input_path, input_format)
+        check_distinct(input_path, {"HTML view": html_path})
+    check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
+    articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable)
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
     if html_path:

@@ -37,10 +37,10 @@ def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = ()):
         return _PIPELINES[key]
 
 
-def annotate_on_worker(items: list[Item], settings: dict, explain: bool) -> list[Result | None]:
+def annotate_on_worker(items: list[Item], settings: dict, explain: bool, on_error: str = "fail") -> list[Result | None]:
     nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())))
     with _ANNOTATING:
-        return annotate_items(nlp, items, explain)
+        return annotate_items(nlp, items, explain, on_error)
 
 
 def predict_partition(lines, source: str = "<bag>", hpo: str | None = None, disable: tuple[str, ...] = ()) -> list[str]:
@@ -65,7 +65,7 @@ def predict_bag(lines, hpo: str | None = None, disable: tuple[str, ...] = ()):
 class ClusterWorkers:
     """The backend of ``predict --scheduler``: chunks of items submitted to the cluster."""
 
-    def __init__(self, address: str, settings: dict, explain: bool):
+    def __init__(self, address: str, settings: dict, explain: bool, on_error: str = "fail"):
         try:
             from distributed import Client
         except ImportError:
@@ -78,13 +78,14 @@ class ClusterWorkers:
         self.jobs = max(1, sum(worker.get("nthreads", 1) for worker in workers.values()))
         self.settings = settings
         self.explain = explain
+        self.on_error = on_error
         self._run = uuid.uuid4().hex
         self._number = 0
 
     def submit(self, items: list[Item]):
         self._number += 1
         # One key per chunk: equal lines elsewhere in the corpus must not share a result.
-        return self.client.submit(annotate_on_worker, items, self.settings, self.explain, key=f"phenorules-{self._run}-{self._number}", retries=1)
+        return self.client.submit(annotate_on_worker, items, self.settings, self.explain, self.on_error, key=f"phenorules-{self._run}-{self._number}", retries=1)
 
     def close(self) -> None:
         self.client.close()

@@ -16,7 +16,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .passages import TEXT_SECTION_TYPE, layout_passages, text_article
+from .errors import InputError
+from .passages import TEXT_SECTION_TYPE, layout_passages, layout_problem, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
@@ -48,8 +49,17 @@ register_extensions()
 
 
 def make_article_doc(nlp: Language, article: dict) -> Doc:
-    """A tokenised (not yet processed) Doc for a task article, with passages and patients."""
+    """A tokenised (not yet processed) Doc for a task article, with passages and patients.
+
+    Readers refuse bad offsets with the file and line; this refuses, naming the article,
+    what would lay out as an absurdly long string (for articles made in code).
+    """
+    problem = layout_problem(article["full_text"])
+    if problem is not None:
+        raise InputError(f"article {article.get('pmc_id')}: {problem[0]}: {problem[1]}")
     text = layout_passages(article["full_text"])
+    if len(text) > nlp.max_length:
+        raise InputError(f"article {article.get('pmc_id')}: full_text: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
     doc = nlp.make_doc(text)
     doc.user_data[_TEXT_KEY] = text
     doc._.article_id = article.get("pmc_id")

@@ -1,5 +1,7 @@
 """Errors a user can act on: one line that names the place, never a traceback."""
 
+import sys
+
 
 class PhenorulesError(Exception):
     """Base class; the CLI prints ``str(error)`` on one line and exits non-zero."""
@@ -11,3 +13,10 @@ class InputError(PhenorulesError):
 
 class OntologyError(PhenorulesError):
     """An ontology file that cannot be read as OBO, or an id that it does not know."""
+
+
+def warn(message: str) -> None:
+    """A problem the run goes on past (an article skipped, an odd gold identifier): one
+    line on stderr."""
+    if sys.stderr is not None:
+        print(f"phenorules: warning: {message}", file=sys.stderr, flush=True)

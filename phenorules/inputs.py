@@ -2,9 +2,14 @@
 
 An article is the task's dict (``pmc_id``, ``pmid``, ``patient``, ``full_text``), which
 ``document.make_article_doc`` turns into a Doc, so every command treats the three alike.
-The format is told by the content unless given: text that starts like a JSON object or
-array of objects is JSON; JSONL (one article a line) if its first line is a whole object,
-else BioC; an XML declaration or a ``<collection>`` element is BioC XML; anything else is text.
+Unless given, the format is told by the extension and the content together, and never by
+falling back silently: ``.jsonl`` is JSONL, ``.txt`` text, ``.xml`` BioC XML; otherwise
+an XML declaration or a ``<collection>`` element is BioC XML, and content that parses as
+JSON is JSON (JSONL when a line holds an object, or a value that no text would be, like
+``null`` or ``[1,2]``; BioC for a document with ``documents``, or a broken one that surely
+is JSON, like ``{"key":``); anything else is text, and text that merely starts like JSON
+(``[[``, ``{"``) is read as text with a warning saying so. An empty input is no article,
+with a warning.
 """
 
 from __future__ import annotations
@@ -13,52 +18,120 @@ import json
 import re
 from pathlib import Path
 
+from .errors import InputError, warn
 from .formats.bioc import parse_bioc, parse_bioc_xml
-from .errors import InputError
 from .files import STDIN, read_bytes
-from .passages import text_article
-from .tasks.patientphex.io import parse_articles
+from .passages import layout_problem, text_article
+from .tasks.patientphex.io import ON_ERROR, parse_articles, surrogate_problem
 
 FORMATS = ("text", "jsonl", "bioc")
-# An object with a key, or an array of objects or arrays: '[1] Smith et al.' stays text.
-JSON_START = re.compile(rb'\{\s*["}]|\[\s*[\[{]')
+_BOM = b"\xef\xbb\xbf"
+_JSON_LIKE = re.compile(rb'\{\s*["}]|\[\s*[\[{]')  # starts like an object or an array of them
+# ... and surely is JSON: a quoted key and a colon, or an array of arrays of values
+_JSON_START = re.compile(rb'\[?\s*\{\s*"[^"\n]{0,200}"\s*:|\[\s*\[\s*[\[{"\d-]')
 XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".text": "text", ".xml": "bioc"}
+_LINES_SNIFFED = 20
 
 
-def read_input(path: str, input_format: str = "auto") -> list[dict]:
-    """Articles of a file (``-``: standard input) in the given or the detected format."""
-    return parse_input("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path))
+def read_input(path: str, input_format: str = "auto", on_error: str = "fail") -> list[dict]:
+    """Articles of a file (``-``: standard input) in the given or the detected format;
+    ``on_error`` 'skip' leaves a bad article out with a warning instead of refusing."""
+    return parse_input("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path), on_error)
 
 
-def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None) -> list[dict]:
-    """:func:`read_input` for content already read; ``name`` places errors, ``text_id``
-    is the article id of plain text."""
-    chosen = detect_format(data) if input_format == "auto" else input_format
+def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None, on_error: str = "fail") -> list[dict]:
+    """:func:`read_input` for content already read; ``name`` places errors (and its
+    extension helps detection), ``text_id`` is the article id of plain text."""
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    if not data.removeprefix(_BOM).strip():
+        warn(f"{name}: empty: no article to read")
+        return []
+    chosen = detect_format(data, name) if input_format == "auto" else input_format
     if chosen == "jsonl":
-        return parse_articles(name, data)
+        return parse_articles(name, data, on_error=on_error)
     text = _decode(name, data)
-    if chosen == "bioc":
-        return parse_bioc_xml(name, text) if XML_START.match(text.lstrip()[:64].encode()) else parse_bioc(name, text)
-    return [text_article(text_id, text)]
+    articles = _parse_bioc(name, text) if chosen == "bioc" else [text_article(text_id, text)]
+    return _admitted(name, articles, on_error)
 
 
-def detect_format(data: bytes) -> str:
-    """'jsonl', 'bioc' or 'text', from the first characters and the first line."""
-    start = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+def detect_format(data: bytes, name: str = "<stdin>") -> str:
+    """'jsonl', 'bioc' (JSON or XML) or 'text', from the content and the extension of ``name``."""
+    start = data.removeprefix(_BOM).lstrip()
+    extension = Path(name.removesuffix(".gz")).suffix.lower() if name != "<stdin>" else ""
+    if extension in _EXTENSIONS:
+        return _EXTENSIONS[extension]
     if XML_START.match(start):
         return "bioc"
-    if not JSON_START.match(start):
-        return "text"
-    try:
-        first = json.loads(start.split(b"\n", 1)[0])
-    except ValueError:  # a JSON document over several lines (or a broken one): BioC reports where
-        return "bioc"
-    return "jsonl" if isinstance(first, dict) and "documents" not in first else "bioc"
+    first = _first_value(start)
+    if isinstance(first, dict):
+        return "bioc" if "documents" in first and not {"pmc_id", "full_text"} & first.keys() else "jsonl"
+    if first is not _NOT_JSON and (not isinstance(first, (str, int, float)) or isinstance(first, bool)):
+        return "bioc" if isinstance(first, list) and _whole_json(start) is not _NOT_JSON else "jsonl"
+    if _any_object_line(start):
+        return "jsonl"  # the first line is broken; the JSONL reader says where
+    if _whole_json(start) is not _NOT_JSON or extension == ".json" or _JSON_START.match(start):
+        return "bioc"  # a JSON document over several lines, or a broken one: BioC reading says where
+    if _JSON_LIKE.match(start):
+        warn(f"{name}: starts like JSON but is not JSON: read as plain text (pass --format jsonl or bioc to see the JSON error)")
+    return "text"
 
 
 def article_id(path: str) -> str:
     """A text file's article id: its name without the extension ('stdin' for ``-``)."""
     return "stdin" if path == STDIN else Path(path.removesuffix(".gz")).stem
+
+
+_NOT_JSON = object()
+
+
+def _first_value(start: bytes):
+    """The first line as JSON, or _NOT_JSON."""
+    return _json(start.split(b"\n", 1)[0])
+
+
+def _whole_json(start: bytes):
+    return _json(start)
+
+
+def _any_object_line(start: bytes) -> bool:
+    lines = [line for line in start.split(b"\n", _LINES_SNIFFED)[1:_LINES_SNIFFED] if line.strip()]
+    return any(isinstance(_json(line), dict) for line in lines)
+
+
+def _json(data: bytes):
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # broken, nested too deeply, too many digits, not UTF-8
+        return _NOT_JSON
+
+
+def _parse_bioc(name: str, text: str) -> list[dict]:
+    """BioC XML or JSON (by the content); errors name the file."""
+    try:
+        if XML_START.match(text.lstrip()[:64].encode()):
+            return parse_bioc_xml(name, text)
+        return parse_bioc(name, text)
+    except RecursionError:
+        raise InputError(f"{name}: malformed JSON: nested too deeply") from None
+    except ValueError:  # Python's limit on the digits of an integer (4,300)
+        raise InputError(f"{name}: malformed JSON: a number with too many digits") from None
+
+
+def _admitted(name: str, articles: list[dict], on_error: str) -> list[dict]:
+    """The articles the pipeline can process; the others refused (or skipped) by name."""
+    kept = []
+    for article in articles:
+        problem = surrogate_problem(article) or layout_problem(article["full_text"])
+        if problem is None:
+            kept.append(article)
+            continue
+        message = f"{name}, article {article['pmc_id']}: {problem[0]}: {problem[1]}"
+        if on_error == "fail":
+            raise InputError(message)
+        warn(f"{message}; article skipped")
+    return kept
 
 
 def _decode(name: str, data: bytes) -> str:

@@ -32,7 +32,7 @@ class Match:
 
 
 class PhraseMatcher:
-    """A compiled automaton over a lexicon's keys, picklable so that it can be cached.
+    """A compiled automaton over a lexicon's keys; resources.py caches it on disk as data.
 
     The automaton stores an int per key; the key's entries are kept as one encoded row
     and decoded only when the key is hit, which keeps loading a cached matcher fast.

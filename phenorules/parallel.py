@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from .errors import InputError, PhenorulesError
+from .errors import InputError, PhenorulesError, warn
 from .progress import StreamProgress
 from .streaming import Item, LineOutput, input_paths, input_size, read_items
 
@@ -35,13 +35,13 @@ CHUNKS_IN_FLIGHT = 3
 Result = tuple[str, str, "str | None"]
 
 
-def annotate_items(nlp: Language, items: list[Item], explain: bool) -> list[Result | None]:
+def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
     """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
-    None for a blank line."""
-    from .tasks.patientphex.io import jsonl_line, parse_article_line, prediction_line
+    None for a blank line (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
     from .tasks.patientphex.predict import annotate_articles, evidence_record, to_record
+    from .tasks.patientphex.io import jsonl_line, prediction_line
 
-    articles = [item.article if item.raw is None else parse_article_line(item.source, item.lineno, item.raw) for item in items]
+    articles = [_article(item, on_error) for item in items]
     annotated = iter(annotate_articles(nlp, [article for article in articles if article is not None]))
     results: list[Result | None] = []
     for article in articles:
@@ -52,6 +52,21 @@ def annotate_items(nlp: Language, items: list[Item], explain: bool) -> list[Resu
         evidence = jsonl_line(evidence_record(article, doc)) if explain else None
         results.append((article["pmc_id"], prediction_line(to_record(article, doc)), evidence))
     return results
+
+
+def _article(item: Item, on_error: str) -> dict | None:
+    """The item's article, checked as ``read_input`` checks one; None for a blank line."""
+    from .tasks.patientphex.io import parse_article_line
+
+    if item.raw is None:
+        return item.article
+    try:
+        return parse_article_line(item.source, item.lineno, item.raw)
+    except InputError as error:
+        if on_error == "fail":
+            raise
+        warn(f"{error}; article skipped")
+        return None
 
 
 def chunks(items: Iterable[Item], size: int = CHUNK_ARTICLES) -> Iterator[list[Item]]:
@@ -93,6 +108,7 @@ def in_order(submit: Callable[[list[Item]], object], parts: Iterable[list[Item]]
 
 _WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
 _WORKER_EXPLAIN = False
+_WORKER_ON_ERROR = "fail"
 
 
 def _worker_signals() -> None:
@@ -108,17 +124,17 @@ def _worker_signals() -> None:
 
 
 def _annotate_in_worker(items: list[Item]) -> list[Result]:
-    return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN)
+    return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN, _WORKER_ON_ERROR)
 
 
 class ForkedWorkers:
     """``jobs`` processes forked from this one after the pipeline is built."""
 
-    def __init__(self, nlp: Language, jobs: int, explain: bool):
-        global _WORKER_NLP, _WORKER_EXPLAIN
+    def __init__(self, nlp: Language, jobs: int, explain: bool, on_error: str):
+        global _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR
         if "fork" not in multiprocessing.get_all_start_methods():
             raise InputError(f"--jobs {jobs}: needs the 'fork' start method, which this platform lacks; use --jobs 1")
-        _WORKER_NLP, _WORKER_EXPLAIN = nlp, explain
+        _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR = nlp, explain, on_error
         gc.collect()
         gc.freeze()  # the collector then leaves the shared objects' pages unwritten
         # A dead worker (killed, out of memory) fails the run instead of hanging it.
@@ -157,17 +173,19 @@ def predict_corpus(
     resume: bool = False,
     quiet: bool = False,
     pipeline_settings: dict | None = None,
+    on_error: str = "fail",
 ) -> int:
     """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
     ``explain_path``); the number of articles annotated by this run.
 
     ``build`` makes the pipeline (here, for ``jobs`` 1 or forked workers); with
     ``scheduler`` the Dask cluster's workers build their own from ``pipeline_settings``.
+    ``on_error`` 'skip' leaves a bad article out with a warning instead of stopping.
     """
     paths = input_paths(input_spec)
     outputs = [LineOutput(output_path, "predictions")] + ([LineOutput(explain_path, "evidence")] if explain_path else [])
     keep = min(output.resumable(resume) for output in outputs)
-    items = read_items(paths, input_format)
+    items = read_items(paths, input_format, on_error)
     first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
     items = _chain(first_item, items)
     backend = None
@@ -177,19 +195,19 @@ def predict_corpus(
         if scheduler:
             from .distributed import ClusterWorkers
 
-            backend = ClusterWorkers(scheduler, pipeline_settings or {}, explain_path is not None)
+            backend = ClusterWorkers(scheduler, pipeline_settings or {}, explain_path is not None, on_error)
             submit, window = backend.submit, CHUNKS_IN_FLIGHT * backend.jobs
         else:
             nlp = build()
             workers = worker_count(jobs)
             if workers > 1:
-                backend = ForkedWorkers(nlp, workers, explain_path is not None)
+                backend = ForkedWorkers(nlp, workers, explain_path is not None, on_error)
                 submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
             else:
-                submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None))), 1
+                submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None, on_error))), 1
         kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
-        first_line = FirstLines()
-        items = _skip_kept(items, kept, output_path, first_line)
+        first_line = FirstLines(on_error)
+        items = _skip_kept(items, kept, output_path, first_line, on_error)
         bar = StreamProgress(input_size(paths), quiet)
         annotated = 0
         for part, results in in_order(submit, chunks(items), window):
@@ -217,24 +235,21 @@ def _chain(first: Item | None, rest: Iterator[Item]) -> Iterator[Item]:
         yield from rest
 
 
-def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_line: "FirstLines") -> Iterator[Item]:
+def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_line: "FirstLines", on_error: str) -> Iterator[Item]:
     """The items after the ``kept`` ones, which must be the input's first articles."""
-    from .tasks.patientphex.io import parse_article_line
-
     position = 0
     for item in items:
         if position == len(kept):
             yield item
             continue
-        article = item.article if item.raw is None else parse_article_line(item.source, item.lineno, item.raw)
-        if article is None:
+        article = _article(item, on_error)
+        if article is None or not first_line.check(item, article["pmc_id"]):
             continue
         if article["pmc_id"] != kept[position]:
             raise InputError(
                 f"{output_path}: cannot resume: its line {position + 1} is article {kept[position]}, "
                 f"the input's article {position + 1} is {article['pmc_id']} ({item.source}, line {item.lineno})"
             )
-        first_line.check(item, article["pmc_id"])
         position += 1
     if position < len(kept):
         raise InputError(f"{output_path}: cannot resume: it holds {len(kept)} articles, the input only {position}")
@@ -244,16 +259,26 @@ class FirstLines:
     """Refuses a pmc_id seen before in the same file (as ``read_articles`` does), holding
     the ids of one file at a time: memory follows the largest file, not the corpus."""
 
-    def __init__(self):
+    def __init__(self, on_error: str = "fail"):
         self.source: str | None = None
         self.lines: dict[str, int] = {}
+        self.on_error = on_error
 
-    def check(self, item: Item, pmc_id: str) -> None:
+    def check(self, item: Item, pmc_id: str) -> bool:
+        """True for an id not seen before in its file; a repeat is refused, or with
+        ``on_error`` 'skip' reported and False."""
         from .tasks.patientphex.io import check_unique
 
         if item.source != self.source:
             self.source, self.lines = item.source, {}
-        check_unique(item.source, item.lineno, pmc_id, self.lines)
+        try:
+            check_unique(item.source, item.lineno, pmc_id, self.lines)
+        except InputError as error:
+            if self.on_error == "fail":
+                raise
+            warn(f"{error}; article skipped")
+            return False
+        return True
 
 
 def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:
@@ -263,7 +288,8 @@ def _write_results(part: list[Item], results: list[Result | None], outputs: list
         if result is None:
             continue
         pmc_id, prediction, evidence = result
-        first_line.check(item, pmc_id)
+        if not first_line.check(item, pmc_id):
+            continue
         outputs[0].write(prediction)
         if evidence is not None:
             outputs[1].write(evidence)

@@ -13,6 +13,7 @@ import spacy
 from spacy.language import Language
 
 from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
+from .passages import MAX_ARTICLE_CHARS
 
 # (stage name, spaCy factory) in the order they run.
 STAGES: tuple[tuple[str, str], ...] = (
@@ -31,8 +32,11 @@ REQUIRED_STAGES = frozenset({"sentences", "match"})
 
 
 def blank_english() -> Language:
-    """spaCy's blank English with the word tokenizer (token boundaries = match boundaries)."""
-    return spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "phenorules.WordTokenizer.v1"}}})
+    """spaCy's blank English with the word tokenizer (token boundaries = match boundaries),
+    taking articles up to MAX_ARTICLE_CHARS (no stage is a parser or NER model)."""
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "phenorules.WordTokenizer.v1"}}})
+    nlp.max_length = MAX_ARTICLE_CHARS
+    return nlp
 
 
 def stage_plan(

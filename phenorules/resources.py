@@ -1,30 +1,39 @@
 """Where the data files live, and the on-disk cache of the built ontology and automaton.
 
 Building the lexicon takes seconds; loading it from the cache a fraction of that. The
-cache key is a hash of the ontology file, every lexicon file, the lexicon config and the source
-of the modules that build them (several checkouts share one cache), so a
-changed input is rebuilt. Cache files are signed with an HMAC whose key is created in the
-cache directory (mode 0600) on first use: a file this installation did not write is never
-unpickled.
+cache key is a hash of the ontology file, every lexicon file, the lexicon config, the source
+of the modules that build them (several checkouts share one cache) and the versions of
+the libraries whose data it holds, so a changed input is rebuilt. A cache file is data
+only: pyahocorasick's node array (integer values) and msgpack for the rest, each section
+checked against its CRC-32, so loading one runs no code from it. A file that is
+corrupt, of another format, or not this user's own (or writable by others) is rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
-import pickle
-import secrets
+import stat
+import struct
 import sys
-import tempfile
+import threading
+import time
+import zlib
 from dataclasses import asdict, dataclass
+from importlib.metadata import version
 from pathlib import Path
 
+import ahocorasick
+import srsly
+
 from . import __version__
+from .files import atomic_file, remove_stale_temporaries
 from .lexicon import Lexicon, LexiconConfig, build_lexicon
 from .matcher import PhraseMatcher
-from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, load_ontology
+from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
+
+CACHE_SUFFIX = ".cache"
 
 
 def data_dir(name: str) -> Path:
@@ -54,29 +63,25 @@ class Resources:
         return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir))
 
 
-def signing_key(directory: Path) -> bytes:
-    path = directory / "signing.key"
-    if not path.exists():
-        directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(32))
-    return path.read_bytes()
-
-
 def code_digest() -> str:
-    """The source of the modules that build the resources: the cache is shared by checkouts."""
+    """The source of the modules that build the resources and lay out the cache file: the
+    cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
 
 
+def library_versions() -> str:
+    """pyahocorasick's node layout and msgpack's encoding are part of a cache file."""
+    return f"pyahocorasick {version('pyahocorasick')}, srsly {version('srsly')}"
+
+
 def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}\n{code_digest()}\n{sorted(asdict(config).items())}\n".encode())
+    digest.update(f"{__version__}\n{code_digest()}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
     digest.update(file_digest(obo_path).encode())
     configured = [lexicon_dir / name for name in config.extra_files + config.blocklist_files]
     for path in sorted(set(lexicon_dir.glob("*.tsv")) | {p for p in configured if p.is_file()}):
@@ -84,33 +89,180 @@ def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> st
     return digest.hexdigest()[:32]
 
 
-def read_signed(path: Path, key: bytes) -> object | None:
+CACHE_MAGIC = b"phenorules cache 1\n"
+_LENGTH = struct.Struct(">Q")
+
+
+def write_cache_file(path: Path, sections: dict[str, bytes]) -> None:
+    """Write named byte sections to ``path`` atomically: the magic line, a msgpack header
+    of (name, length, crc32) triples, then the sections back to back."""
+    header = srsly.msgpack_dumps([[name, len(blob), zlib.crc32(blob)] for name, blob in sections.items()])
+    with atomic_file(path, "wb") as handle:
+        handle.write(CACHE_MAGIC + _LENGTH.pack(len(header)) + header)
+        for blob in sections.values():
+            handle.write(blob)
+
+
+class CacheFile:
+    """The sections of a cache file, read; their checksums are verified in a thread (zlib
+    releases the GIL) while the caller parses the msgpack ones, which is safe on any bytes.
+    Call :meth:`verified` before giving a section to code that trusts its layout."""
+
+    def __init__(self, sections: dict[str, bytes], checksums: dict[str, int]) -> None:
+        self.sections = sections
+        self._good = False
+        self._thread = threading.Thread(target=self._verify, args=(checksums,), daemon=True)
+        self._thread.start()
+
+    def _verify(self, checksums: dict[str, int]) -> None:
+        self._good = all(zlib.crc32(self.sections[name]) == checksum for name, checksum in checksums.items())
+
+    def verified(self) -> bool:
+        self._thread.join()
+        return self._good
+
+    def __getitem__(self, name: str) -> bytes:
+        return self.sections[name]
+
+
+def read_cache_file(path: Path) -> CacheFile | None:
+    """The cache file at ``path``, or None for a file that is missing, not a regular file
+    of this user (or writable by others), of another format or truncated. Nothing here
+    runs code from the file: it is bytes, checked before anything trusts its layout."""
     try:
-        blob = path.read_bytes()
-    except OSError:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+                return None
+            if handle.read(len(CACHE_MAGIC)) != CACHE_MAGIC:
+                return None
+            (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
+            header = srsly.msgpack_loads(handle.read(min(header_length, 1 << 20)))
+            start = len(CACHE_MAGIC) + _LENGTH.size + header_length
+            if start + sum(length for _, length, _ in header) != info.st_size:
+                return None  # truncated, or lengths that are not this file's
+            sections, checksums = {}, {}
+            for name, length, checksum in header:
+                sections[name] = handle.read(length)
+                checksums[name] = checksum
+    except Exception:  # unreadable, or a header that is not ours
         return None
-    signature, payload = blob[:32], blob[32:]
-    if not hmac.compare_digest(signature, hmac.new(key, payload, hashlib.sha256).digest()):
+    return CacheFile(sections, checksums)
+
+
+def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
+    """A matcher as cache sections: pyahocorasick's own node data (the bytes its pickling
+    support writes, integer values only) and the msgpack'd entry rows."""
+    _, args = matcher.automaton.__reduce__()
+    chunks, *numbers = args
+    if numbers[-1] is not None:  # values other than integers: not storable without pickle
+        raise ValueError("only an automaton with integer values can be cached")
+    sections = {f"{prefix}.automaton.{i}": bytes(chunk) for i, chunk in enumerate(chunks)}
+    sections[f"{prefix}.meta"] = srsly.msgpack_dumps({"automaton": numbers[:-1], "chunks": len(chunks)})
+    sections[f"{prefix}.rows"] = srsly.msgpack_dumps(matcher.rows)
+    return sections
+
+
+def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher | None:
+    """The matcher of a cache file; None if a checksum fails (before the automaton's bytes
+    reach pyahocorasick, whose reader trusts them)."""
+    meta = srsly.msgpack_loads(cache[f"{prefix}.meta"])
+    rows = srsly.msgpack_loads(cache[f"{prefix}.rows"])
+    if not cache.verified():
         return None
+    chunks = [cache[f"{prefix}.automaton.{i}"] for i in range(meta["chunks"])]
+    automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if rows else ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    matcher = PhraseMatcher.__new__(PhraseMatcher)
+    matcher.__setstate__({"automaton": automaton, "rows": rows})
+    return matcher
+
+
+def _ontology_state(ontology: Ontology) -> dict:
+    return {
+        "path": ontology.path,
+        "data_version": ontology.data_version,
+        "is_a": ontology.is_a,
+        "names": ontology.names,
+        "synonyms": ontology.synonyms,
+        "alt_ids": ontology.alt_ids,
+        "replaced_by": ontology.replaced_by,
+    }
+
+
+def _ontology_from_state(state: dict) -> Ontology:
+    synonyms = {hpo_id: tuple(map(Synonym._make, listed)) for hpo_id, listed in state["synonyms"].items()}
+    is_a = list(map(tuple, state["is_a"]))
+    return Ontology(state["path"], state["data_version"], is_a, state["names"], synonyms, state["alt_ids"], state["replaced_by"])
+
+
+def _word_sets_state(index: WordSetIndex) -> dict:
+    return {
+        "row_words": list(index.rows),
+        "rows": list(index.rows.values()),
+        "partner_words": list(index.partners),
+        "partners": [sorted(others) for others in index.partners.values()],
+        "function_words": sorted(index.function_words),
+        "stop_words": sorted(index.stop_words),
+        "singulars": index.singulars,
+        "families": index.families,
+        "max_words": index.max_words,
+    }
+
+
+def _word_sets_from_state(state: dict) -> WordSetIndex:
+    return WordSetIndex(
+        dict(zip(map(tuple, state["row_words"]), state["rows"])),
+        dict(zip(state["partner_words"], map(frozenset, state["partners"]))),
+        frozenset(state["function_words"]),
+        frozenset(state["stop_words"]),
+        state["singulars"],
+        state["families"],
+        state["max_words"],
+    )
+
+
+def resources_sections(resources: Resources) -> dict[str, bytes]:
+    sections = matcher_sections(resources.matcher)
+    sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
+    sections["word_sets"] = srsly.msgpack_dumps(_word_sets_state(resources.word_sets))
+    return sections
+
+
+def resources_from_cache(cache: CacheFile) -> Resources | None:
+    """The cached resources, or None when the file does not hold them (corrupt, or
+    another layout)."""
     try:
-        return pickle.loads(payload)
-    except Exception:  # written by an older phenorules: rebuild rather than fail
+        ontology = _ontology_from_state(srsly.msgpack_loads(cache["ontology"]))
+        word_sets = _word_sets_from_state(srsly.msgpack_loads(cache["word_sets"]))
+        matcher = matcher_from_cache(cache)
+    except Exception:  # a file of another layout: rebuild
         return None
+    return Resources(ontology, matcher, word_sets) if matcher is not None else None
 
 
-def write_signed(path: Path, key: bytes, obj: object) -> None:
-    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(hmac.new(key, payload, hashlib.sha256).digest() + payload)
-    os.replace(tmp, path)
-
-
-def _prune(directory: Path, keep: int) -> None:
-    """Keep the ``keep`` most recently written cache entries (each is ~100 MB)."""
-    entries = sorted(directory.glob("resources-*.pkl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+def prune_cache(directory: Path, keep: int) -> None:
+    """Keep the ``keep`` most recently written cache entries (each is ~100 MB; entries of
+    the older pickle format count too, for checkouts of older versions sharing the cache)
+    and remove temporary files their writers left (see :func:`remove_stale_cache_files`)."""
+    entries = [*directory.glob(f"resources-*{CACHE_SUFFIX}"), *directory.glob("resources-*.pkl")]
+    entries.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
     for stale in entries[keep:]:
         stale.unlink(missing_ok=True)
+    remove_stale_cache_files(directory)
+
+
+OLD_TEMPORARY_AGE = 3600  # seconds; older versions wrote 'resources-KEY.pkl<random>.tmp'
+
+
+def remove_stale_cache_files(directory: Path) -> None:
+    """Temporary files of writers no longer running, and of older versions after an hour."""
+    remove_stale_temporaries(directory)
+    for old in directory.glob("resources-*.pkl*.tmp"):
+        try:
+            if time.time() - old.stat().st_mtime > OLD_TEMPORARY_AGE:
+                old.unlink()
+        except OSError:
+            pass
 
 
 CACHE_ENTRIES_KEPT = 4
@@ -123,7 +275,7 @@ def load_resources(
     config: LexiconConfig = LexiconConfig(),
     use_cache: bool = True,
 ) -> Resources:
-    """Ontology and matcher, from memory, from the signed disk cache, or built afresh."""
+    """Ontology and matcher, from memory, from the disk cache, or built afresh."""
     obo_path = str(obo_path or default_obo_path())
     lexicon_dir = Path(lexicon_dir) if lexicon_dir else data_dir("lexicons")
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
@@ -131,15 +283,12 @@ def load_resources(
     if key in _LOADED:
         return _LOADED[key]
     directory = cache_dir()
-    path = directory / f"resources-{key}.pkl"
+    path = directory / f"resources-{key}{CACHE_SUFFIX}"
     resources = None
-    secret = b""
     if use_cache:
-        try:
-            secret = signing_key(directory)
-            resources = read_signed(path, secret)
-        except OSError:
-            use_cache = False  # an unwritable cache directory only costs time
+        remove_stale_cache_files(directory)
+        cache = read_cache_file(path)
+        resources = resources_from_cache(cache) if cache is not None else None
     if resources is None:
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
@@ -147,9 +296,10 @@ def load_resources(
         resources = Resources.compile(ontology, build_lexicon(ontology, lexicon_dir, config), lexicon_dir)
         if use_cache:
             try:
-                write_signed(path, secret, resources)
-                _prune(directory, keep=CACHE_ENTRIES_KEPT)
+                directory.mkdir(parents=True, exist_ok=True)
+                write_cache_file(path, resources_sections(resources))
+                prune_cache(directory, keep=CACHE_ENTRIES_KEPT)
             except OSError:
-                pass
+                pass  # an unwritable cache directory only costs time
     _LOADED[key] = resources
     return resources

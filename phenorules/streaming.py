@@ -9,11 +9,14 @@ Output: a file is written to ``OUT.partial`` beside the target, a line per artic
 input order, and renamed over the target at the end, so the target is never half written.
 An interrupted run leaves the ``.partial``; ``resume`` keeps its complete lines (a
 half-written last line is dropped) and the run goes on with the next article. A ``.gz``
-target is gzip with no name or time in its header: same predictions, same bytes.
+target is gzip with no name or time in its header: same predictions, same bytes. A
+symlink's target file is the one written (the link stays); what is not a regular file (a
+device, a FIFO, ``/dev/stdout``) is written through, with nothing to resume.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import glob
 import gzip
@@ -21,6 +24,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import zlib
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from .errors import InputError
-from .files import STDIN
+from .files import STDIN, stat_or_none
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARTIAL_SUFFIX = ".partial"
@@ -51,8 +55,9 @@ class Item:
 
 
 def input_paths(spec: str) -> list[str]:
-    """The files ``spec`` names: itself, a directory's visible files, or a glob's matches."""
-    if spec == STDIN or os.path.isfile(spec):
+    """The files ``spec`` names: itself (a file, or a device or pipe such as /dev/stdin),
+    a directory's visible files, or a glob's matches."""
+    if spec == STDIN or (os.path.exists(spec) and not os.path.isdir(spec)):
         return [spec]
     if os.path.isdir(spec):
         paths = sorted(str(p) for p in Path(spec).iterdir() if p.is_file() and not p.name.startswith("."))
@@ -64,20 +69,19 @@ def input_paths(spec: str) -> list[str]:
         if not paths:
             raise InputError(f"{spec}: no file matches")
         return paths
-    if os.path.exists(spec):
-        raise InputError(f"{spec}: not a regular file")
     raise InputError(f"{spec}: no such file")
 
 
 def input_size(paths: list[str]) -> int | None:
-    """Total bytes on disk (None when reading standard input): the progress bar's end."""
-    if STDIN in paths:
+    """Total bytes on disk (None when reading standard input or a pipe): the progress bar's end."""
+    if any(path == STDIN or not os.path.isfile(path) for path in paths):
         return None
     return sum(os.path.getsize(path) for path in paths)
 
 
-def read_items(paths: list[str], input_format: str = "auto") -> Iterator[Item]:
-    """Every article of every file, in order, as :class:`Item`."""
+def read_items(paths: list[str], input_format: str = "auto", on_error: str = "fail") -> Iterator[Item]:
+    """Every article of every file, in order, as :class:`Item` (JSONL lines are parsed by
+    the annotators; other formats here, with ``on_error`` as ``read_input`` takes it)."""
     from .inputs import article_id, detect_format, parse_input
 
     done = 0
@@ -85,10 +89,10 @@ def read_items(paths: list[str], input_format: str = "auto") -> Iterator[Item]:
         name = "<stdin>" if path == STDIN else path
         with _open_binary(path) as (handle, raw_file):
             head = _read_head(name, handle)
-            chosen = detect_format(b"".join(head)) if input_format == "auto" else input_format
+            chosen = detect_format(b"".join(head), name) if input_format == "auto" else input_format
             if chosen != "jsonl":
                 data = b"".join(head) + _read(name, handle)
-                for article in parse_input(name, data, chosen, article_id(path)):
+                for article in parse_input(name, data, chosen, article_id(path), on_error):
                     yield Item(name, 0, article=article, end=done + _position(raw_file))
             else:
                 lineno = 0
@@ -113,6 +117,8 @@ class _open_binary:
     def __enter__(self) -> tuple[BinaryIO, BinaryIO]:
         name = "<stdin>" if self.path == STDIN else self.path
         try:
+            if self.path == STDIN and sys.stdin is None:
+                raise InputError("<stdin>: cannot read: standard input is closed")
             raw = sys.stdin.buffer if self.path == STDIN else open(self.path, "rb")
         except FileNotFoundError:
             raise InputError(f"{name}: no such file") from None
@@ -174,16 +180,21 @@ def _read(name: str, handle: BinaryIO) -> bytes:
 class LineOutput:
     """Lines appended to ``path + '.partial'``, renamed to ``path`` by :meth:`finish`.
 
-    ``-`` writes to standard output (nothing to resume). The ``.partial`` is locked while
-    a run writes it, so two runs on one target fail rather than interleave.
+    ``-`` writes to standard output and a non-regular file is written through (nothing to
+    resume). The ``.partial`` is locked while a run writes it, so two runs on one target
+    fail rather than interleave.
     """
 
     def __init__(self, path: str, what: str):
         self.path = path
         self.what = what
         self.gzip = path.endswith(".gz")
-        self.partial = path + PARTIAL_SUFFIX
+        info = None if path == STDIN else stat_or_none(path)
+        self.through = path == STDIN or (info is not None and not stat.S_ISREG(info.st_mode))
+        self.target = path if self.through else os.path.realpath(path)
+        self.partial = self.target + PARTIAL_SUFFIX
         self._file: BinaryIO | None = None
+        self._through_file: BinaryIO | None = None
         self._stream = None
         self._source: str | None = None
         self._kept = 0
@@ -191,9 +202,9 @@ class LineOutput:
     def resumable(self, resume: bool) -> int:
         """How many complete lines an earlier run left (in the ``.partial``, else in the
         finished target) for ``resume`` to keep; 0 without ``resume``."""
-        if self.path == STDIN:
+        if self.through:
             if resume:
-                raise InputError("--resume needs an output file (-o), not standard output")
+                raise InputError(f"{self.path}: --resume needs an output file (-o) that is a regular file, not standard output or a device")
             return 0
         self._source = next((p for p in (self.partial, self.path) if resume and os.path.isfile(p)), None)
         return sum(1 for _ in _complete_lines(self._source)) if self._source else 0
@@ -202,6 +213,13 @@ class LineOutput:
         """Open for writing with the first ``keep`` resumable lines; their pmc_ids."""
         if self.path == STDIN:
             self._stream = sys.stdout.buffer
+            return []
+        if self.through:
+            try:
+                self._through_file = open(self.path, "wb")
+            except OSError as error:
+                raise self._failure(error) from None
+            self._stream = self._compressor(self._through_file)
             return []
         ids: list[str] = []
         try:
@@ -225,7 +243,7 @@ class LineOutput:
                 handle.truncate(0)
                 shutil.copyfileobj(kept, handle)
         except OSError as error:
-            raise InputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
+            raise self._failure(error) from None
         self._stream = self._compressor(self._file)
         self._kept = keep
         return ids
@@ -234,11 +252,19 @@ class LineOutput:
         # mtime=0 and no file name: the same lines give the same bytes.
         return gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if self.gzip else _Unclosing(raw)
 
+    def _failure(self, error: OSError) -> OSError | InputError:
+        """What a failed write raises: a broken pipe as it is (the reader stopped early:
+        the CLI ends quietly), anything else as one line naming the output."""
+        if error.errno == errno.EPIPE:
+            return error
+        name = "<stdout>" if self.path == STDIN else self.path
+        return InputError(f"{name}: cannot write {self.what}: {error.strerror or error}")
+
     def write(self, line: str) -> None:
         try:
             self._stream.write(line.encode("utf-8"))
         except OSError as error:
-            raise InputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
+            raise self._failure(error) from None
 
     def flush(self) -> None:
         """Make what was written readable by a later ``resume`` (gzip: a sync point)."""
@@ -248,21 +274,29 @@ class LineOutput:
             else:
                 self._stream.flush()
         except OSError as error:
-            raise InputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
+            raise self._failure(error) from None
 
     def finish(self) -> None:
         """Everything written: rename the ``.partial`` over the target."""
-        if self._file is None:
-            self._stream.flush()  # standard output
+        if self._file is None:  # standard output, or written through
+            try:
+                if self._through_file is not None:
+                    self._stream.close()
+                    self._through_file.close()
+                    self._through_file = None
+                else:
+                    self._stream.flush()
+            except OSError as error:
+                raise self._failure(error) from None
             return
         try:
             self._stream.close()
             self._file.flush()
             os.fsync(self._file.fileno())
             os.chmod(self.partial, 0o644)
-            os.replace(self.partial, self.path)
+            os.replace(self.partial, self.target)
         except OSError as error:
-            raise InputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
+            raise self._failure(error) from None
         finally:
             self._file.close()
             self._file = None
@@ -277,6 +311,9 @@ class LineOutput:
 
     def close(self) -> None:
         """An interrupted run: keep the ``.partial`` for ``resume``."""
+        if self._through_file is not None:
+            self._through_file.close()
+            self._through_file = None
         if self._file is not None:
             try:
                 self._stream.close()

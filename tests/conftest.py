@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# tests/test_fuzz.py: a few dozen generated inputs in `make test`; `make fuzz` picks "fuzz".
+settings.register_profile("ci", max_examples=40)
+settings.register_profile("fuzz", max_examples=10_000)
+settings.load_profile("ci")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINI_OBO = str(FIXTURES / "mini_hp.obo")

@@ -205,9 +205,6 @@ ANNOTATION_ERRORS = [
         "entities[2].text: 'seizures' does not equal the article text at offset 89, "
         "length 8 ('eizures.')",
     ),
-    (("entities", 0, "identifier"), "seizure", f"entities[0].identifier: 'seizure' {NOT_AN_ID}"),
-    (("entities", 0, "identifier"), "HP:0001250;", f"'HP:0001250;' {NOT_AN_ID}"),
-    (("entities", 0, "identifier"), "HP:0001250; HP:0000252", f"; HP:0000252' {NOT_AN_ID}"),
     (("entities", 0, "identifier"), 1250, "entities[0].identifier: expected string, got integer"),
     (("entities", 0, "note"), 0, "entities[0].note: expected string or null, got integer"),
     (("entities", 0, "type"), None, "entities[0].type: expected string, got null"),
@@ -235,6 +232,23 @@ def test_annotation_errors_when_annotated(tmp_path, articles, path, value, expec
     message = read_error(tmp_path, [_broken(articles[0], path, value), articles[1]])
     assert message.endswith(expected)
     assert "line 1, article 9000001: " in message
+
+
+@pytest.mark.parametrize("identifier", ["N", "HP:0000252 ", "seizure", "HP:0001250;", "HP:0001250; HP:0000252"])
+def test_odd_gold_identifiers_are_scored_as_written_with_a_warning(tmp_path, articles, capsys, identifier):
+    path = write_jsonl(tmp_path / "gold.jsonl", [_broken(articles[0], ("entities", 0, "identifier"), identifier), articles[1]])
+    gold = read_articles(str(path), annotated=True)
+    assert gold[0]["entities"][0]["identifier"] == identifier
+    (warning,) = capsys.readouterr().err.splitlines()
+    assert warning.startswith(f"phenorules: warning: {path}, line 1, article 9000001: entities[0].identifier: {identifier!r} {NOT_AN_ID}")
+
+
+def test_odd_identifiers_in_predictions_are_still_refused(tmp_path, articles):
+    record = {key: articles[0][key] for key in ("pmc_id", "pmid", "entities", "association")}
+    record["entities"][0]["identifier"] = "N"
+    path = write_jsonl(tmp_path / "pred.jsonl", [record])
+    with pytest.raises(InputError, match=f"entities\\[0\\].identifier: 'N' {NOT_AN_ID}"):
+        read_predictions(str(path))
 
 
 # --- predictions ---------------------------------------------------------------------

@@ -1,4 +1,6 @@
 
+import os
+
 import pytest
 
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
@@ -65,23 +67,80 @@ def test_unknown_or_required_stage_switches_are_refused():
         build_pipeline(disable=["match"], hpo=MINI_OBO)
 
 
-def test_cache_is_signed_and_reused(tmp_path, monkeypatch):
+def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monkeypatch):
     from phenorules import resources
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     first = resources.load_resources(MINI_OBO)
-    (entry,) = tmp_path.glob("resources-*.pkl")
+    (entry,) = tmp_path.glob("resources-*.cache")
     monkeypatch.setattr(resources, "_LOADED", {})
     again = resources.load_resources(MINI_OBO)
     assert again.ontology.names == first.ontology.names
-    # a cache file this installation did not sign is ignored and rebuilt, never unpickled
-    entry.write_bytes(b"\0" * 32 + entry.read_bytes()[32:])
+    assert again.matcher("seizures") == first.matcher("seizures")
+    assert again.word_sets.rows == first.word_sets.rows
+    built = []
+    monkeypatch.setattr(resources, "build_lexicon", lambda *args: _counting(built, args))
+    blob = entry.read_bytes()
+    for damaged in (blob[: len(blob) // 2], blob[:-1] + bytes([blob[-1] ^ 1]), b"\x80\x04junk" + blob[11:], b""):
+        entry.write_bytes(damaged)
+        monkeypatch.setattr(resources, "_LOADED", {})
+        assert resources.load_resources(MINI_OBO).ontology.names == first.ontology.names
+    entry.chmod(0o666)  # writable by others: not trusted, rebuilt
     monkeypatch.setattr(resources, "_LOADED", {})
-    monkeypatch.setattr(resources.pickle, "loads", lambda _: pytest.fail("unsigned cache entry was unpickled"))
-    monkeypatch.setattr(resources, "write_signed", lambda *args: None)
-    rebuilt = resources.load_resources(MINI_OBO)
-    assert rebuilt.ontology.names == first.ontology.names
+    resources.load_resources(MINI_OBO)
+    assert len(built) == 5
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def _counting(built, args):
+    from phenorules.lexicon import build_lexicon
+
+    built.append(1)
+    return build_lexicon(*args)
+
+
+def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
+    import pickle
+
+    from phenorules import resources
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    resources.load_resources(MINI_OBO)
+    monkeypatch.setattr(resources, "_LOADED", {})
+    monkeypatch.setattr(pickle, "loads", lambda *_: pytest.fail("pickle.loads called"))
+    monkeypatch.setattr(pickle, "load", lambda *_: pytest.fail("pickle.load called"))
+    monkeypatch.setattr(resources, "build_lexicon", lambda *_: pytest.fail("rebuilt instead of loaded"))
+    assert resources.load_resources(MINI_OBO).matcher("seizures")
+
+
+def test_stale_cache_temporaries_are_removed_and_old_entries_pruned(tmp_path, monkeypatch):
+    from phenorules import resources
+
+    stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
+    stale.write_bytes(b"x" * 10)
+    old_temporary = tmp_path / "resources-0.pklx1y2.tmp"
+    old_temporary.write_bytes(b"x")
+    os.utime(old_temporary, (0, 0))
+    old_entries = [tmp_path / f"resources-{i}.pkl" for i in range(5)]
+    for i, entry in enumerate(old_entries):
+        entry.write_bytes(b"x")
+        os.utime(entry, (1000 + i, 1000 + i))
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    resources.load_resources(MINI_OBO)
+    assert not stale.exists() and not old_temporary.exists()
+    kept = sorted(p.name for p in tmp_path.glob("resources-*"))
+    assert len(kept) == resources.CACHE_ENTRIES_KEPT and kept[:3] == ["resources-2.pkl", "resources-3.pkl", "resources-4.pkl"]
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
 
 
 def test_misspelt_match_settings_are_refused():

@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..formats.bioc import parse_bioc
 from ..errors import InputError, PhenorulesError
-from ..inputs import FORMATS, article_id, parse_input
+from ..inputs import FORMATS, article_id, detect_format, parse_input
 from ..passages import text_article
 from ..tasks.patientphex.io import parse_articles
 from . import MAX_REQUEST_BYTES
@@ -128,7 +128,10 @@ async def request_articles(request: Request) -> list[dict]:
             raise InputError("document and name: expected strings (a file's content and, for messages only, its name)")
         if chosen not in ("auto",) + FORMATS:
             raise InputError(f"format: {chosen!r} is none of auto, {', '.join(FORMATS)}")
-        return parse_input(name, document.encode("utf-8"), chosen, article_id(name) or "text")
+        data = document.encode("utf-8")
+        if chosen == "auto":  # by the content alone: the name is for messages only
+            chosen = detect_format(data)
+        return parse_input(name, data, chosen, article_id(name) or "text")
     raise InputError('expected {"text": ...}, {"document": ..., "name": ...}, a PatientPheX article or a BioC collection')
 
 

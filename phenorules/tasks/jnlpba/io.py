@@ -70,6 +70,8 @@ def read_standoff_document(txt_path: Path) -> Document:
             start, end = int(start), int(end)
         except ValueError:
             raise InputError(f"{place}: expected 'T<n>\\t<type> <start> <end>\\t<text>', got {line!r}") from None
+        if not 0 <= start < end <= len(text):
+            raise InputError(f"{place}: offsets {start} {end} are not 0 <= start < end <= {len(text)} (the text's length)")
         if text[start:end] != surface:
             raise InputError(f"{place}: text at {start}-{end} is {text[start:end]!r}, not {surface!r}")
         entities.append(Entity(start, end, canonical_type(name, place), surface))

@@ -1,14 +1,14 @@
 """The learned JNLPBA model (lexicon automaton and modifier counts), cached on disk.
 
 Learning from the 2,000 training abstracts takes several seconds, so the model is kept in
-the project's signed cache (:mod:`phenorules.resources`), keyed by the package version,
+the project's data-only cache (:mod:`phenorules.resources`), keyed by the package version,
 the learning config, every training file, the Greek-letter file and the learning code.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Sequence
 
@@ -16,7 +16,9 @@ from phenorules import __version__
 from phenorules.errors import InputError
 from phenorules.matcher import PhraseMatcher
 from phenorules.ontology import file_digest
-from phenorules.resources import read_signed, signing_key, write_signed, cache_dir, data_dir
+import srsly
+
+from phenorules.resources import CacheFile, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, write_cache_file
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers
@@ -35,7 +37,7 @@ def rules_dir() -> Path:
 
 
 def model_key(train_dir: Path, config: LearnConfig) -> str:
-    digest = hashlib.sha256(f"jnlpba\n{__version__}\n{sorted(asdict(config).items())}\n".encode())
+    digest = hashlib.sha256(f"jnlpba\n{__version__}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
     code = [Path(__file__).with_name(name) for name in ("io.py", "learn.py", "variants.py")]  # a changed learner relearns
     for path in sorted(train_dir.glob("*.txt")) + sorted(train_dir.glob("*.ann")) + [rules_dir() / "greek_letters.tsv"] + code:
         digest.update(f"{path.name}:{file_digest(path)}\n".encode())
@@ -52,25 +54,32 @@ def learn_model(train_dir: str | Path, config: LearnConfig = LearnConfig()) -> M
 
 
 def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_cache: bool = True) -> Model:
-    """The model learned from ``train_dir``: from the signed cache, or learned and cached."""
+    """The model learned from ``train_dir``: from the cache, or learned and cached."""
     train_dir = Path(train_dir)
     if not train_dir.is_dir():
         raise InputError(f"{train_dir}: not a folder of brat .txt/.ann training files")
     if not use_cache:
         return learn_model(train_dir, config)
-    path = cache_dir() / f"jnlpba-{model_key(train_dir, config)}.pkl"
-    try:
-        key = signing_key(cache_dir())
-        model = read_signed(path, key)
-    except OSError:
-        return learn_model(train_dir, config)  # an unwritable cache only costs time
+    path = cache_dir() / f"jnlpba-{model_key(train_dir, config)}.cache"
+    cache = read_cache_file(path)
+    model = model_from_cache(cache) if cache is not None else None
     if model is None:
         model = learn_model(train_dir, config)
         try:
-            write_signed(path, key, model)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_cache_file(path, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))})
         except OSError:
-            pass
+            pass  # an unwritable cache only costs time
     return model
+
+
+def model_from_cache(cache: CacheFile) -> Model | None:
+    try:
+        modifiers = srsly.msgpack_loads(cache["modifiers"])
+        matcher = matcher_from_cache(cache)
+        return Model(matcher, Modifiers(**{f.name: modifiers[f.name] for f in fields(Modifiers)})) if matcher is not None else None
+    except Exception:  # a file of another layout: relearn
+        return None
 
 
 def make_tagger(model: Model, config: TagConfig = TagConfig()) -> Tagger:

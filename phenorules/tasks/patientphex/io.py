@@ -10,16 +10,18 @@ from __future__ import annotations
 import io
 import json
 import re
-import sys
 from typing import Any, Callable, Iterable
 
-from phenorules.errors import InputError
+from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
-from phenorules.passages import layout_passages
+from phenorules.passages import layout_passages, layout_problem
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
 ID_PART = re.compile(r"-1|[A-Za-z]+:[A-Za-z0-9]+")
+ON_ERROR = ("fail", "skip")  # a bad article stops the run, or is left out with a warning
+_BOM = b"\xef\xbb\xbf"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 _JSON_TYPES = {
     type(None): "null",
@@ -37,24 +39,27 @@ class _Invalid(Exception):
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
+        self.field, self.problem = field, problem
 
 
 # --- reading -------------------------------------------------------------------------
 
 
-def read_articles(path: str, annotated: bool = False) -> list[dict]:
+def read_articles(path: str, annotated: bool = False, on_error: str = "fail") -> list[dict]:
     """Articles of a task JSONL file (``-``: standard input) in file order, each checked
     against the task format.
 
     ``annotated`` says the file holds answers (a gold file): its ``entities`` and
-    ``association`` are then required and checked; otherwise they are ignored.
+    ``association`` are then required and checked (an identifier of another shape is
+    scored as written, with a warning); otherwise they are ignored. ``on_error`` 'skip'
+    leaves a bad article out with a warning instead of refusing the file.
     """
-    return parse_articles(path, read_bytes(path), annotated)
+    return parse_articles(path, read_bytes(path), annotated, on_error)
 
 
-def parse_articles(path: str, data: bytes, annotated: bool = False) -> list[dict]:
+def parse_articles(path: str, data: bytes, annotated: bool = False, on_error: str = "fail") -> list[dict]:
     """:func:`read_articles` for content already read; ``path`` names it in errors."""
-    return _parse(path, data, lambda article: _check_article(article, annotated))
+    return _parse(path, data, lambda article: _check_article(article, annotated), on_error)
 
 
 def read_predictions(path: str) -> list[dict]:
@@ -65,15 +70,24 @@ def read_predictions(path: str) -> list[dict]:
     return _parse(path, read_bytes(path), _check_prediction)
 
 
-def _parse(path: str, data: bytes, check: Callable[[Any], None]) -> list[dict]:
-    """Parse every non-blank line, run ``check`` on it and refuse duplicate pmc_ids."""
+def _parse(path: str, data: bytes, check: Callable[[Any], list[str] | None], on_error: str = "fail") -> list[dict]:
+    """Parse every non-blank line, run ``check`` on it and refuse duplicate pmc_ids;
+    with ``on_error`` 'skip', a bad line is reported as a warning and left out."""
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     records: list[dict] = []
     first_line: dict[str, int] = {}
     for lineno, raw in enumerate(io.BytesIO(data).readlines(), start=1):
-        record = parse_line(path, lineno, raw, check)
-        if record is None:
+        try:
+            record = parse_line(path, lineno, raw, check)
+            if record is None:
+                continue
+            check_unique(path, lineno, record["pmc_id"], first_line)
+        except InputError as error:
+            if on_error == "fail":
+                raise
+            warn(f"{error}; article skipped")
             continue
-        check_unique(path, lineno, record["pmc_id"], first_line)
         records.append(record)
     return records
 
@@ -87,23 +101,23 @@ def parse_article_line(path: str, lineno: int, raw: bytes, annotated: bool = Fal
     return parse_line(path, lineno, raw, lambda article: _check_article(article, annotated))
 
 
-def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], None]) -> dict | None:
-    """Decode, parse and ``check`` one line; None for a blank one."""
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path}, line {lineno}: not UTF-8 "
-            f"(byte 0x{raw[error.start]:02x} at column {error.start + 1})"
-        ) from None
+def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], list[str] | None]) -> dict | None:
+    """Decode, parse and ``check`` one line (a BOM before the first is allowed); None for a
+    blank one. The check's notes are warnings naming the place."""
+    line = _decode_line(path, lineno, raw.removeprefix(_BOM) if lineno == 1 else raw)
     if not line.strip():
         return None
     record = _parse_json(path, lineno, line)
     pmc_id = record.get("pmc_id") if isinstance(record, dict) else None
+    where = _where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id and not _has_surrogate(pmc_id) else None)
     try:
-        check(record)
+        if _SURROGATE_ESCAPE.search(line):
+            _check_surrogates(record)
+        notes = check(record) or []
     except _Invalid as problem:
-        raise InputError(f"{_where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id else None)}: {problem}") from None
+        raise InputError(f"{where}: {problem}") from None
+    for note in notes:
+        warn(f"{where}: {note}")
     return record
 
 
@@ -114,6 +128,16 @@ def check_unique(path: str, lineno: int, pmc_id: str, first_line: dict[str, int]
     first_line[pmc_id] = lineno
 
 
+def _decode_line(path: str, lineno: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}, line {lineno}: not UTF-8 "
+            f"(byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+        ) from None
+
+
 def _parse_json(path: str, lineno: int, line: str) -> Any:
     try:
         return json.loads(line)
@@ -121,6 +145,42 @@ def _parse_json(path: str, lineno: int, line: str) -> Any:
         raise InputError(
             f"{path}, line {lineno}: malformed JSON at column {error.colno}: {error.msg}"
         ) from None
+    except RecursionError:
+        raise InputError(f"{path}, line {lineno}: malformed JSON: nested too deeply") from None
+    except ValueError:  # Python's limit on the digits of an integer (4,300)
+        raise InputError(f"{path}, line {lineno}: malformed JSON: a number with too many digits") from None
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def surrogate_problem(record: Any) -> tuple[str, str] | None:
+    """(field, problem) for the first string of ``record`` holding a lone surrogate."""
+    try:
+        _check_surrogates(record)
+    except _Invalid as problem:
+        return problem.field, problem.problem
+    return None
+
+
+def _check_surrogates(record: Any) -> None:
+    """A JSON string may escape half of a UTF-16 pair (\\ud800), which is no Unicode text
+    and could not be written out: name the first field that holds one."""
+    stack: list[tuple[str, Any]] = [("article", record)]
+    while stack:
+        field, value = stack.pop()
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                position = next(i for i, char in enumerate(value) if "\ud800" <= char <= "\udfff")
+                raise _Invalid(field, f"lone UTF-16 surrogate \\u{ord(value[position]):04x} at character {position} (not Unicode text)")
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                if _has_surrogate(key):
+                    raise _Invalid(field, "a key holds a lone UTF-16 surrogate (not Unicode text)")
+                stack.append((key if field == "article" else f"{field}.{key}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{field}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
 def _where(path: str, lineno: int, pmc_id: str | None) -> str:
@@ -131,19 +191,26 @@ def _where(path: str, lineno: int, pmc_id: str | None) -> str:
 # --- checking ------------------------------------------------------------------------
 
 
-def _check_article(article: Any, annotated: bool) -> None:
+def _check_article(article: Any, annotated: bool) -> list[str]:
+    """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
     _check_header(article)
     passages = _get(article, "full_text", list, "full_text")
     _check_passages(passages)
+    problem = layout_problem(passages)
+    if problem is not None:
+        raise _Invalid(*problem)
     text = article_text(article)
     patients = _get(article, "patient", list, "patient")
     patient_ids = _check_patients(patients, text)
+    notes: list[str] = []
     if annotated:
         entities = _get(article, "entities", list, "entities")
         for i, entity in enumerate(entities):
-            _check_entity(entity, f"entities[{i}]", text)
+            note = _check_entity(entity, f"entities[{i}]", text, lenient=True)
+            notes.extend([note] if note else [])
         association = _get(article, "association", list, "association")
         _check_association(association, patient_ids)
+    return notes
 
 
 def _check_prediction(record: Any) -> None:
@@ -158,7 +225,8 @@ def _check_header(record: Any) -> None:
         raise _Invalid("article", f"expected object, got {_json_type(record)}")
     if not _get(record, "pmc_id", str, "pmc_id"):
         raise _Invalid("pmc_id", "empty string")
-    _get(record, "pmid", (str, type(None)), "pmid")
+    if "pmid" in record:  # plain corpora have none: optional, null on output
+        _get(record, "pmid", (str, type(None)), "pmid")
 
 
 def _check_passages(passages: list) -> None:
@@ -195,16 +263,18 @@ def _check_patients(patients: list, text: str) -> list[str]:
     return ids
 
 
-def _check_entity(entity: Any, field: str, text: str | None) -> None:
+def _check_entity(entity: Any, field: str, text: str | None, lenient: bool = False) -> str | None:
+    """``lenient`` (gold files): an identifier of another shape ('N', 'HP:0000252 ') is
+    kept as written, and scored so, with a warning; annotated data holds such."""
     _check_span(entity, field, text)
     identifier = _get(entity, "identifier", str, f"{field}.identifier")
-    if not all(ID_PART.fullmatch(part) for part in identifier.split(";")):
-        raise _Invalid(
-            f"{field}.identifier",
-            f"{_short(identifier)} is not '-1' or ';'-joined ids like HP:0001250",
-        )
+    odd = not all(ID_PART.fullmatch(part) for part in identifier.split(";"))
+    problem = f"{_short(identifier)} is not '-1' or ';'-joined ids like HP:0001250"
+    if odd and not lenient:
+        raise _Invalid(f"{field}.identifier", problem)
     _get(entity, "type", str, f"{field}.type")
     _get(entity, "note", (str, type(None)), f"{field}.note")
+    return f"{field}.identifier: {problem}; scored as written" if odd else None
 
 
 def _check_association(association: list, patient_ids: list[str] | None) -> None:
@@ -288,7 +358,7 @@ def write_predictions(path: str, records: Iterable[dict]) -> None:
     Entities and phenotype lists are put in a canonical order, so equal predictions give
     equal bytes whatever order the pipeline produced them in.
     """
-    _write_lines(path, (prediction_line(record) for record in records), "predictions")
+    write_atomically(path, (prediction_line(record) for record in records), "predictions")
 
 
 def prediction_line(record: dict) -> str:
@@ -303,15 +373,7 @@ def jsonl_line(record: dict) -> str:
 
 def write_jsonl(path: str, records: Iterable[dict], what: str = "records") -> None:
     """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
-    _write_lines(path, (jsonl_line(record) for record in records), what)
-
-
-def _write_lines(path: str, lines: Iterable[str], what: str) -> None:
-    if path == "-":
-        sys.stdout.writelines(lines)
-        sys.stdout.flush()
-    else:
-        write_atomically(path, lines, what)
+    write_atomically(path, (jsonl_line(record) for record in records), what)
 
 
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")

@@ -133,6 +133,29 @@ def per_article(gold_articles: list[dict], pred_records: list[dict]) -> list[Art
     ]
 
 
+def coverage_warnings(gold_articles: list[dict], pred_records: list[dict], pred_name: str = "predictions") -> list[str]:
+    """What a score would not show: gold articles without a prediction (scored as empty),
+    predictions for articles not in the gold (not scored)."""
+    gold_ids = [article["pmc_id"] for article in gold_articles]
+    pred_ids = [record["pmc_id"] for record in pred_records]
+    predicted = set(pred_ids)
+    missing = [pmc_id for pmc_id in gold_ids if pmc_id not in predicted]
+    known = set(gold_ids)
+    extra = [pmc_id for pmc_id in pred_ids if pmc_id not in known]
+    messages = []
+    if gold_ids and len(missing) == len(gold_ids):
+        messages.append(f"{pred_name}: no pmc_id matches a gold article: every article scores as predicted empty (is it the right file?)")
+    elif missing:
+        messages.append(f"{pred_name}: no prediction for {len(missing)} of {len(gold_ids)} gold articles ({_listed(missing)}): scored as empty")
+    if extra:
+        messages.append(f"{pred_name}: {len(extra)} articles not in the gold file ({_listed(extra)}): not scored")
+    return messages
+
+
+def _listed(ids: list[str], shown: int = 3) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
 def _by_pmc_id(records: list[dict], what: str) -> dict[str, dict]:
     index: dict[str, dict] = {}
     for record in records:
