@@ -46,6 +46,12 @@ DISABLE_OPTION = click.option(
     metavar="STAGE",
     help="Switch a pipeline stage off (repeatable); see 'phenorules info' for the stages.",
 )
+ENABLE_OPTION = click.option(
+    "--enable",
+    multiple=True,
+    metavar="STAGE",
+    help="Switch on a stage that is off by default (repeatable): measurements.",
+)
 
 
 class PhenorulesGroup(click.Group):
@@ -78,10 +84,10 @@ def main() -> None:
     remove_temporaries_on_signals()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...]):
+def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = ()):
     from .pipeline import build_pipeline
 
-    return build_pipeline(disable=disable, hpo=hpo)
+    return build_pipeline(disable=disable, hpo=hpo, enable=enable)
 
 
 OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
@@ -106,6 +112,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @ON_ERROR_OPTION
 @HPO_OPTION
 @DISABLE_OPTION
+@ENABLE_OPTION
 @QUIET_OPTION
 def predict(
     input_path: str,
@@ -120,6 +127,7 @@ def predict(
     on_error: str,
     hpo: str | None,
     disable: tuple[str, ...],
+    enable: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
@@ -133,29 +141,29 @@ def predict(
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path is not None:
             check_writable(path, what)
-    stage_plan(disable)  # an unknown stage fails here, not on a cluster's workers
+    stage_plan(disable, enable=enable)  # an unknown stage fails here, not on a cluster's workers
     if output_format == "jsonl" and phenopackets_dir is None:
         predict_corpus(
             input_path,
             output_path,
             explain_path,
             input_format,
-            build=lambda: _pipeline(hpo, disable),
+            build=lambda: _pipeline(hpo, disable, enable),
             jobs=jobs,
             scheduler=scheduler,
             resume=resume,
             quiet=quiet,
-            pipeline_settings={"hpo": hpo, "disable": list(disable)},
+            pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable)},
             on_error=on_error,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, quiet)
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, quiet) -> None:
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .inputs import read_input
     from .progress import progress
@@ -170,7 +178,7 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
         check_directory(phenopackets_dir)
     articles = read_input(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
-    nlp = _pipeline(hpo, disable)
+    nlp = _pipeline(hpo, disable, enable)
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
     records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
@@ -297,8 +305,9 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
+@ENABLE_OPTION
 @QUIET_OPTION
-def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], quiet: bool) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
     from .files import write_atomically
@@ -311,7 +320,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable)
+    nlp = _pipeline(hpo, disable, enable)
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
     if html_path:
         write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
@@ -356,7 +365,7 @@ def mention_rows(doc) -> list[dict]:
 @HPO_OPTION
 def info(hpo: str | None) -> None:
     """Show the ontology release, lexicon size and pipeline stages."""
-    from .pipeline import stage_names
+    from .pipeline import OPTIONAL_STAGES, stage_names
     from .resources import cache_dir, data_dir, load_resources
 
     resources = load_resources(hpo)
@@ -367,7 +376,7 @@ def info(hpo: str | None) -> None:
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
     click.echo(f"word sets: {len(resources.word_sets.rows)} (any word order, for the word_order stage)")
     click.echo(f"cache:     {cache_dir()}")
-    click.echo("stages:    " + " -> ".join(stage_names()))
+    click.echo("stages:    " + " -> ".join(f"{name} (off unless --enable {name})" if name in OPTIONAL_STAGES else name for name in stage_names()))
 
 
 def _learn_options(command):
@@ -438,8 +447,9 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @HPO_OPTION
 @DISABLE_OPTION
+@ENABLE_OPTION
 @_learn_options
-def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hpo: str | None, disable: tuple[str, ...], **options) -> None:
+def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .evaluation.crossval import Setting, cross_validate
     from .tasks.patientphex.io import read_articles
@@ -447,7 +457,7 @@ def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hp
 
     settings = _learn_settings(options)
     articles = read_articles(train_path, annotated=True)
-    setting = Setting("cv", disable=disable, learn=not no_learn)
+    setting = Setting("cv", disable=disable, enable=enable, learn=not no_learn)
     result = cross_validate(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
@@ -479,8 +489,9 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @click.option("--max-request-bytes", type=click.IntRange(min=1), default=None, metavar="N", help="Largest request body accepted (default 10 MiB).")
 @HPO_OPTION
 @DISABLE_OPTION
+@ENABLE_OPTION
 @QUIET_OPTION
-def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], quiet: bool) -> None:
+def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], quiet: bool) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
     from .errors import PhenorulesError
 
@@ -497,7 +508,7 @@ def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable), tagger)
+        return Engine(_pipeline(hpo, disable, enable), tagger)
 
     run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
 

@@ -24,11 +24,11 @@ from .stages.match import RefinesMatches
 PROVIDED_BY_USER = {"sentences": "SENT_START"}
 
 
-@Language.factory("phenorules", default_config={"hpo": None, "disable": [], "stages": {}})
-def make_phenorules(nlp: Language, name: str, hpo: str | None, disable: list[str], stages: dict[str, dict]):
+@Language.factory("phenorules", default_config={"hpo": None, "disable": [], "enable": [], "stages": {}})
+def make_phenorules(nlp: Language, name: str, hpo: str | None, disable: list[str], enable: list[str], stages: dict[str, dict]):
     components = [
         (stage, nlp.create_pipe(factory, name=stage, config=config))
-        for stage, factory, config in stage_plan(disable, stages, hpo)
+        for stage, factory, config in stage_plan(disable, stages, hpo, enable)
     ]
     match = dict(components)["match"]
     for _, component in components:

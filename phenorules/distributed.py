@@ -26,19 +26,19 @@ _BUILDING = threading.Lock()
 _ANNOTATING = threading.Lock()
 
 
-def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = ()):
+def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = ()):
     """This process's pipeline for these settings, built once (worker threads share it)."""
-    key = (hpo, tuple(disable))
+    key = (hpo, tuple(disable), tuple(enable))
     with _BUILDING:
         if key not in _PIPELINES:
             from .pipeline import build_pipeline
 
-            _PIPELINES[key] = build_pipeline(disable=disable, hpo=hpo)
+            _PIPELINES[key] = build_pipeline(disable=disable, hpo=hpo, enable=enable)
         return _PIPELINES[key]
 
 
 def annotate_on_worker(items: list[Item], settings: dict, explain: bool, on_error: str = "fail") -> list[Result | None]:
-    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())))
+    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())), tuple(settings.get("enable", ())))
     with _ANNOTATING:
         return annotate_items(nlp, items, explain, on_error)
 

@@ -28,6 +28,9 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
+# Stages that run only when enabled: the measurements stage serves clinical vignettes
+# (MedXpertQA); on PatientPheX articles it was measured to cost Score (docs/medxpertqa.md).
+OPTIONAL_STAGES = frozenset({"measurements"})
 
 
 
@@ -43,15 +46,18 @@ def stage_plan(
     disable: Iterable[str] = (),
     stage_config: dict[str, dict] | None = None,
     hpo: str | None = None,
+    enable: Iterable[str] = (),
 ) -> list[tuple[str, str, dict]]:
-    """(stage, factory, config) for every stage of :data:`STAGES` that runs, in order.
+    """(stage, factory, config) for every stage of :data:`STAGES` that runs, in order: all
+    but the disabled ones and the :data:`OPTIONAL_STAGES` not enabled.
 
     ``hpo`` goes to every stage whose factory has an ``hpo`` setting, so that a stage added
     to STAGES gets the ontology without a change here.
     """
     names = stage_names()
-    disabled = set(disable)
-    unknown = (disabled | set(stage_config or {})) - set(names)
+    enabled = set(enable)
+    disabled = set(disable) | (OPTIONAL_STAGES - enabled)
+    unknown = (disabled | enabled | set(stage_config or {})) - set(names)
     if unknown:
         raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
     if disabled & REQUIRED_STAGES:
@@ -72,10 +78,11 @@ def build_pipeline(
     disable: Iterable[str] = (),
     stage_config: dict[str, dict] | None = None,
     hpo: str | None = None,
+    enable: Iterable[str] = (),
 ) -> Language:
-    """A ready nlp with every stage of :data:`STAGES` except the disabled ones."""
+    """A ready nlp with the stages :func:`stage_plan` names."""
     nlp = blank_english()
-    for name, factory, config in stage_plan(disable, stage_config, hpo):
+    for name, factory, config in stage_plan(disable, stage_config, hpo, enable):
         nlp.add_pipe(factory, name=name, config=config)
     return nlp
 

@@ -11,7 +11,7 @@ from spacy.language import Language
 
 import phenorules.component  # noqa: F401  (registers the factory; an install does it by entry point)
 from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES
-from phenorules.pipeline import STAGES, build_pipeline, stage_names
+from phenorules.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
 from phenorules.stages.match import EXPANDED_TO_TOKENS
 
 from conftest import MINI_OBO
@@ -44,7 +44,16 @@ def test_results_are_ents_and_a_span_group_with_extensions(user_nlp):
 
 def test_the_chain_runs_every_stage_of_the_pipeline_in_order(user_nlp):
     chain = user_nlp.get_pipe("phenorules")
-    assert [stage for stage, _ in chain.components] == stage_names()
+    assert [stage for stage, _ in chain.components] == [name for name in stage_names() if name not in OPTIONAL_STAGES]
+
+
+def test_an_optional_stage_runs_only_when_enabled():
+    assert "measurements" in OPTIONAL_STAGES
+    assert "measurements" not in [name for name, _, _ in stage_plan()]
+    enabled = [name for name, _, _ in stage_plan(enable=["measurements"])]
+    assert enabled == stage_names()
+    with pytest.raises(ValueError, match="unknown stage"):
+        stage_plan(enable=["measurement"])
 
 
 def test_matches_inside_a_foreign_token_are_widened_to_it(user_nlp):
@@ -103,7 +112,7 @@ def test_config_round_trips_and_the_pipeline_saves_and_loads(user_nlp, tmp_path)
 
 
 def test_the_ontology_goes_to_every_stage_that_has_the_setting():
-    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}}, enable=OPTIONAL_STAGES)
     for name, factory in STAGES:
         if "hpo" in Language.get_factory_meta(factory).default_config:
             assert nlp.get_pipe_config(name)["hpo"] == MINI_OBO

@@ -24,7 +24,7 @@ QUESTIONS = str(FIXTURES / "questions.jsonl")
 def nlp():
     from phenorules.pipeline import build_pipeline
 
-    return build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}})
+    return build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}}, enable=("measurements",))
 
 
 @pytest.fixture(scope="module")

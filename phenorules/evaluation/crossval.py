@@ -32,11 +32,12 @@ class Setting:
 
     name: str
     disable: tuple[str, ...] = ()
+    enable: tuple[str, ...] = ()
     stage_config: dict = field(default_factory=dict, hash=False, compare=False)
     learn: bool = True
 
     def describe(self) -> dict:
-        return {"name": self.name, "disable": list(self.disable), "stage_config": self.stage_config, "learn": self.learn}
+        return {"name": self.name, "disable": list(self.disable), "enable": list(self.enable), "stage_config": self.stage_config, "learn": self.learn}
 
 
 def without_learned_files(config: LexiconConfig) -> LexiconConfig:
@@ -85,7 +86,7 @@ def _pipeline(setting: Setting, hpo: str | None):
     match_config = stage_config.get(MATCH_STAGE, {})
     for name in _LEXICON_FIELDS | {"lexicon_dir"}:
         match_config.pop(name, None)
-    return build_pipeline(disable=setting.disable, stage_config=stage_config, hpo=hpo)
+    return build_pipeline(disable=setting.disable, stage_config=stage_config, hpo=hpo, enable=setting.enable)
 
 
 def cross_validate(

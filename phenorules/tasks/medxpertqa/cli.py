@@ -30,7 +30,7 @@ def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annot
     from .knowledge import load_knowledge
 
     questions = read_questions(questions_path)
-    nlp = build_pipeline(disable=disable, hpo=hpo)
+    nlp = build_pipeline(disable=disable, hpo=hpo, enable=("measurements",))
     return questions, nlp, load_knowledge(pipeline_ontology(nlp), annotations_path)
 
 
