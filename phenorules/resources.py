@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import __version__
-from .lexicon import Lexicon, LexiconConfig, build_lexicon
+from .lexicon import Lexicon, LexiconConfig, apply_blocklist, lexicon_parts
+from .lexicon.morphology import Morphology
 from .matcher import PhraseMatcher
 from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
@@ -49,9 +50,10 @@ class Resources:
     word_sets: WordSetIndex
 
     @classmethod
-    def compile(cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path) -> "Resources":
+    def compile(cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology) -> "Resources":
+        """``morphology`` is the variant generator's, so both know one notion of a word."""
         matcher = PhraseMatcher(lexicon)
-        return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir))
+        return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology))
 
 
 def signing_key(directory: Path) -> bytes:
@@ -144,7 +146,9 @@ def load_resources(
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
         ontology = load_ontology(obo_path)
-        resources = Resources.compile(ontology, build_lexicon(ontology, lexicon_dir, config), lexicon_dir)
+        parts = lexicon_parts(ontology, lexicon_dir, config)
+        lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+        resources = Resources.compile(ontology, lexicon, lexicon_dir, parts.res.morphology)
         if use_cache:
             try:
                 write_signed(path, secret, resources)

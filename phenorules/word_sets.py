@@ -5,8 +5,9 @@ Elbow flexion contracture, "deformity of the femoral neck" is Femoral neck defor
 FastHPOCR (Groza et al. 2024, Bioinformatics 40:btae406), a candidate is a run of words that
 all belong to ontology terms, and it is recognised by its set of normalised words, not their
 order. Here every lexicon key is indexed by the sorted multiset of its content words, each
-made singular and replaced by the head of its word family ("delayed" -> "delay",
-``lexicons/word_clusters.tsv`` and the noun/adjective pairs); function words ("of", "the",
+replaced by its base word (:mod:`phenorules.lexicon.morphology`, the same notion of "the
+same word" the variant generator uses: singular, then the head of its word family,
+"delayed" -> "delay", "hyperkeratotic" = "hyperkeratosis"); function words ("of", "the",
 "both": ``lexicons/function_words.tsv``) are skipped on both sides. A run stops at
 punctuation other than a hyphen or an apostrophe, at a conjunction, and at the first word
 no term uses, so it never leaves its phrase.
@@ -21,15 +22,13 @@ from pathlib import Path
 
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
-from .lexicon.tsv import read_grouped, read_tsv
-from .lexicon.variants import VariantResources, singularize_word
+from .lexicon.morphology import Morphology
+from .lexicon.tsv import read_grouped
 from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
-WORD_CLUSTERS = "word_clusters.tsv"
 _WORD = re.compile(r"[^\W_]+")
 _JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
-_REGULAR = VariantResources({}, (), {}, ())  # regular plurals; irregular ones are per index
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
@@ -46,21 +45,22 @@ class WordSetIndex:
     partners: dict[str, frozenset[str]]  # word -> the words it shares an indexed set with
     function_words: frozenset[str]  # skipped
     stop_words: frozenset[str]  # end a run
-    singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
-    families: dict[str, str]  # word -> the head of its family ('delayed' -> 'delay')
+    morphology: Morphology  # each word's base word ('teeth' -> 'tooth', 'delayed' -> 'delay')
     max_words: int
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def build(cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, max_words: int = 6) -> "WordSetIndex":
+    def build(
+        cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, morphology: Morphology | None = None, max_words: int = 6
+    ) -> "WordSetIndex":
         """Index every key of two to ``max_words`` content words (not made by a phrase
-        rewrite); on a shared word set the key whose best entry ranks first wins."""
+        rewrite); on a shared word set the key whose best entry ranks first wins. Without
+        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys."""
         lexicon_dir = Path(lexicon_dir)
-        res = VariantResources.from_dir(lexicon_dir)
+        if morphology is None:
+            morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
         function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
-        singulars = {plural: singular for singular, plural in res.irregular_plurals.items()}
-        pairs = [*res.noun_adjectives.items(), *word_family_pairs(lexicon_dir / WORD_CLUSTERS)]
-        index = cls({}, {}, function_words, stop_words, singulars, families(pairs), max_words)
+        index = cls({}, {}, function_words, stop_words, morphology, max_words)
         best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
@@ -84,14 +84,8 @@ class WordSetIndex:
         return [self.base_word(word) for word in _WORD.findall(phrase) if word not in self.function_words]
 
     def base_word(self, word: str) -> str:
-        """The family head of the word's singular: 'contractures' -> 'contracture',
-        'delayed' -> 'delay'."""
-        if word in self.singulars:
-            word = self.singulars[word]
-        else:
-            forms = singularize_word(word, _REGULAR)
-            word = forms[0] if forms else word
-        return self.families.get(word, word)
+        """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
+        return self.morphology.base(word)
 
     def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set."""
@@ -155,25 +149,3 @@ def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
     """(words skipped, words that end a run) from the function-word file."""
     kinds = read_grouped(path, ("skip", "stop"), "kind", group_column=1)
     return frozenset(kinds["skip"]), frozenset(kinds["stop"])
-
-
-def word_family_pairs(path: Path) -> list[tuple[str, str]]:
-    """(first word, other word) for every line of a word-family file."""
-    return [(row[0], other) for row, _ in read_tsv(path, 2) for other in row[1:]]
-
-
-def families(pairs: list[tuple[str, str]]) -> dict[str, str]:
-    """Word -> the alphabetically first word of its family, the families being the
-    connected words of ``pairs`` (a word in two lines joins them)."""
-    parent: dict[str, str] = {}
-
-    def root(word: str) -> str:
-        while parent.setdefault(word, word) != word:
-            word = parent[word]
-        return word
-
-    for a, b in pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return {word: root(word) for word in sorted(parent) if root(word) != word}

@@ -53,7 +53,7 @@ def test_conjunctions_end_a_run_and_terms_with_them_are_not_indexed():
 
 
 def test_families_join_words_that_share_a_line():
-    from phenorules.word_sets import families
+    from phenorules.lexicon.morphology import families
 
     assert families([("b", "a"), ("c", "d"), ("d", "b")]) == {"b": "a", "c": "a", "d": "a"}
 

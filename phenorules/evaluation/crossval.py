@@ -64,7 +64,7 @@ class BaseLexicon:
         parts = lexicon_parts(ontology, lexicon_dir, config)
         self.res, self.blocked = parts.res, parts.blocked
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
-        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir)
+        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
         """The base lexicon plus what ``train`` teaches, compiled."""
@@ -72,7 +72,7 @@ class BaseLexicon:
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
         blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)
-        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir)
+        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology)
 
 
 def _pipeline(setting: Setting, hpo: str | None):
