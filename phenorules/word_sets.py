@@ -16,13 +16,15 @@ no term uses, so it never leaves its phrase.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations
 from pathlib import Path
+from typing import Iterable
 
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
+from .lexicon.substitutions import Substitution
 from .lexicon.tsv import read_grouped
 from .matcher import Match, PhraseMatcher, best_entry
 
@@ -47,20 +49,30 @@ class WordSetIndex:
     stop_words: frozenset[str]  # end a run
     morphology: Morphology  # each word's base word ('teeth' -> 'tooth', 'delayed' -> 'delay')
     max_words: int
+    rules: dict[tuple[str, ...], str] = field(default_factory=dict)  # word set made by a substitution -> its rule
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(
-        cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, morphology: Morphology | None = None, max_words: int = 6
+        cls,
+        lexicon: Lexicon,
+        matcher: PhraseMatcher,
+        lexicon_dir: str | Path,
+        morphology: Morphology | None = None,
+        substitutions: Iterable[Substitution] = (),
+        max_words: int = 6,
     ) -> "WordSetIndex":
         """Index every key of two to ``max_words`` content words (not made by a phrase
         rewrite); on a shared word set the key whose best entry ranks first wins. Without
-        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys."""
+        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys.
+        Each substitution adds the word sets of the keys with its term word replaced,
+        unless a key has that set already."""
         lexicon_dir = Path(lexicon_dir)
         if morphology is None:
             morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
         function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
         index = cls({}, {}, function_words, stop_words, morphology, max_words)
+        substitutions = [s for s in substitutions if s.text_word not in function_words | stop_words]
         best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
@@ -71,7 +83,10 @@ class WordSetIndex:
             rank = (ranked[0], key)
             if word_set not in best or rank < best[word_set]:
                 best[word_set] = rank
+        substituted = substituted_sets(best, substitutions)
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
+        index.rows.update((word_set, matcher.row_of(key)) for word_set, (_, key, _) in sorted(substituted.items()))
+        index.rules = {word_set: rule for word_set, (_, _, rule) in sorted(substituted.items())}
         partners: dict[str, set[str]] = {}
         for word_set in index.rows:
             for a, b in combinations(word_set, 2):
@@ -97,7 +112,7 @@ class WordSetIndex:
         # breaks[i]: how many gaps up to word i no run may cross ('.', ',', '(', a line break)
         breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
         kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
-        partners, rows, max_words = self.partners, self.rows, self.max_words  # locals: a hot loop
+        partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
         # A run starts where two kept words in one phrase share an indexed set.
         firsts = [
             k
@@ -116,12 +131,16 @@ class WordSetIndex:
                     break
                 content.append(word)
                 allowed = allowed & partners[word]
-                row = rows.get(tuple(sorted(content)))
+                word_set = tuple(sorted(content))
+                row = rows.get(word_set)
                 if row is not None:
                     starts = starts or word_offsets(surfaces, gaps)
                     start, end = starts[first], starts[last] + len(surfaces[last])
                     entry = best_entry(matcher.entries(row)[1], text[start:end])
                     if entry is not None:
+                        rule = rules.get(word_set) if rules else None
+                        if rule:
+                            entry = replace(entry, rule=f"{entry.rule}+{rule}" if entry.rule else rule)
                         out.append(Match(start, end, entry))
         return out
 
@@ -139,10 +158,39 @@ class WordSetIndex:
         return self._bases[surface]
 
 
+def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable[Substitution]) -> dict[tuple[str, ...], tuple]:
+    """Word set -> (rank, key, rule) for every indexed set with one word substituted; on a
+    shared set the best-ranked key wins, then the pair from the HPO synonyms."""
+    by_word: dict[str, list[Substitution]] = {}
+    for substitution in sorted(substitutions, key=lambda s: (s.source != "synonyms", s)):
+        by_word.setdefault(substitution.term_word, []).append(substitution)
+    out: dict[tuple[str, ...], tuple] = {}
+    if not by_word:
+        return out
+    for word_set, (rank, key) in best.items():
+        for i, word in enumerate(word_set):
+            if word not in by_word or (i and word_set[i - 1] == word):
+                continue
+            for substitution in by_word[word]:
+                new = tuple(sorted(word_set[:i] + (substitution.text_word,) + word_set[i + 1 :]))
+                if new in best:
+                    continue
+                candidate = (rank, key, f"subst:{substitution.source}:{word}>{substitution.text_word}")
+                if new not in out or candidate[:2] < out[new][:2]:
+                    out[new] = candidate
+    return out
+
+
 def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
     """Where each word starts, from the words and the gaps before them."""
     ends = list(accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))
     return ends[0::2]
+
+
+def content_words_reader(lexicon_dir: str | Path, morphology: Morphology):
+    """phrase -> its content words as base words, as :meth:`WordSetIndex.content_words` reads them."""
+    function_words, _ = read_function_words(Path(lexicon_dir) / FUNCTION_WORDS)
+    return lambda phrase: [morphology.base(word) for word in _WORD.findall(phrase) if word not in function_words]
 
 
 def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:

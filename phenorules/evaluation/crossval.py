@@ -17,7 +17,7 @@ from ..lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_lear
 from ..lexicon.learn import LearnSettings, learn
 from ..ontology import Ontology
 from ..pipeline import build_pipeline
-from ..resources import Resources, data_dir, load_resources
+from ..resources import Resources, data_dir, load_resources, synonym_substitutions
 from ..tasks.patientphex.predict import predict
 from ..tasks.patientphex.score import score
 from .folds import assign_folds
@@ -45,6 +45,7 @@ def without_learned_files(config: LexiconConfig) -> LexiconConfig:
         config,
         extra_files=tuple(n for n in config.extra_files if not is_learned_file(n)),
         blocklist_files=tuple(n for n in config.blocklist_files if not is_learned_file(n)),
+        substitution_files=tuple(n for n in config.substitution_files if not is_learned_file(n)),
     )
 
 
@@ -64,15 +65,18 @@ class BaseLexicon:
         parts = lexicon_parts(ontology, lexicon_dir, config)
         self.res, self.blocked = parts.res, parts.blocked
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
-        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
+        self.substitutions = synonym_substitutions(ontology, lexicon_dir, config, self.res.morphology)
+        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology, self.substitutions)
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
         """The base lexicon plus what ``train`` teaches, compiled."""
-        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length)
+        word_sets = self.resources.word_sets
+        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, word_sets.content_words)
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
         blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)
-        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology)
+        substitutions = self.substitutions + (learned.substitutions if "learned" in self.config.substitutions else [])
+        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology, substitutions)
 
 
 def _pipeline(setting: Setting, hpo: str | None):

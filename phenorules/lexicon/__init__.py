@@ -14,6 +14,8 @@ from ..errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
 from .tsv import read_tsv
+from .substitutions import LEARNED_SUBSTITUTIONS
+from .substitutions import SOURCES as SUBSTITUTION_SOURCES
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
 MORPHOLOGY_PARTS = ("library", "derivations")
@@ -53,6 +55,9 @@ class LexiconConfig:
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
     morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology (lemminflect, derivations)
+    substitutions: tuple[str, ...] = SUBSTITUTION_SOURCES  # where single-word substitutions come from
+    substitution_min_terms: int = 3  # terms whose synonyms must show a pair
+    substitution_files: tuple[str, ...] = (LEARNED_SUBSTITUTIONS,)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from ..matcher import PhraseMatcher, best_entry
 from ..ontology import Ontology
 from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
 from .normalize import normalize_key, normalize_text
+from .substitutions import LEARNED_SUBSTITUTIONS, ContentWords, Substitution, from_mentions, term_names, write_substitutions
 
 NO_ID = "-1"
 
@@ -43,6 +44,8 @@ class LearnSettings:
     block_min_articles: int = 2  # articles those hits come from
     block_max_rate: float = 0.1  # largest share of the hits the annotators marked
     learn_unknown: bool = True  # learn forms annotated '-1' (no HPO term) as well
+    substitution_min_articles: int = 2  # articles whose mentions show a word substitution
+    substitution_min_terms: int = 2  # terms whose mentions show it
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Learned:
     forms: list[LearnedForm]
     blocked: list[BlockedString]
     dropped_ids: Counter = field(default_factory=Counter)  # annotated ids outside the branch
+    substitutions: list[Substitution] = field(default_factory=list)  # single-word substitutions of term words
 
     def lexicon_rows(self) -> Iterator[tuple[str, str, str]]:
         """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
@@ -214,21 +218,39 @@ def learn_blocklist(
 
 
 def learn(
-    articles: Iterable[dict], ontology: Ontology, base: PhraseMatcher, settings: LearnSettings = LearnSettings(), min_key_length: int = 3
+    articles: Iterable[dict],
+    ontology: Ontology,
+    base: PhraseMatcher,
+    settings: LearnSettings = LearnSettings(),
+    min_key_length: int = 3,
+    content_words: ContentWords | None = None,
 ) -> Learned:
     """Learned forms and blocklist from annotated articles, relative to the ``base`` matcher.
 
     ``base`` is the matcher built without learned files: forms it already gets right are
     not repeated, and its unannotated hits are what the blocklist is learned from. Ids are
     resolved with :meth:`Ontology.resolve`; mentions with ids outside the phenotype branch
-    are dropped and counted in ``dropped_ids``.
+    are dropped and counted in ``dropped_ids``. With ``content_words`` (the word-set
+    index's reading of a phrase), single-word substitutions are learned as well.
     """
     dropped: Counter = Counter()
     prepared = [_prepare(article, ontology, dropped) for article in articles]
     forms = learn_forms(prepared, base, settings, min_key_length)
     blocked = learn_blocklist(prepared, base, settings, {form.key for form in forms})
     mentions = sum(len(ids) for article in prepared for ids in article.gold.values())
-    return Learned(len(prepared), mentions, forms, blocked, dropped)
+    substitutions = []
+    if content_words is not None:
+        triples = [
+            (number, article.text[start:end], hpo_id)
+            for number, article in enumerate(prepared)
+            for (start, end), ids in sorted(article.gold.items())
+            for hpo_id in sorted(set(ids))
+            if ";" not in hpo_id and hpo_id != NO_ID
+        ]
+        substitutions = from_mentions(
+            triples, term_names(ontology), content_words, settings.substitution_min_articles, settings.substitution_min_terms
+        )
+    return Learned(len(prepared), mentions, forms, blocked, dropped, substitutions)
 
 
 def _label(ontology: Ontology, hpo_ids: str) -> str:
@@ -265,6 +287,16 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
         blocklist_lines.append("\t".join(cells) + "\n")
     for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
         write_atomically(str(path), lines, "the learned lexicon")
+    header = (
+        summary + f"# Kept: a term word the annotators' mentions replace by another word in >= {settings.substitution_min_articles} "
+        f"articles and >= {settings.substitution_min_terms} terms (words as base words).\n"
+    )
+    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header)
+
+
+def substitutions_path(lexicon_path: Path) -> Path:
+    """The learned substitutions live beside the learned lexicon."""
+    return Path(lexicon_path).parent / LEARNED_SUBSTITUTIONS
 
 
 def default_paths(lexicon_dir: Path) -> tuple[Path, Path]:

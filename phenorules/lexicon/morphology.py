@@ -139,7 +139,7 @@ class Morphology:
         if word in self._irregular_singulars:
             return [self._irregular_singulars[word]]
         out = _regular_singulars(word)
-        if self.vocabulary and out and word in self.vocabulary and out[0] not in self.vocabulary:
+        if word.endswith("ies") and word in self.vocabulary and out[0] not in self.vocabulary:
             out = []  # 'facies' is a word; 'facy' is not
         if len(word) >= 4 and word.isalpha():
             found = [s for s in self._library_singulars(word) if s != word and s in self.vocabulary]
@@ -156,12 +156,12 @@ class Morphology:
 
     def singular(self, word: str) -> str:
         """The one singular that stands for the word: the first singular that is a
-        vocabulary word, else the first regular one, else the word itself."""
+        vocabulary word, else the first one, else the word itself."""
         cached = self._singular_cache.get(word)
         if cached is None:
             forms = self.singulars(word)
             known = [form for form in forms if form in self.vocabulary]
-            cached = known[0] if known else forms[0] if forms and word not in self.vocabulary else word
+            cached = known[0] if known else forms[0] if forms else word
             self._singular_cache[word] = cached
         return cached
 

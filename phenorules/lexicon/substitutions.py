@@ -1,0 +1,138 @@
+"""Single-word substitutions: a word of a term written as another word that means the same.
+
+"learning problems" is Learning difficulties, "brown patches" is brown spots: one word of
+the term replaced by a word that, elsewhere, stands for it. The pairs are learned, not
+listed, from two kinds of evidence:
+
+* ``synonyms``: HPO's own synonym sets. Two names of one term whose content words differ
+  in exactly one word make a pair (Learning difficulty / Learning problem); a pair is kept
+  when it recurs in at least ``min_terms`` terms.
+* ``learned``: annotated articles. A gold mention whose content words differ from one of
+  its term's names in exactly one word makes a pair (name word -> mention word); a pair is
+  kept when it recurs in at least ``min_articles`` articles and ``min_terms`` terms.
+  Cross-validation learns it inside each fold.
+
+Words are compared as base words (:meth:`Morphology.base`), so a pair never restates an
+inflection or a derivation. A pair is applied by the order-free word-set index
+(:mod:`phenorules.word_sets`): a term's word set with one word replaced is a term too, and
+the match's provenance names the pair and its source (``subst:spots>patches``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..files import write_atomically
+from .normalize import normalize_key
+from .tsv import read_tsv
+
+SOURCES = ("synonyms", "learned")
+LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"
+_WORD = re.compile(r"[^\W_]+")
+
+ContentWords = Callable[[str], list[str]]
+
+
+@dataclass(frozen=True, order=True)
+class Substitution:
+    """A term's ``term_word`` may be written ``text_word``; ``terms`` and ``articles`` are
+    the support that kept the pair."""
+
+    term_word: str
+    text_word: str
+    source: str
+    terms: int
+    articles: int = 0
+
+    @property
+    def rule(self) -> str:
+        return f"subst:{self.term_word}>{self.text_word}"
+
+
+def _word_ok(word: str) -> bool:
+    return len(word) >= 3 and word.isalpha()
+
+
+def one_word_apart(a: list[str], b: list[str]) -> tuple[str, str] | None:
+    """(the word only ``a`` has, the word only ``b`` has) when the two word multisets
+    differ in exactly one word each way."""
+    ca, cb = Counter(a), Counter(b)
+    only_a, only_b = ca - cb, cb - ca
+    if sum(only_a.values()) == 1 and sum(only_b.values()) == 1 and len(a) >= 2:
+        x, y = next(iter(only_a)), next(iter(only_b))
+        if _word_ok(x) and _word_ok(y):
+            return x, y
+    return None
+
+
+def from_synonyms(names: dict[str, list[str]], content_words: ContentWords, min_terms: int) -> list[Substitution]:
+    """Pairs from the names of each term (``names``: id -> its name and synonyms)."""
+    terms: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for hpo_id, texts in names.items():
+        forms = sorted({tuple(content_words(normalize_key(text))) for text in texts})
+        for a, b in combinations(forms, 2):
+            pair = one_word_apart(list(a), list(b))
+            if pair:
+                terms[pair].add(hpo_id)
+                terms[(pair[1], pair[0])].add(hpo_id)
+    return sorted(
+        Substitution(a, b, "synonyms", len(ids)) for (a, b), ids in terms.items() if len(ids) >= min_terms
+    )
+
+
+def from_mentions(
+    mentions: Iterable[tuple[int, str, str]],
+    names: dict[str, list[str]],
+    content_words: ContentWords,
+    min_articles: int,
+    min_terms: int,
+) -> list[Substitution]:
+    """Pairs from annotated (article number, mention text, id) triples: a term word the
+    annotators' mention replaces, kept when it recurs across articles and terms."""
+    articles: dict[tuple[str, str], set[int]] = defaultdict(set)
+    terms: dict[tuple[str, str], set[str]] = defaultdict(set)
+    cached: dict[str, list[list[str]]] = {}
+    for article, text, hpo_id in mentions:
+        if hpo_id not in names:
+            continue
+        if hpo_id not in cached:
+            cached[hpo_id] = [content_words(normalize_key(name)) for name in names[hpo_id]]
+        words = content_words(normalize_key(text))
+        if any(sorted(words) == sorted(name) for name in cached[hpo_id]):
+            continue  # the lexicon has this wording already
+        pairs = {pair for name in cached[hpo_id] if (pair := one_word_apart(name, words))}
+        for pair in pairs:
+            articles[pair].add(article)
+            terms[pair].add(hpo_id)
+    return sorted(
+        Substitution(a, b, "learned", len(terms[(a, b)]), len(ids))
+        for (a, b), ids in articles.items()
+        if len(ids) >= min_articles and len(terms[(a, b)]) >= min_terms
+    )
+
+
+def write_substitutions(substitutions: list[Substitution], path: Path, header: str) -> None:
+    lines = [header, "# term_word\ttext_word\tterms\tarticles\n"]
+    lines += [f"{s.term_word}\t{s.text_word}\t{s.terms}\t{s.articles}\n" for s in substitutions]
+    write_atomically(str(path), lines, "the learned substitutions")
+
+
+def read_substitutions(path: Path) -> list[Substitution]:
+    """The rows of a learned substitution file (``learned`` source); none if it is absent."""
+    if not path.is_file():
+        return []
+    return [
+        Substitution(row[0], row[1], "learned", int(row[2]) if len(row) > 2 and row[2].isdigit() else 0,
+                     int(row[3]) if len(row) > 3 and row[3].isdigit() else 0)
+        for row, _ in read_tsv(path, 2)
+    ]
+
+
+def term_names(ontology) -> dict[str, list[str]]:
+    """Id -> its name and all its synonyms."""
+    return {hpo_id: [name, *(s.text for s in ontology.synonyms[hpo_id])] for hpo_id, name in sorted(ontology.names.items())}

@@ -1,0 +1,57 @@
+"""Single-word substitutions (phenorules/lexicon/substitutions.py) and their use in the word-set index."""
+
+from phenorules.lexicon.substitutions import Substitution, from_mentions, from_synonyms, one_word_apart
+
+from conftest import compile_terms
+
+
+def words(phrase):
+    return [word for word in phrase.split() if word not in ("of", "the")]
+
+
+def test_one_word_apart_needs_exactly_one_word_each_way():
+    assert one_word_apart(["learning", "difficulty"], ["learning", "problem"]) == ("difficulty", "problem")
+    assert one_word_apart(["learning", "difficulty"], ["learning"]) is None
+    assert one_word_apart(["a1", "difficulty"], ["a1", "x"]) is None  # words of three letters or more
+    assert one_word_apart(["big", "red", "spot"], ["big", "brown", "patch"]) is None
+
+
+def test_synonym_pairs_must_recur_across_terms():
+    names = {
+        "HP:1": ["learning difficulty", "learning problem"],
+        "HP:2": ["feeding difficulty", "feeding problem"],
+        "HP:3": ["walking difficulty", "gait disturbance"],
+    }
+    pairs = from_synonyms(names, words, min_terms=2)
+    assert [(s.term_word, s.text_word, s.terms) for s in pairs] == [("difficulty", "problem", 2), ("problem", "difficulty", 2)]
+    assert from_synonyms(names, words, min_terms=3) == []
+
+
+def test_mention_pairs_must_recur_across_articles_and_terms():
+    names = {"HP:1": ["brown spot"], "HP:2": ["white spot"]}
+    mentions = [(0, "brown patch", "HP:1"), (1, "white patch", "HP:2"), (1, "brown spot", "HP:1")]
+    pairs = from_mentions(mentions, names, words, min_articles=2, min_terms=2)
+    assert pairs == [Substitution("spot", "patch", "learned", 2, 2)]
+    assert from_mentions(mentions[:1] + mentions[:1], names, words, min_articles=1, min_terms=2) == []
+
+
+def test_the_index_applies_a_substitution_with_its_provenance():
+    from phenorules.lexicon import Entry, Lexicon
+    from phenorules.matcher import PhraseMatcher
+    from phenorules.resources import data_dir
+    from phenorules.word_sets import WordSetIndex
+
+    lexicon = Lexicon()
+    lexicon.add("learning difficulty", Entry(2, "HP:0001328", "Learning difficulty", "name"))
+    lexicon.add("feeding problem", Entry(2, "HP:0011968", "Feeding problem", "name"))
+    lexicon.finalize()
+    matcher = PhraseMatcher(lexicon)
+    pair = Substitution("difficulty", "problem", "synonyms", 3)
+    index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons"), substitutions=[pair])
+    text = "learning problems and feeding problems"
+    found = [(text[m.start : m.end], m.entry.hpo_id, m.entry.provenance) for m in index.find(text, matcher)]
+    assert found == [
+        ("learning problems", "HP:0001328", "name|subst:synonyms:difficulty>problem"),
+        ("feeding problems", "HP:0011968", "name"),  # a key's own word set is never a substitution's
+    ]
+    assert compile_terms([("learning difficulty", "HP:0001328", "")]).word_sets.find("learning problems", matcher) == []
