@@ -241,7 +241,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, annotated=True)
     base = load_resources(hpo, config=config)
-    learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets.content_words)
+    learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
     write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings)
     new = sum(not form.lexicon_id for form in learned.forms)
     click.echo(

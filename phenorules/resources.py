@@ -23,10 +23,10 @@ from pathlib import Path
 from . import __version__
 from .lexicon import Lexicon, LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.morphology import Morphology
-from .lexicon.substitutions import Substitution, from_synonyms, read_substitutions, term_names
+from .lexicon.substitutions import Substitution, read_substitutions
 from .matcher import PhraseMatcher
 from .ontology import Ontology, check_obo_file, default_obo_path, file_digest, load_ontology
-from .word_sets import WordSetIndex, content_words_reader
+from .word_sets import WordSetIndex
 
 
 def data_dir(name: str) -> Path:
@@ -56,21 +56,14 @@ class Resources:
     ) -> "Resources":
         """``morphology`` is the variant generator's, so both know one notion of a word."""
         matcher = PhraseMatcher(lexicon)
-        return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology, substitutions))
-
-
-def synonym_substitutions(ontology: Ontology, lexicon_dir: Path, config: LexiconConfig, morphology: Morphology) -> list[Substitution]:
-    """The pairs HPO's synonym sets show, if the config takes that source."""
-    if "synonyms" not in config.substitutions:
-        return []
-    return from_synonyms(term_names(ontology), content_words_reader(lexicon_dir, morphology), config.substitution_min_terms)
+        word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
 
 
 def file_substitutions(lexicon_dir: Path, config: LexiconConfig) -> list[Substitution]:
-    """The pairs of the config's learned substitution files, if it takes that source."""
-    if "learned" not in config.substitutions:
-        return []
-    return [s for name in config.substitution_files for s in read_substitutions(lexicon_dir / name)]
+    """The pairs of the config's learned substitution files whose source the config takes."""
+    pairs = [s for name in config.substitution_files for s in read_substitutions(lexicon_dir / name)]
+    return [s for s in pairs if s.source in config.substitutions]
 
 
 def signing_key(directory: Path) -> bytes:
@@ -166,8 +159,7 @@ def load_resources(
         parts = lexicon_parts(ontology, lexicon_dir, config)
         lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
         morphology = parts.res.morphology
-        substitutions = synonym_substitutions(ontology, lexicon_dir, config, morphology) + file_substitutions(lexicon_dir, config)
-        resources = Resources.compile(ontology, lexicon, lexicon_dir, morphology, substitutions)
+        resources = Resources.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
         if use_cache:
             try:
                 write_signed(path, secret, resources)

@@ -59,20 +59,16 @@ class WordSetIndex:
         matcher: PhraseMatcher,
         lexicon_dir: str | Path,
         morphology: Morphology | None = None,
-        substitutions: Iterable[Substitution] = (),
         max_words: int = 6,
     ) -> "WordSetIndex":
         """Index every key of two to ``max_words`` content words (not made by a phrase
         rewrite); on a shared word set the key whose best entry ranks first wins. Without
-        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys.
-        Each substitution adds the word sets of the keys with its term word replaced,
-        unless a key has that set already."""
+        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys."""
         lexicon_dir = Path(lexicon_dir)
         if morphology is None:
             morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
         function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
         index = cls({}, {}, function_words, stop_words, morphology, max_words)
-        substitutions = [s for s in substitutions if s.text_word not in function_words | stop_words]
         best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
@@ -83,17 +79,21 @@ class WordSetIndex:
             rank = (ranked[0], key)
             if word_set not in best or rank < best[word_set]:
                 best[word_set] = rank
-        substituted = substituted_sets(best, substitutions)
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
-        index.rows.update((word_set, matcher.row_of(key)) for word_set, (_, key, _) in sorted(substituted.items()))
-        index.rules = {word_set: rule for word_set, (_, _, rule) in sorted(substituted.items())}
-        partners: dict[str, set[str]] = {}
-        for word_set in index.rows:
-            for a, b in combinations(word_set, 2):
-                partners.setdefault(a, set()).add(b)
-                partners.setdefault(b, set()).add(a)
-        index.partners = {word: frozenset(others) for word, others in sorted(partners.items())}
+        index.partners = partner_words(index.rows)
         return index
+
+    def with_substitutions(self, matcher: PhraseMatcher, substitutions: Iterable[Substitution]) -> "WordSetIndex":
+        """A copy that also holds every indexed word set with one word substituted, unless
+        a key has that set already; on a shared set the better-ranked key wins, then the
+        pair that comes first (HPO synonyms before articles)."""
+        rows = {word_set: row for word_set, row in self.rows.items() if word_set not in self.rules}
+        best = {word_set: (matcher.entries(row)[1][0], row) for word_set, row in rows.items()}
+        kept = [s for s in substitutions if s.text_word not in self.function_words | self.stop_words]
+        substituted = substituted_sets(best, kept)
+        rows.update((word_set, row) for word_set, (_, row, _) in sorted(substituted.items()))
+        rules = {word_set: rule for word_set, (_, _, rule) in sorted(substituted.items())}
+        return replace(self, rows=rows, partners=partner_words(rows), rules=rules, _bases=self._bases)
 
     def content_words(self, phrase: str) -> list[str]:
         return [self.base_word(word) for word in _WORD.findall(phrase) if word not in self.function_words]
@@ -159,15 +159,14 @@ class WordSetIndex:
 
 
 def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable[Substitution]) -> dict[tuple[str, ...], tuple]:
-    """Word set -> (rank, key, rule) for every indexed set with one word substituted; on a
-    shared set the best-ranked key wins, then the pair from the HPO synonyms."""
+    """Word set -> (rank, row, rule) for every indexed set with one word substituted."""
     by_word: dict[str, list[Substitution]] = {}
     for substitution in sorted(substitutions, key=lambda s: (s.source != "synonyms", s)):
         by_word.setdefault(substitution.term_word, []).append(substitution)
     out: dict[tuple[str, ...], tuple] = {}
     if not by_word:
         return out
-    for word_set, (rank, key) in best.items():
+    for word_set, (rank, row) in sorted(best.items()):
         for i, word in enumerate(word_set):
             if word not in by_word or (i and word_set[i - 1] == word):
                 continue
@@ -175,10 +174,20 @@ def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable
                 new = tuple(sorted(word_set[:i] + (substitution.text_word,) + word_set[i + 1 :]))
                 if new in best:
                     continue
-                candidate = (rank, key, f"subst:{substitution.source}:{word}>{substitution.text_word}")
+                candidate = (rank, row, f"subst:{substitution.source}:{word}>{substitution.text_word}")
                 if new not in out or candidate[:2] < out[new][:2]:
                     out[new] = candidate
     return out
+
+
+def partner_words(rows: dict[tuple[str, ...], int]) -> dict[str, frozenset[str]]:
+    """Word -> the words it shares an indexed set with."""
+    partners: dict[str, set[str]] = {}
+    for word_set in rows:
+        for a, b in combinations(word_set, 2):
+            partners.setdefault(a, set()).add(b)
+            partners.setdefault(b, set()).add(a)
+    return {word: frozenset(others) for word, others in sorted(partners.items())}
 
 
 def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:

@@ -31,7 +31,7 @@ def test_mention_pairs_must_recur_across_articles_and_terms():
     names = {"HP:1": ["brown spot"], "HP:2": ["white spot"]}
     mentions = [(0, "brown patch", "HP:1"), (1, "white patch", "HP:2"), (1, "brown spot", "HP:1")]
     pairs = from_mentions(mentions, names, words, min_articles=2, min_terms=2)
-    assert pairs == [Substitution("spot", "patch", "learned", 2, 2)]
+    assert pairs == [Substitution("spot", "patch", "mentions", 2, 2)]
     assert from_mentions(mentions[:1] + mentions[:1], names, words, min_articles=1, min_terms=2) == []
 
 
@@ -47,7 +47,7 @@ def test_the_index_applies_a_substitution_with_its_provenance():
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     pair = Substitution("difficulty", "problem", "synonyms", 3)
-    index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons"), substitutions=[pair])
+    index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons")).with_substitutions(matcher, [pair])
     text = "learning problems and feeding problems"
     found = [(text[m.start : m.end], m.entry.hpo_id, m.entry.provenance) for m in index.find(text, matcher)]
     assert found == [

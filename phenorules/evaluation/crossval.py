@@ -17,7 +17,7 @@ from ..lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_lear
 from ..lexicon.learn import LearnSettings, learn
 from ..ontology import Ontology
 from ..pipeline import build_pipeline
-from ..resources import Resources, data_dir, load_resources, synonym_substitutions
+from ..resources import Resources, data_dir, load_resources
 from ..tasks.patientphex.predict import predict
 from ..tasks.patientphex.score import score
 from .folds import assign_folds
@@ -65,17 +65,15 @@ class BaseLexicon:
         parts = lexicon_parts(ontology, lexicon_dir, config)
         self.res, self.blocked = parts.res, parts.blocked
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
-        self.substitutions = synonym_substitutions(ontology, lexicon_dir, config, self.res.morphology)
-        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology, self.substitutions)
+        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
         """The base lexicon plus what ``train`` teaches, compiled."""
-        word_sets = self.resources.word_sets
-        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, word_sets.content_words)
+        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, self.resources.word_sets)
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
         blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)
-        substitutions = self.substitutions + (learned.substitutions if "learned" in self.config.substitutions else [])
+        substitutions = [s for s in learned.substitutions if s.source in self.config.substitutions]
         return Resources.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology, substitutions)
 
 

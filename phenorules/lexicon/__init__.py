@@ -55,8 +55,7 @@ class LexiconConfig:
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
     morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology (lemminflect, derivations)
-    substitutions: tuple[str, ...] = SUBSTITUTION_SOURCES  # where single-word substitutions come from
-    substitution_min_terms: int = 3  # terms whose synonyms must show a pair
+    substitutions: tuple[str, ...] = SUBSTITUTION_SOURCES  # which learned word substitutions apply, by source
     substitution_files: tuple[str, ...] = (LEARNED_SUBSTITUTIONS,)
 
 

@@ -1,16 +1,20 @@
 """Single-word substitutions: a word of a term written as another word that means the same.
 
 "learning problems" is Learning difficulties, "brown patches" is brown spots: one word of
-the term replaced by a word that, elsewhere, stands for it. The pairs are learned, not
-listed, from two kinds of evidence:
+the term replaced by a word that, elsewhere, stands for it. Candidate pairs come from two
+kinds of evidence:
 
 * ``synonyms``: HPO's own synonym sets. Two names of one term whose content words differ
-  in exactly one word make a pair (Learning difficulty / Learning problem); a pair is kept
-  when it recurs in at least ``min_terms`` terms.
-* ``learned``: annotated articles. A gold mention whose content words differ from one of
-  its term's names in exactly one word makes a pair (name word -> mention word); a pair is
-  kept when it recurs in at least ``min_articles`` articles and ``min_terms`` terms.
-  Cross-validation learns it inside each fold.
+  in exactly one word make a pair (Learning difficulty / Learning problem), when it recurs
+  in at least ``min_terms`` terms.
+* ``mentions``: annotated articles. A gold mention whose content words differ from one of
+  its term's names in exactly one word makes a pair (name word -> mention word), when it
+  recurs in at least ``min_articles`` articles and ``min_terms`` terms.
+
+Either kind is a candidate only: the learner (:mod:`phenorules.lexicon.learn`) keeps a
+pair when the matches it makes in the training articles are annotated often enough, and
+writes the kept pairs with their counts to ``learned_substitutions.tsv`` (cross-validation
+learns them inside each fold).
 
 Words are compared as base words (:meth:`Morphology.base`), so a pair never restates an
 inflection or a derivation. A pair is applied by the order-free word-set index
@@ -27,11 +31,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..errors import InputError
 from ..files import write_atomically
 from .normalize import normalize_key
 from .tsv import read_tsv
 
-SOURCES = ("synonyms", "learned")
+SOURCES = ("synonyms", "mentions")
 LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"
 _WORD = re.compile(r"[^\W_]+")
 
@@ -45,9 +50,11 @@ class Substitution:
 
     term_word: str
     text_word: str
-    source: str
+    source: str  # one of SOURCES
     terms: int
     articles: int = 0
+    hits: int = 0  # matches the pair made in the training articles
+    annotated: int = 0  # of which the annotators marked with the term's id
 
     @property
     def rule(self) -> str:
@@ -110,27 +117,32 @@ def from_mentions(
             articles[pair].add(article)
             terms[pair].add(hpo_id)
     return sorted(
-        Substitution(a, b, "learned", len(terms[(a, b)]), len(ids))
+        Substitution(a, b, "mentions", len(terms[(a, b)]), len(ids))
         for (a, b), ids in articles.items()
         if len(ids) >= min_articles and len(terms[(a, b)]) >= min_terms
     )
 
 
+_COLUMNS = ("term_word", "text_word", "source", "terms", "articles", "hits", "annotated")
+
+
 def write_substitutions(substitutions: list[Substitution], path: Path, header: str) -> None:
-    lines = [header, "# term_word\ttext_word\tterms\tarticles\n"]
-    lines += [f"{s.term_word}\t{s.text_word}\t{s.terms}\t{s.articles}\n" for s in substitutions]
+    lines = [header, "# " + "\t".join(_COLUMNS) + "\n"]
+    lines += ["\t".join(str(getattr(s, column)) for column in _COLUMNS) + "\n" for s in substitutions]
     write_atomically(str(path), lines, "the learned substitutions")
 
 
 def read_substitutions(path: Path) -> list[Substitution]:
-    """The rows of a learned substitution file (``learned`` source); none if it is absent."""
+    """The rows of a learned substitution file; none if there is no such file."""
     if not path.is_file():
         return []
-    return [
-        Substitution(row[0], row[1], "learned", int(row[2]) if len(row) > 2 and row[2].isdigit() else 0,
-                     int(row[3]) if len(row) > 3 and row[3].isdigit() else 0)
-        for row, _ in read_tsv(path, 2)
-    ]
+    out = []
+    for row, number in read_tsv(path, 3):
+        counts = row[3:7]
+        if row[2] not in SOURCES or not all(count.isdigit() for count in counts):
+            raise InputError(f"{path}:{number}: expected {', '.join(_COLUMNS)} with a source of {list(SOURCES)} and counts")
+        out.append(Substitution(row[0], row[1], row[2], *map(int, counts)))
+    return out
 
 
 def term_names(ontology) -> dict[str, list[str]]:
