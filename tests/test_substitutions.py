@@ -55,3 +55,26 @@ def test_the_index_applies_a_substitution_with_its_provenance():
         ("feeding problems", "HP:0011968", "name"),  # a key's own word set is never a substitution's
     ]
     assert compile_terms([("learning difficulty", "HP:0001328", "")]).word_sets.find("learning problems", matcher) == []
+
+
+def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
+    from learn_corpus import make_article
+
+    from phenorules.lexicon import LexiconConfig
+    from phenorules.lexicon.learn import LearnSettings, learn
+    from phenorules.resources import load_resources
+
+    from conftest import MINI_OBO
+
+    base = load_resources(MINI_OBO, config=LexiconConfig(extra_files=(), blocklist_files=()), use_cache=False)
+    marked = [
+        make_article("S1", "An [[atrial septal hole|HP:0001631]] was closed."),
+        make_article("S2", "A [[ventricular septal hole|HP:0001629]] was seen."),
+    ]
+    learned = learn(marked, base.ontology, base.matcher, LearnSettings(), 3, base.word_sets)
+    assert [(s.term_word, s.text_word, s.source, s.hits, s.annotated) for s in learned.substitutions] == [
+        ("defect", "hole", "mentions", 2, 2)
+    ]
+    unmarked = [make_article(f"U{i}", "The atrial septal hole was not a finding.") for i in range(3)]
+    assert learn(marked + unmarked, base.ontology, base.matcher, LearnSettings(), 3, base.word_sets).substitutions == []
+    assert learn(marked, base.ontology, base.matcher, LearnSettings(), 3).substitutions == []  # no index, no pairs

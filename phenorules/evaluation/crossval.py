@@ -69,7 +69,8 @@ class BaseLexicon:
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
         """The base lexicon plus what ``train`` teaches, compiled."""
-        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, self.resources.word_sets)
+        word_sets = self.resources.word_sets if self.config.substitutions else None  # substitutions are learned only to be used
+        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, word_sets)
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
         blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)

@@ -15,7 +15,7 @@ from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
 from .tsv import read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
-from .substitutions import SOURCES as SUBSTITUTION_SOURCES
+from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
 MORPHOLOGY_PARTS = ("library", "derivations")
@@ -55,7 +55,7 @@ class LexiconConfig:
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
     morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology (lemminflect, derivations)
-    substitutions: tuple[str, ...] = SUBSTITUTION_SOURCES  # which learned word substitutions apply, by source
+    substitutions: tuple[str, ...] = ()  # sources of learned word substitutions applied (off: docs/context.md)
     substitution_files: tuple[str, ...] = (LEARNED_SUBSTITUTIONS,)
 
 
