@@ -196,12 +196,6 @@ def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
     return ends[0::2]
 
 
-def content_words_reader(lexicon_dir: str | Path, morphology: Morphology):
-    """phrase -> its content words as base words, as :meth:`WordSetIndex.content_words` reads them."""
-    function_words, _ = read_function_words(Path(lexicon_dir) / FUNCTION_WORDS)
-    return lambda phrase: [morphology.base(word) for word in _WORD.findall(phrase) if word not in function_words]
-
-
 def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
     """(words skipped, words that end a run) from the function-word file."""
     kinds = read_grouped(path, ("skip", "stop"), "kind", group_column=1)

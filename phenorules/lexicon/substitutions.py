@@ -24,7 +24,6 @@ the match's provenance names the pair and its source (``subst:spots>patches``).
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import combinations
@@ -38,7 +37,6 @@ from .tsv import read_tsv
 
 SOURCES = ("synonyms", "mentions")
 LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"
-_WORD = re.compile(r"[^\W_]+")
 
 ContentWords = Callable[[str], list[str]]
 
