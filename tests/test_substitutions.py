@@ -78,3 +78,39 @@ def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
     unmarked = [make_article(f"U{i}", "The atrial septal hole was not a finding.") for i in range(3)]
     assert learn(marked + unmarked, base.ontology, base.matcher, LearnSettings(), 3, base.word_sets).substitutions == []
     assert learn(marked, base.ontology, base.matcher, LearnSettings(), 3).substitutions == []  # no index, no pairs
+
+
+def test_a_learned_substitution_file_round_trips_and_bad_rows_name_the_line(tmp_path):
+    import pytest
+
+    from phenorules.errors import InputError
+    from phenorules.lexicon.substitutions import read_substitutions, write_substitutions
+
+    pairs = [Substitution("finger", "digit", "synonyms", 3, 2, 3, 2)]
+    path = tmp_path / "learned_substitutions.tsv"
+    write_substitutions(pairs, path, "# test\n")
+    assert read_substitutions(path) == pairs
+    assert read_substitutions(tmp_path / "absent.tsv") == []
+    path.write_text("finger\tdigit\tguessed\t3\t2\t3\t2\n")
+    with pytest.raises(InputError, match=r"learned_substitutions.tsv:1: expected term_word"):
+        read_substitutions(path)
+
+
+def test_the_substitutions_setting_applies_the_learned_file_by_source(tmp_path):
+    import shutil
+
+    from phenorules.lexicon import LexiconConfig
+    from phenorules.resources import data_dir, load_resources
+
+    from conftest import MINI_OBO
+
+    shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
+    (tmp_path / "learned_substitutions.tsv").write_text("defect\thole\tmentions\t2\t2\t2\t2\n")
+
+    def found(config):
+        resources = load_resources(MINI_OBO, tmp_path, config, use_cache=False)
+        return [m.entry.provenance for m in resources.word_sets.find("an atrial septal hole", resources.matcher)]
+
+    assert found(LexiconConfig()) == []  # off by default
+    assert found(LexiconConfig(substitutions=("synonyms",))) == []
+    assert found(LexiconConfig(substitutions=("mentions",))) == ["name|subst:mentions:defect>hole"]
