@@ -31,6 +31,7 @@ from .matcher import Match, PhraseMatcher, best_entry
 FUNCTION_WORDS = "function_words.tsv"
 _WORD = re.compile(r"[^\W_]+")
 _JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
+_BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
@@ -50,6 +51,7 @@ class WordSetIndex:
     morphology: Morphology  # each word's base word ('teeth' -> 'tooth', 'delayed' -> 'delay')
     max_words: int
     rules: dict[tuple[str, ...], str] = field(default_factory=dict)  # word set made by a substitution -> its rule
+    suffix_words: frozenset[str] = frozenset()  # skipped when bound to the word before ('bird-like', "cupid's")
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -67,8 +69,8 @@ class WordSetIndex:
         lexicon_dir = Path(lexicon_dir)
         if morphology is None:
             morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
-        function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
-        index = cls({}, {}, function_words, stop_words, morphology, max_words)
+        function_words, stop_words, suffix_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
+        index = cls({}, {}, function_words, stop_words, morphology, max_words, suffix_words=suffix_words)
         best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
@@ -96,7 +98,12 @@ class WordSetIndex:
         return replace(self, rows=rows, partners=partner_words(rows), rules=rules, _bases=self._bases)
 
     def content_words(self, phrase: str) -> list[str]:
-        return [self.base_word(word) for word in _WORD.findall(phrase) if word not in self.function_words]
+        # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
+        return [
+            self.base_word(word)
+            for i, word in enumerate(_WORD.findall(phrase))
+            if word not in self.function_words and not (i and word in self.suffix_words)
+        ]
 
     def base_word(self, word: str) -> str:
         """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
@@ -109,6 +116,12 @@ class WordSetIndex:
         gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
         bases = self._bases
         words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
+        suffixes = self.suffix_words
+        bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
+        starts: list[int] = word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
+        for i in bound:
+            if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
+                words[i] = ""  # 'bird-like facies' holds the words of Bird facies
         # breaks[i]: how many gaps up to word i no run may cross ('.', ',', '(', a line break)
         breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
         kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
@@ -119,7 +132,6 @@ class WordSetIndex:
             for k, (i, j) in enumerate(zip(kept, kept[1:]))
             if breaks[i] == breaks[j] and words[i] and words[j] in partners.get(words[i], ())
         ]
-        starts: list[int] = []  # word offsets, computed when the first run matches
         out = []
         for k in firsts:
             first = kept[k]
@@ -196,7 +208,8 @@ def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
     return ends[0::2]
 
 
-def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
-    """(words skipped, words that end a run) from the function-word file."""
-    kinds = read_grouped(path, ("skip", "stop"), "kind", group_column=1)
-    return frozenset(kinds["skip"]), frozenset(kinds["stop"])
+def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(words skipped, words that end a run, words skipped when bound to the word before)
+    from the function-word file."""
+    kinds = read_grouped(path, ("skip", "stop", "suffix"), "kind", group_column=1)
+    return frozenset(kinds["skip"]), frozenset(kinds["stop"]), frozenset(kinds["suffix"])

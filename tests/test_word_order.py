@@ -101,3 +101,9 @@ def test_function_word_file_with_an_unknown_kind_is_refused(tmp_path):
     path.write_text("of\tskip\nand\tbreak\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"function_words.tsv:2: unknown kind 'break'"):
         read_function_words(path)
+
+
+def test_bound_suffix_words_are_left_out_on_both_sides():
+    assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly-like vertebrae") == [("butterfly-like vertebrae", "HP:0003316")]
+    assert found([("bird-like facies", "HP:0000000", "")], "bird-like facies") == [("bird-like facies", "HP:0000000")]
+    assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly like vertebrae") == []  # 'like' standing alone is a word
