@@ -30,8 +30,7 @@ def ablation_settings() -> list[Setting]:
     return [
         Setting(FULL),
         Setting("variants", stage_config={"match": {"variant_rules": []}}),
-        Setting("lemminflect", stage_config={"match": {"morphology": ["derivations"]}}),
-        Setting("derivations", stage_config={"match": {"morphology": ["library"]}}),
+        Setting("derivations", stage_config={"match": {"morphology": []}}),
         Setting(WITH + "substitutions", stage_config={"match": {"substitutions": list(SUBSTITUTION_SOURCES)}}),
         *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES),
         Setting("learned lexicon", learn=False),

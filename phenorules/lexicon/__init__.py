@@ -18,7 +18,7 @@ from .substitutions import LEARNED_SUBSTITUTIONS
 from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
-MORPHOLOGY_PARTS = ("library", "derivations")
+MORPHOLOGY_PARTS = ("derivations",)
 
 # Lower wins when one key maps to several terms: curated files, then forms learned from
 # annotated articles (the annotators' choice for that string), then names, then synonyms.
@@ -54,7 +54,7 @@ class LexiconConfig:
     blocklist_files: tuple[str, ...] = ("blocklist.tsv", LEARNED_BLOCKLIST)
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
-    morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology (lemminflect, derivations)
+    morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology
     substitutions: tuple[str, ...] = ()  # sources of learned word substitutions applied (off: docs/context.md)
     substitution_files: tuple[str, ...] = (LEARNED_SUBSTITUTIONS,)
 

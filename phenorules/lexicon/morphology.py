@@ -2,18 +2,15 @@
 
 One component answers it for the variant generator (plural and singular forms of a term's
 head word) and for the order-free word-set index (the base of every word: singular, then
-the head of its word family). Three sources, in this order:
+the head of its word family). Two sources, in this order:
 
 * tables kept as data: irregular and Greco-Latin plurals (``irregular_plurals.tsv``),
   noun/adjective pairs (``noun_adjective.tsv``), word families (``word_clusters.tsv``);
-* lemminflect (Jascob 2019), a maintained English lemmatiser built from the AGID and
-  CELEX lexicons: noun lemmas of plurals it knows ("nuclei", "diverticula", "cortices")
-  and verb lemmas of participles ("atrophied" -> "atrophy", "crouched" -> "crouch");
 * rules: regular English and Greco-Latin endings ("-ses" -> "-sis", "-ces" -> "-x",
   "-ata" -> "-a", "-itides" -> "-itis", "-ae" -> "-a", "-i" -> "-us", "-a" -> "-um") and
-  derivational endings (``derivations.tsv``: "-otic" = "-osis", "-ic" = "-y").
+  derivational endings (``derivations.tsv``: "-otic" = "-osis", "-ic" = "-y", "-ied" = "-y").
 
-Every form a rule or the library proposes for a word is kept only when it is a word of the
+Every form a rule proposes for a word is kept only when it is a word of the
 ontology's names and synonyms (the vocabulary), so an ending never invents a word
 ("facies" stays "facies", not "facy"; "hernia" never becomes "hernium").
 """
@@ -75,12 +72,6 @@ def _regular_singulars(word: str) -> list[str]:
     return []
 
 
-def _library_lemmas(word: str, upos: str) -> tuple[str, ...]:
-    from lemminflect import getAllLemmas  # imported on first use: it loads its tables
-
-    return getAllLemmas(word, upos=upos).get(upos, ())
-
-
 @dataclass
 class Morphology:
     """Inflection and derivation of single lower-cased words."""
@@ -89,7 +80,6 @@ class Morphology:
     derivations: tuple[tuple[str, str, int], ...]  # (ending, ending, shortest stem) of two forms of one word
     family_pairs: tuple[tuple[str, str], ...]  # noun/adjective pairs and word-cluster lines
     vocabulary: frozenset[str] = frozenset()
-    library: bool = True  # lemminflect's lemmas as well as the tables and rules
     families: dict[str, str] = field(init=False, repr=False)
     _irregular_singulars: dict[str, str] = field(init=False, repr=False)
     _singular_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -102,17 +92,14 @@ class Morphology:
         self.families = families(links)
 
     @classmethod
-    def from_dir(
-        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), library: bool = True, derivations: bool = True
-    ) -> "Morphology":
-        """The tables of ``lexicon_dir``; ``library`` and ``derivations`` switch lemminflect
-        and the derivational endings on or off."""
+    def from_dir(cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), derivations: bool = True) -> "Morphology":
+        """The tables of ``lexicon_dir``; ``derivations`` switches the derivational endings on or off."""
         lexicon_dir = Path(lexicon_dir)
         plurals = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / IRREGULAR_PLURALS, 2)}
         endings = tuple(_ending_row(row, f"{lexicon_dir / DERIVATIONS}:{line}") for row, line in read_tsv(lexicon_dir / DERIVATIONS, 1))
         pairs = [(row[0], row[1]) for row, _ in read_tsv(lexicon_dir / NOUN_ADJECTIVE, 2)]
         pairs += [(row[0], other) for row, _ in read_tsv(lexicon_dir / WORD_CLUSTERS, 2) for other in row[1:]]
-        return cls(plurals, endings if derivations else (), tuple(pairs), frozenset(vocabulary), library)
+        return cls(plurals, endings if derivations else (), tuple(pairs), frozenset(vocabulary))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -134,25 +121,21 @@ class Morphology:
         return list(dict.fromkeys(out))
 
     def singulars(self, word: str) -> list[str]:
-        """Singulars of a plural noun: the table's; the regular ones; then lemminflect's
-        and the Greco-Latin ones that are words of the vocabulary."""
+        """Singulars of a plural noun: the table's; the regular ones; then the Greco-Latin
+        ones that are words of the vocabulary."""
         if word in self._irregular_singulars:
             return [self._irregular_singulars[word]]
         out = _regular_singulars(word)
         if word.endswith("ies") and word in self.vocabulary and out[0] not in self.vocabulary:
             out = []  # 'facies' is a word; 'facy' is not
         if len(word) >= 4 and word.isalpha():
-            found = [s for s in self._library_singulars(word) if s != word and s in self.vocabulary]
-            found += [
+            found = [
                 word[: len(word) - len(plural)] + singular
                 for plural, singular in _CLASSICAL_SINGULARS
                 if word.endswith(plural) and word[: len(word) - len(plural)] + singular in self.vocabulary
             ]
             out += [form for form in found if form not in out]
         return out
-
-    def _library_singulars(self, word: str) -> tuple[str, ...]:
-        return _library_lemmas(word, "NOUN") if self.library else ()
 
     def singular(self, word: str) -> str:
         """The one singular that stands for the word: the first singular that is a
@@ -168,16 +151,13 @@ class Morphology:
     # ------------------------------------------------------------ derivation
 
     def derived_forms(self, word: str) -> list[str]:
-        """Other forms of the word by one derivational ending ('kyphotic' -> 'kyphosis'),
-        and the verb of a participle ('atrophied' -> 'atrophy'); not checked against the
-        vocabulary."""
+        """Other forms of the word by one derivational ending ('kyphotic' -> 'kyphosis',
+        'atrophied' -> 'atrophy'); not checked against the vocabulary."""
         out = []
         for a, b, shortest_stem in self.derivations:
             for old, new in ((a, b), (b, a)):
                 if word.endswith(old) and len(word) - len(old) >= shortest_stem:
                     out.append(word[: len(word) - len(old)] + new)
-        if self.library and word.endswith(("ed", "ing")):
-            out += _library_lemmas(word, "VERB")
         return [form for form in dict.fromkeys(out) if form != word]
 
     def base(self, word: str) -> str:

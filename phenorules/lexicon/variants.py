@@ -50,12 +50,12 @@ class VariantResources:
 
     @classmethod
     def from_dir(
-        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), morphology: tuple[str, ...] = ("library", "derivations")
+        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), morphology: tuple[str, ...] = ("derivations",)
     ) -> "VariantResources":
         """``morphology`` names the optional parts of :class:`Morphology` that are on."""
         lexicon_dir = Path(lexicon_dir)
         vocabulary = frozenset(vocabulary)
-        words = Morphology.from_dir(lexicon_dir, vocabulary, "library" in morphology, "derivations" in morphology)
+        words = Morphology.from_dir(lexicon_dir, vocabulary, "derivations" in morphology)
         spellings = tuple((row[0], row[1]) for row, _ in read_tsv(lexicon_dir / "spelling_variants.tsv", 2))
         adjectives = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "noun_adjective.tsv", 2)}
         prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
