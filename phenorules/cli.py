@@ -416,7 +416,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 
     from .evaluation.crossval import without_learned_files
     from .lexicon import LEARNED_BLOCKLIST, LexiconConfig
-    from .lexicon.learn import default_paths, learn as run, write_learned
+    from .lexicon.learn import default_paths, learn as run, substitutions_path, write_learned
     from .resources import data_dir, load_resources
     from .tasks.patientphex.io import read_articles
 
@@ -424,17 +424,18 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
     lexicon_path = Path(output_path) if output_path else lexicon_path
     blocklist_path = Path(blocklist_path) if blocklist_path else (lexicon_path.parent / LEARNED_BLOCKLIST if output_path else default_blocklist)
-    for path in (lexicon_path, blocklist_path):
+    for path in (lexicon_path, blocklist_path, substitutions_path(lexicon_path)):
         check_writable(str(path), "the learned lexicon")
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, annotated=True)
     base = load_resources(hpo, config=config)
-    learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length)
+    learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
     write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings)
     new = sum(not form.lexicon_id for form in learned.forms)
     click.echo(
         f"{len(learned.forms)} forms ({new} new, {len(learned.forms) - new} preferring another id) -> {lexicon_path}\n"
         f"{len(learned.blocked)} blocked strings -> {blocklist_path}\n"
+        f"{len(learned.substitutions)} word substitutions -> {substitutions_path(lexicon_path)}\n"
         f"{sum(learned.dropped_ids.values())} mentions with {len(learned.dropped_ids)} ids outside the phenotype branch dropped"
     )
 

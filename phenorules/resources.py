@@ -28,7 +28,9 @@ import srsly
 
 from . import __version__
 from .files import atomic_file, remove_stale_temporaries
-from .lexicon import Lexicon, LexiconConfig, build_lexicon
+from .lexicon import Lexicon, LexiconConfig, apply_blocklist, lexicon_parts
+from .lexicon.morphology import Morphology
+from .lexicon.substitutions import Substitution, read_substitutions
 from .matcher import PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
@@ -58,9 +60,19 @@ class Resources:
     word_sets: WordSetIndex
 
     @classmethod
-    def compile(cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path) -> "Resources":
+    def compile(
+        cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
+    ) -> "Resources":
+        """``morphology`` is the variant generator's, so both know one notion of a word."""
         matcher = PhraseMatcher(lexicon)
-        return cls(ontology, matcher, WordSetIndex.build(lexicon, matcher, lexicon_dir))
+        word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
+
+
+def file_substitutions(lexicon_dir: Path, config: LexiconConfig) -> list[Substitution]:
+    """The pairs of the config's learned substitution files whose source the config takes."""
+    pairs = [s for name in config.substitution_files for s in read_substitutions(lexicon_dir / name)]
+    return [s for s in pairs if s.source in config.substitutions]
 
 
 def code_digest() -> str:
@@ -203,9 +215,11 @@ def _word_sets_state(index: WordSetIndex) -> dict:
         "partners": [sorted(others) for others in index.partners.values()],
         "function_words": sorted(index.function_words),
         "stop_words": sorted(index.stop_words),
-        "singulars": index.singulars,
-        "families": index.families,
+        "morphology": index.morphology.state(),
         "max_words": index.max_words,
+        "rule_sets": list(index.rules),
+        "rules": list(index.rules.values()),
+        "suffix_words": sorted(index.suffix_words),
     }
 
 
@@ -215,9 +229,10 @@ def _word_sets_from_state(state: dict) -> WordSetIndex:
         dict(zip(state["partner_words"], map(frozenset, state["partners"]))),
         frozenset(state["function_words"]),
         frozenset(state["stop_words"]),
-        state["singulars"],
-        state["families"],
+        Morphology.from_state(state["morphology"]),
         state["max_words"],
+        dict(zip(map(tuple, state["rule_sets"]), state["rules"])),
+        frozenset(state["suffix_words"]),
     )
 
 
@@ -293,7 +308,10 @@ def load_resources(
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
         ontology = load_ontology(obo_path)
-        resources = Resources.compile(ontology, build_lexicon(ontology, lexicon_dir, config), lexicon_dir)
+        parts = lexicon_parts(ontology, lexicon_dir, config)
+        lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+        morphology = parts.res.morphology
+        resources = Resources.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
         if use_cache:
             try:
                 directory.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,9 @@ Elbow flexion contracture, "deformity of the femoral neck" is Femoral neck defor
 FastHPOCR (Groza et al. 2024, Bioinformatics 40:btae406), a candidate is a run of words that
 all belong to ontology terms, and it is recognised by its set of normalised words, not their
 order. Here every lexicon key is indexed by the sorted multiset of its content words, each
-made singular and replaced by the head of its word family ("delayed" -> "delay",
-``lexicons/word_clusters.tsv`` and the noun/adjective pairs); function words ("of", "the",
+replaced by its base word (:mod:`phenorules.lexicon.morphology`, the same notion of "the
+same word" the variant generator uses: singular, then the head of its word family,
+"delayed" -> "delay", "hyperkeratotic" = "hyperkeratosis"); function words ("of", "the",
 "both": ``lexicons/function_words.tsv``) are skipped on both sides. A run stops at
 punctuation other than a hyphen or an apostrophe, at a conjunction, and at the first word
 no term uses, so it never leaves its phrase.
@@ -15,21 +16,22 @@ no term uses, so it never leaves its phrase.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations
 from pathlib import Path
+from typing import Iterable
 
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
-from .lexicon.tsv import read_grouped, read_tsv
-from .lexicon.variants import VariantResources, singularize_word
+from .lexicon.morphology import Morphology
+from .lexicon.substitutions import Substitution
+from .lexicon.tsv import read_grouped
 from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
-WORD_CLUSTERS = "word_clusters.tsv"
 _WORD = re.compile(r"[^\W_]+")
 _JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
-_REGULAR = VariantResources({}, (), {}, ())  # regular plurals; irregular ones are per index
+_BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
@@ -46,21 +48,29 @@ class WordSetIndex:
     partners: dict[str, frozenset[str]]  # word -> the words it shares an indexed set with
     function_words: frozenset[str]  # skipped
     stop_words: frozenset[str]  # end a run
-    singulars: dict[str, str]  # irregular plural -> singular ('teeth' -> 'tooth')
-    families: dict[str, str]  # word -> the head of its family ('delayed' -> 'delay')
+    morphology: Morphology  # each word's base word ('teeth' -> 'tooth', 'delayed' -> 'delay')
     max_words: int
+    rules: dict[tuple[str, ...], str] = field(default_factory=dict)  # word set made by a substitution -> its rule
+    suffix_words: frozenset[str] = frozenset()  # skipped when bound to the word before ('bird-like', "cupid's")
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def build(cls, lexicon: Lexicon, matcher: PhraseMatcher, lexicon_dir: str | Path, max_words: int = 6) -> "WordSetIndex":
+    def build(
+        cls,
+        lexicon: Lexicon,
+        matcher: PhraseMatcher,
+        lexicon_dir: str | Path,
+        morphology: Morphology | None = None,
+        max_words: int = 6,
+    ) -> "WordSetIndex":
         """Index every key of two to ``max_words`` content words (not made by a phrase
-        rewrite); on a shared word set the key whose best entry ranks first wins."""
+        rewrite); on a shared word set the key whose best entry ranks first wins. Without
+        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys."""
         lexicon_dir = Path(lexicon_dir)
-        res = VariantResources.from_dir(lexicon_dir)
-        function_words, stop_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
-        singulars = {plural: singular for singular, plural in res.irregular_plurals.items()}
-        pairs = [*res.noun_adjectives.items(), *word_family_pairs(lexicon_dir / WORD_CLUSTERS)]
-        index = cls({}, {}, function_words, stop_words, singulars, families(pairs), max_words)
+        if morphology is None:
+            morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
+        function_words, stop_words, suffix_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
+        index = cls({}, {}, function_words, stop_words, morphology, max_words, suffix_words=suffix_words)
         best: dict[tuple[str, ...], tuple] = {}
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
@@ -72,26 +82,32 @@ class WordSetIndex:
             if word_set not in best or rank < best[word_set]:
                 best[word_set] = rank
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
-        partners: dict[str, set[str]] = {}
-        for word_set in index.rows:
-            for a, b in combinations(word_set, 2):
-                partners.setdefault(a, set()).add(b)
-                partners.setdefault(b, set()).add(a)
-        index.partners = {word: frozenset(others) for word, others in sorted(partners.items())}
+        index.partners = partner_words(index.rows)
         return index
 
+    def with_substitutions(self, matcher: PhraseMatcher, substitutions: Iterable[Substitution]) -> "WordSetIndex":
+        """A copy that also holds every indexed word set with one word substituted, unless
+        a key has that set already; on a shared set the better-ranked key wins, then the
+        pair that comes first (HPO synonyms before articles)."""
+        rows = {word_set: row for word_set, row in self.rows.items() if word_set not in self.rules}
+        best = {word_set: (matcher.entries(row)[1][0], row) for word_set, row in rows.items()}
+        kept = [s for s in substitutions if s.text_word not in self.function_words | self.stop_words]
+        substituted = substituted_sets(best, kept)
+        rows.update((word_set, row) for word_set, (_, row, _) in sorted(substituted.items()))
+        rules = {word_set: rule for word_set, (_, _, rule) in sorted(substituted.items())}
+        return replace(self, rows=rows, partners=partner_words(rows), rules=rules, _bases=self._bases)
+
     def content_words(self, phrase: str) -> list[str]:
-        return [self.base_word(word) for word in _WORD.findall(phrase) if word not in self.function_words]
+        # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
+        return [
+            self.base_word(word)
+            for i, word in enumerate(_WORD.findall(phrase))
+            if word not in self.function_words and not (i and word in self.suffix_words)
+        ]
 
     def base_word(self, word: str) -> str:
-        """The family head of the word's singular: 'contractures' -> 'contracture',
-        'delayed' -> 'delay'."""
-        if word in self.singulars:
-            word = self.singulars[word]
-        else:
-            forms = singularize_word(word, _REGULAR)
-            word = forms[0] if forms else word
-        return self.families.get(word, word)
+        """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
+        return self.morphology.base(word)
 
     def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set."""
@@ -100,17 +116,22 @@ class WordSetIndex:
         gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
         bases = self._bases
         words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
+        suffixes = self.suffix_words
+        bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
+        starts: list[int] = word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
+        for i in bound:
+            if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
+                words[i] = ""  # 'bird-like facies' holds the words of Bird facies
         # breaks[i]: how many gaps up to word i no run may cross ('.', ',', '(', a line break)
         breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
         kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
-        partners, rows, max_words = self.partners, self.rows, self.max_words  # locals: a hot loop
+        partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
         # A run starts where two kept words in one phrase share an indexed set.
         firsts = [
             k
             for k, (i, j) in enumerate(zip(kept, kept[1:]))
             if breaks[i] == breaks[j] and words[i] and words[j] in partners.get(words[i], ())
         ]
-        starts: list[int] = []  # word offsets, computed when the first run matches
         out = []
         for k in firsts:
             first = kept[k]
@@ -122,12 +143,16 @@ class WordSetIndex:
                     break
                 content.append(word)
                 allowed = allowed & partners[word]
-                row = rows.get(tuple(sorted(content)))
+                word_set = tuple(sorted(content))
+                row = rows.get(word_set)
                 if row is not None:
                     starts = starts or word_offsets(surfaces, gaps)
                     start, end = starts[first], starts[last] + len(surfaces[last])
                     entry = best_entry(matcher.entries(row)[1], text[start:end])
                     if entry is not None:
+                        rule = rules.get(word_set) if rules else None
+                        if rule:
+                            entry = replace(entry, rule=f"{entry.rule}+{rule}" if entry.rule else rule)
                         out.append(Match(start, end, entry))
         return out
 
@@ -145,35 +170,46 @@ class WordSetIndex:
         return self._bases[surface]
 
 
+def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable[Substitution]) -> dict[tuple[str, ...], tuple]:
+    """Word set -> (rank, row, rule) for every indexed set with one word substituted."""
+    by_word: dict[str, list[Substitution]] = {}
+    for substitution in sorted(substitutions, key=lambda s: (s.source != "synonyms", s)):
+        by_word.setdefault(substitution.term_word, []).append(substitution)
+    out: dict[tuple[str, ...], tuple] = {}
+    if not by_word:
+        return out
+    for word_set, (rank, row) in sorted(best.items()):
+        for i, word in enumerate(word_set):
+            if word not in by_word or (i and word_set[i - 1] == word):
+                continue
+            for substitution in by_word[word]:
+                new = tuple(sorted(word_set[:i] + (substitution.text_word,) + word_set[i + 1 :]))
+                if new in best:
+                    continue
+                candidate = (rank, row, f"subst:{substitution.source}:{word}>{substitution.text_word}")
+                if new not in out or candidate[:2] < out[new][:2]:
+                    out[new] = candidate
+    return out
+
+
+def partner_words(rows: dict[tuple[str, ...], int]) -> dict[str, frozenset[str]]:
+    """Word -> the words it shares an indexed set with."""
+    partners: dict[str, set[str]] = {}
+    for word_set in rows:
+        for a, b in combinations(word_set, 2):
+            partners.setdefault(a, set()).add(b)
+            partners.setdefault(b, set()).add(a)
+    return {word: frozenset(others) for word, others in sorted(partners.items())}
+
+
 def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
     """Where each word starts, from the words and the gaps before them."""
     ends = list(accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))
     return ends[0::2]
 
 
-def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str]]:
-    """(words skipped, words that end a run) from the function-word file."""
-    kinds = read_grouped(path, ("skip", "stop"), "kind", group_column=1)
-    return frozenset(kinds["skip"]), frozenset(kinds["stop"])
-
-
-def word_family_pairs(path: Path) -> list[tuple[str, str]]:
-    """(first word, other word) for every line of a word-family file."""
-    return [(row[0], other) for row, _ in read_tsv(path, 2) for other in row[1:]]
-
-
-def families(pairs: list[tuple[str, str]]) -> dict[str, str]:
-    """Word -> the alphabetically first word of its family, the families being the
-    connected words of ``pairs`` (a word in two lines joins them)."""
-    parent: dict[str, str] = {}
-
-    def root(word: str) -> str:
-        while parent.setdefault(word, word) != word:
-            word = parent[word]
-        return word
-
-    for a, b in pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return {word: root(word) for word in sorted(parent) if root(word) != word}
+def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(words skipped, words that end a run, words skipped when bound to the word before)
+    from the function-word file."""
+    kinds = read_grouped(path, ("skip", "stop", "suffix"), "kind", group_column=1)
+    return frozenset(kinds["skip"]), frozenset(kinds["stop"]), frozenset(kinds["suffix"])

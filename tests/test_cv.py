@@ -81,7 +81,11 @@ def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     assert [s.disable for s in settings if s.disable] == optional
     assert optional[-1] == ("forget",)
     assert [s.name for s in settings if not s.learn] == ["learned lexicon"]
-    assert [s.stage_config for s in settings if s.stage_config] == [{"match": {"variant_rules": []}}]
+    assert [s.stage_config for s in settings if s.stage_config] == [
+        {"match": {"variant_rules": []}},
+        {"match": {"morphology": []}},
+        {"match": {"substitutions": ["synonyms", "mentions"]}},
+    ]
 
 
 def test_cross_validation_switches_stages_by_setting(forgetful_pipeline):
@@ -102,6 +106,13 @@ def test_ablation_table_and_contributions():
     assert contributions(result) == [("variants", pytest.approx(0.05)), ("negation", pytest.approx(-0.02))]
     table = markdown_table(result)
     assert "| without variants | 0.5500 | -0.0500 |" in table and f"| {FULL} | 0.6000 | +0.0000 |" in table
+
+
+def test_a_part_off_by_default_is_a_with_row_and_not_in_the_chart():
+    result = _result()
+    result["settings"].append({"name": "with substitutions", "score": {"score": 0.59, **{k: {"f1": 0.59} for k in ("mention", "document", "micro", "macro")}}})
+    assert "| with substitutions | 0.5900 | -0.0100 |" in markdown_table(result)
+    assert [name for name, _ in contributions(result)] == ["variants", "negation"]
 
 
 def test_ablation_files_are_written(tmp_path):

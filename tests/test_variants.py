@@ -8,8 +8,6 @@ from phenorules.lexicon.variants import (
     join_split,
     noun_adjective,
     number,
-    pluralize_word,
-    singularize_word,
     spelling,
 )
 from phenorules.resources import data_dir
@@ -36,7 +34,7 @@ def res():
     ],
 )
 def test_pluralize(res, word, plurals):
-    assert pluralize_word(word, res) == plurals
+    assert res.morphology.plurals(word) == plurals
 
 
 @pytest.mark.parametrize(
@@ -44,7 +42,7 @@ def test_pluralize(res, word, plurals):
     [("contractures", ["contracture"]), ("anomalies", ["anomaly"]), ("teeth", ["tooth"]), ("exostoses", ["exostosis"]), ("ulnae", ["ulna"]), ("thus", []), ("nervous", [])],
 )
 def test_singularize(res, word, singulars):
-    assert singularize_word(word, res) == singulars
+    assert res.morphology.singulars(word) == singulars
 
 
 def test_comma_inversion(res):
@@ -112,9 +110,9 @@ def test_bad_rewrite_pattern_names_the_line(tmp_path):
 
 
 def test_words_ending_in_double_s_pluralize(res):
-    assert pluralize_word("abscess", res) == ["abscesses"]
-    assert singularize_word("abscesses", res) == ["abscess"]
-    assert pluralize_word("pubis", res) == []  # not taken for a plural of "pubi"
+    assert res.morphology.plurals("abscess") == ["abscesses"]
+    assert res.morphology.singulars("abscesses") == ["abscess"]
+    assert res.morphology.plurals("pubis") == []  # not taken for a plural of "pubi"
 
 
 def test_prepositional_phrases_invert(res):

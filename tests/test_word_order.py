@@ -53,7 +53,7 @@ def test_conjunctions_end_a_run_and_terms_with_them_are_not_indexed():
 
 
 def test_families_join_words_that_share_a_line():
-    from phenorules.word_sets import families
+    from phenorules.lexicon.morphology import families
 
     assert families([("b", "a"), ("c", "d"), ("d", "b")]) == {"b": "a", "c": "a", "d": "a"}
 
@@ -101,3 +101,9 @@ def test_function_word_file_with_an_unknown_kind_is_refused(tmp_path):
     path.write_text("of\tskip\nand\tbreak\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"function_words.tsv:2: unknown kind 'break'"):
         read_function_words(path)
+
+
+def test_bound_suffix_words_are_left_out_on_both_sides():
+    assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly-like vertebrae") == [("butterfly-like vertebrae", "HP:0003316")]
+    assert found([("bird-like facies", "HP:0000000", "")], "bird-like facies") == [("bird-like facies", "HP:0000000")]
+    assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly like vertebrae") == []  # 'like' standing alone is a word

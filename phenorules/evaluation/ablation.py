@@ -13,20 +13,25 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import InputError
+from ..lexicon import SUBSTITUTION_SOURCES
 from ..lexicon.learn import LearnSettings
 from ..pipeline import REQUIRED_STAGES, STAGES
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
 
 FULL = "full pipeline"
+WITH = "with "  # a setting that switches on a part the default pipeline leaves off
 LEVELS = ("mention", "document", "micro", "macro")
 
 
 def ablation_settings() -> list[Setting]:
-    """The full pipeline, then one setting per part switched off."""
+    """The full pipeline, then one setting per part switched off (and per part that is
+    off by default, one switching it on)."""
     return [
         Setting(FULL),
         Setting("variants", stage_config={"match": {"variant_rules": []}}),
+        Setting("derivations", stage_config={"match": {"morphology": []}}),
+        Setting(WITH + "substitutions", stage_config={"match": {"substitutions": list(SUBSTITUTION_SOURCES)}}),
         *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES),
         Setting("learned lexicon", learn=False),
     ]
@@ -52,9 +57,9 @@ def run_ablation(
 
 
 def contributions(result: dict) -> list[tuple[str, float]]:
-    """(part, full Score - Score without the part) for every ablated part."""
+    """(part, full Score - Score without the part) for every part the full pipeline has."""
     full = result["settings"][0]["score"]["score"]
-    return [(row["name"], full - row["score"]["score"]) for row in result["settings"][1:]]
+    return [(row["name"], full - row["score"]["score"]) for row in result["settings"][1:] if not row["name"].startswith(WITH)]
 
 
 def markdown_table(result: dict) -> str:
@@ -66,7 +71,7 @@ def markdown_table(result: dict) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in result["settings"]:
-        name = row["name"] if row["name"] == FULL else f"without {row['name']}"
+        name = row["name"] if row["name"] == FULL or row["name"].startswith(WITH) else f"without {row['name']}"
         score = row["score"]
         figures = " | ".join(f"{score[level]['f1']:.4f}" for level in LEVELS)
         lines.append(f"| {name} | {score['score']:.4f} | {score['score'] - full:+.4f} | {figures} |")

@@ -46,6 +46,7 @@ def without_learned_files(config: LexiconConfig) -> LexiconConfig:
         config,
         extra_files=tuple(n for n in config.extra_files if not is_learned_file(n)),
         blocklist_files=tuple(n for n in config.blocklist_files if not is_learned_file(n)),
+        substitution_files=tuple(n for n in config.substitution_files if not is_learned_file(n)),
     )
 
 
@@ -65,15 +66,17 @@ class BaseLexicon:
         parts = lexicon_parts(ontology, lexicon_dir, config)
         self.res, self.blocked = parts.res, parts.blocked
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
-        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir)
+        self.resources = Resources.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
 
     def with_learned(self, train: list[dict], settings: LearnSettings) -> Resources:
         """The base lexicon plus what ``train`` teaches, compiled."""
-        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length)
+        word_sets = self.resources.word_sets if self.config.substitutions else None  # substitutions are learned only to be used
+        learned = learn(train, self.ontology, self.resources.matcher, settings, self.config.min_key_length, word_sets)
         lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
         add_rows(lexicon, learned.lexicon_rows(), "learned", self.config, self.res)
         blocklisted = apply_blocklist(lexicon, self.blocked | learned.blocklist(), self.config.min_key_length)
-        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir)
+        substitutions = [s for s in learned.substitutions if s.source in self.config.substitutions]
+        return Resources.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology, substitutions)
 
 
 def _pipeline(setting: Setting, hpo: str | None):

@@ -14,7 +14,11 @@ from ..errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
 from .tsv import read_tsv
+from .substitutions import LEARNED_SUBSTITUTIONS
+from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
+
+MORPHOLOGY_PARTS = ("derivations",)
 
 # Lower wins when one key maps to several terms: curated files, then forms learned from
 # annotated articles (the annotators' choice for that string), then names, then synonyms.
@@ -50,6 +54,9 @@ class LexiconConfig:
     blocklist_files: tuple[str, ...] = ("blocklist.tsv", LEARNED_BLOCKLIST)
     min_key_length: int = 3
     max_variant_chain: int = 3  # rules chained per variant; longer chains almost never occur in text
+    morphology: tuple[str, ...] = MORPHOLOGY_PARTS  # optional parts of the morphology
+    substitutions: tuple[str, ...] = ()  # sources of learned word substitutions applied (off: docs/context.md)
+    substitution_files: tuple[str, ...] = (LEARNED_SUBSTITUTIONS,)
 
 
 @dataclass
@@ -118,9 +125,14 @@ def load_blocklist(paths: Iterable[Path]) -> set[tuple[str, str]]:
     return blocked
 
 
-def variant_resources(ontology: Ontology, lexicon_dir: str | Path) -> VariantResources:
-    vocabulary = {word for name in ontology.names.values() for word in normalize_key(name).split()}
-    return VariantResources.from_dir(Path(lexicon_dir), vocabulary)
+def ontology_vocabulary(ontology: Ontology) -> set[str]:
+    """The words of every term name and synonym: the words morphology may map a word to."""
+    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    return {word for text in texts for word in normalize_key(text).split()}
+
+
+def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS) -> VariantResources:
+    return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology)
 
 
 def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:
@@ -189,7 +201,7 @@ class LexiconParts:
 
 def lexicon_parts(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig) -> LexiconParts:
     lexicon_dir = Path(lexicon_dir)
-    res = variant_resources(ontology, lexicon_dir)
+    res = variant_resources(ontology, lexicon_dir, config.morphology)
     lexicon = ontology_lexicon(ontology, config, res)
     for name in config.extra_files:
         kind = "learned" if is_learned_file(name) else "file"

@@ -18,9 +18,9 @@ normalisation and word boundaries, so the statistics describe what the matcher w
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..files import write_atomically
 from ..passages import layout_passages
@@ -28,6 +28,10 @@ from ..matcher import PhraseMatcher, best_entry
 from ..ontology import Ontology
 from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
 from .normalize import normalize_key, normalize_text
+from .substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
+
+if TYPE_CHECKING:
+    from ..word_sets import WordSetIndex
 
 NO_ID = "-1"
 
@@ -43,6 +47,10 @@ class LearnSettings:
     block_min_articles: int = 2  # articles those hits come from
     block_max_rate: float = 0.1  # largest share of the hits the annotators marked
     learn_unknown: bool = True  # learn forms annotated '-1' (no HPO term) as well
+    substitution_min_terms: int = 2  # terms whose synonyms (or mentions) show a candidate pair
+    substitution_min_articles: int = 2  # articles whose mentions show a candidate pair
+    substitution_min_annotated: int = 2  # matches of a kept pair the annotators marked
+    substitution_min_precision: float = 0.5  # marked / all matches the pair makes in the training text
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,7 @@ class Learned:
     forms: list[LearnedForm]
     blocked: list[BlockedString]
     dropped_ids: Counter = field(default_factory=Counter)  # annotated ids outside the branch
+    substitutions: list[Substitution] = field(default_factory=list)  # single-word substitutions of term words
 
     def lexicon_rows(self) -> Iterator[tuple[str, str, str]]:
         """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
@@ -214,21 +223,71 @@ def learn_blocklist(
 
 
 def learn(
-    articles: Iterable[dict], ontology: Ontology, base: PhraseMatcher, settings: LearnSettings = LearnSettings(), min_key_length: int = 3
+    articles: Iterable[dict],
+    ontology: Ontology,
+    base: PhraseMatcher,
+    settings: LearnSettings = LearnSettings(),
+    min_key_length: int = 3,
+    word_sets: "WordSetIndex | None" = None,
 ) -> Learned:
     """Learned forms and blocklist from annotated articles, relative to the ``base`` matcher.
 
     ``base`` is the matcher built without learned files: forms it already gets right are
     not repeated, and its unannotated hits are what the blocklist is learned from. Ids are
     resolved with :meth:`Ontology.resolve`; mentions with ids outside the phenotype branch
-    are dropped and counted in ``dropped_ids``.
+    are dropped and counted in ``dropped_ids``. With ``word_sets`` (the base matcher's
+    order-free index), single-word substitutions are learned as well.
     """
     dropped: Counter = Counter()
     prepared = [_prepare(article, ontology, dropped) for article in articles]
     forms = learn_forms(prepared, base, settings, min_key_length)
     blocked = learn_blocklist(prepared, base, settings, {form.key for form in forms})
     mentions = sum(len(ids) for article in prepared for ids in article.gold.values())
-    return Learned(len(prepared), mentions, forms, blocked, dropped)
+    substitutions = learn_substitutions(prepared, ontology, base, word_sets, settings) if word_sets else []
+    return Learned(len(prepared), mentions, forms, blocked, dropped, substitutions)
+
+
+def learn_substitutions(
+    articles: list[_Article], ontology: Ontology, base: PhraseMatcher, word_sets: "WordSetIndex", settings: LearnSettings
+) -> list[Substitution]:
+    """Candidate pairs (HPO synonym sets, annotated mentions) kept when the matches they
+    add to ``word_sets`` in the training text are annotated with the term's id often enough."""
+    names = term_names(ontology)
+    triples = [
+        (number, article.text[start:end], hpo_id)
+        for number, article in enumerate(articles)
+        for (start, end), ids in sorted(article.gold.items())
+        for hpo_id in sorted(set(ids))
+        if ";" not in hpo_id and hpo_id != NO_ID
+    ]
+    candidates = from_synonyms(names, word_sets.content_words, settings.substitution_min_terms)
+    candidates += from_mentions(triples, names, word_sets.content_words, settings.substitution_min_articles, settings.substitution_min_terms)
+    trial = word_sets.with_substitutions(base, candidates)
+    hits: Counter = Counter()
+    marked: Counter = Counter()
+    marked_in: dict[str, set[int]] = defaultdict(set)
+    for number, article in enumerate(articles):
+        for match in trial.find(article.text, base):
+            rule = match.entry.rule.rpartition("+")[2] if "subst:" in match.entry.rule else ""
+            if not rule:
+                continue
+            is_gold = match.entry.hpo_id in article.gold.get((match.start, match.end), ())
+            if not is_gold and _inside_longer(article.spans, match.start, match.end):
+                continue
+            hits[rule] += 1
+            if is_gold:
+                marked[rule] += 1
+                marked_in[rule].add(number)
+    kept = []
+    for candidate in candidates:
+        rule = f"subst:{candidate.source}:{candidate.term_word}>{candidate.text_word}"
+        if (
+            marked[rule] >= settings.substitution_min_annotated
+            and len(marked_in[rule]) >= settings.substitution_min_articles
+            and marked[rule] >= settings.substitution_min_precision * hits[rule]
+        ):
+            kept.append(replace(candidate, articles=len(marked_in[rule]), hits=hits[rule], annotated=marked[rule]))
+    return kept
 
 
 def _label(ontology: Ontology, hpo_ids: str) -> str:
@@ -265,6 +324,18 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
         blocklist_lines.append("\t".join(cells) + "\n")
     for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
         write_atomically(str(path), lines, "the learned lexicon")
+    header = (
+        summary + f"# Candidates: term words HPO synonym sets or annotated mentions replace by another word in >= "
+        f"{settings.substitution_min_terms} terms; kept: the matches a pair adds are annotated >= "
+        f"{settings.substitution_min_annotated} times in >= {settings.substitution_min_articles} articles, "
+        f"precision >= {settings.substitution_min_precision}.\n"
+    )
+    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header)
+
+
+def substitutions_path(lexicon_path: Path) -> Path:
+    """The learned substitutions live beside the learned lexicon."""
+    return Path(lexicon_path).parent / LEARNED_SUBSTITUTIONS
 
 
 def default_paths(lexicon_dir: Path) -> tuple[Path, Path]:

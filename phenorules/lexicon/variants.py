@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import InputError
+from .morphology import Morphology
 from .tsv import read_tsv
 
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
@@ -39,7 +40,7 @@ class RewriteRule:
 class VariantResources:
     """Word lists and rewrite rules the variant rules read (all from ``lexicons/``)."""
 
-    irregular_plurals: dict[str, str]  # singular -> plural
+    morphology: Morphology  # plurals and singulars of a head word
     spellings: tuple[tuple[str, str], ...]  # (british fragment, american fragment)
     noun_adjectives: dict[str, str]  # noun -> adjective ("hypoplasia" -> "hypoplastic")
     joinable_prefixes: tuple[str, ...]  # "hypo", "micro", ...: "hypo pigmentation" <-> "hypopigmentation"
@@ -48,9 +49,13 @@ class VariantResources:
     rewrites: tuple[RewriteRule, ...] = ()
 
     @classmethod
-    def from_dir(cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = ()) -> "VariantResources":
+    def from_dir(
+        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), morphology: tuple[str, ...] = ("derivations",)
+    ) -> "VariantResources":
+        """``morphology`` names the optional parts of :class:`Morphology` that are on."""
         lexicon_dir = Path(lexicon_dir)
-        plurals = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "irregular_plurals.tsv", 2)}
+        vocabulary = frozenset(vocabulary)
+        words = Morphology.from_dir(lexicon_dir, vocabulary, "derivations" in morphology)
         spellings = tuple((row[0], row[1]) for row, _ in read_tsv(lexicon_dir / "spelling_variants.tsv", 2))
         adjectives = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "noun_adjective.tsv", 2)}
         prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
@@ -59,7 +64,7 @@ class VariantResources:
             RewriteRule(row[0], _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{line}"), tuple(t.strip() for t in row[2].split("|")))
             for row, line in read_tsv(lexicon_dir / "rewrite_rules.tsv", 3)
         )
-        return cls(plurals, spellings, adjectives, prefixes, frozenset(vocabulary), anatomy, rewrites)
+        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites)
 
 
 def _compile(pattern: str, place: str) -> re.Pattern:
@@ -67,48 +72,6 @@ def _compile(pattern: str, place: str) -> re.Pattern:
         return re.compile(pattern)
     except re.error as exc:
         raise InputError(f"{place}: bad regular expression ({exc})") from None
-
-
-# ---------------------------------------------------------------- morphology of one word
-
-
-def pluralize_word(word: str, res: VariantResources) -> list[str]:
-    """Regular and Greco-Latin plurals of an English noun (none if it does not inflect)."""
-    if word in res.irregular_plurals:
-        return [res.irregular_plurals[word]]
-    if len(word) < 3 or not word.isalpha():
-        return []
-    if word.endswith(("sis", "xis")):
-        return [word[:-2] + "es"]  # exostosis -> exostoses
-    if word.endswith("s") and not word.endswith("ss"):
-        return []  # already plural, or 'pubis'
-    if word.endswith(("ss", "x", "z", "ch", "sh")):
-        return [word + "es"]
-    if word.endswith("y") and word[-2] not in "aeiou":
-        return [word[:-1] + "ies"]
-    if word.endswith("a"):
-        return [word + "s", word + "e"]  # hernias; maxillae
-    if word.endswith("um"):
-        return [word + "s", word[:-2] + "a"]  # septa
-    return [word + "s"]
-
-
-def singularize_word(word: str, res: VariantResources) -> list[str]:
-    """Inverse of :func:`pluralize_word` for the regular cases."""
-    irregular = [singular for singular, plural in res.irregular_plurals.items() if word == plural]
-    if irregular or len(word) < 4 or not word.isalpha():
-        return irregular
-    if word.endswith("ies"):
-        return [word[:-3] + "y"]
-    if word.endswith(("oses", "ases", "eses")):
-        return [word[:-2] + "is"]
-    if word.endswith(("ches", "shes", "xes", "sses")):
-        return [word[:-2]]
-    if word.endswith("ae"):
-        return [word[:-1]]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is", "ous")):
-        return [word[:-1]]
-    return []
 
 
 # ---------------------------------------------------------------- phrase rules
@@ -167,8 +130,8 @@ def number(phrase: str, res: VariantResources) -> list[str]:
         heads.add(words.index("of", 1) - 1)
     out = []
     for head in sorted(heads):
-        for inflect in (pluralize_word, singularize_word):
-            for form in inflect(words[head], res):
+        for inflect in (res.morphology.plurals, res.morphology.singulars):
+            for form in inflect(words[head]):
                 out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
     return out
 

@@ -10,7 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..lexicon import Entry, LexiconConfig
+from ..lexicon import MORPHOLOGY_PARTS, SUBSTITUTION_SOURCES, Entry, LexiconConfig
 from ..lexicon.variants import RULE_NAMES
 from ..matcher import Match, PhraseMatcher
 from ..resources import Resources, load_resources
@@ -33,6 +33,8 @@ SYNONYM_SCOPES = ("EXACT", "RELATED", "BROAD", "NARROW")
         "extra_files": list(LexiconConfig.extra_files),
         "blocklist_files": list(LexiconConfig.blocklist_files),
         "min_key_length": LexiconConfig.min_key_length,
+        "morphology": list(LexiconConfig.morphology),
+        "substitutions": list(LexiconConfig.substitutions),
         "use_cache": True,
     },
 )
@@ -46,13 +48,22 @@ def make_phenotype_matcher(
     extra_files: list[str],
     blocklist_files: list[str],
     min_key_length: int,
+    morphology: list[str],
+    substitutions: list[str],
     use_cache: bool,
 ):
-    for setting, given, known in (("synonym_scopes", synonym_scopes, SYNONYM_SCOPES), ("variant_rules", variant_rules, RULE_NAMES)):
+    checked = (
+        ("synonym_scopes", synonym_scopes, SYNONYM_SCOPES), ("variant_rules", variant_rules, RULE_NAMES), ("morphology", morphology, MORPHOLOGY_PARTS),
+        ("substitutions", substitutions, SUBSTITUTION_SOURCES),
+    )
+    for setting, given, known in checked:
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise ValueError(f"match stage: unknown {setting} {unknown}; expected some of {list(known)}")
-    config = LexiconConfig(tuple(synonym_scopes), tuple(variant_rules), tuple(extra_files), tuple(blocklist_files), min_key_length)
+    config = LexiconConfig(
+        tuple(synonym_scopes), tuple(variant_rules), tuple(extra_files), tuple(blocklist_files), min_key_length,
+        morphology=tuple(morphology), substitutions=tuple(substitutions),
+    )
     return PhenotypeMatcher(load_resources(hpo, lexicon_dir, config, use_cache))
 
 

@@ -1,0 +1,87 @@
+"""Morphology (phenorules/lexicon/morphology.py): one notion of "the same word"."""
+
+import pytest
+
+from phenorules.errors import InputError
+from phenorules.lexicon.morphology import Morphology
+from phenorules.resources import data_dir
+
+from conftest import compile_terms
+
+VOCABULARY = {
+    "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
+    "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
+    "skin", "coarse", "erythema",
+}
+
+
+@pytest.fixture(scope="module")
+def morphology():
+    return Morphology.from_dir(data_dir("lexicons"), VOCABULARY)
+
+
+@pytest.mark.parametrize(
+    "plural, singular",
+    [
+        ("pneumothoraces", "pneumothorax"),  # -ces -> -x
+        ("exostoses", "exostosis"),  # -ses -> -sis
+        ("diverticula", "diverticulum"),  # -a -> -um
+        ("hamartomata", "hamartoma"),  # -ata -> -a
+        ("arthritides", "arthritis"),  # -itides -> -itis
+        ("vertebrae", "vertebra"),  # -ae -> -a
+        ("foramina", "foramen"),  # the table
+        ("hernias", "hernia"),
+    ],
+)
+def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
+    assert morphology.singular(plural) == singular
+    assert morphology.base(plural) == morphology.base(singular)
+
+
+def test_an_ending_never_makes_up_a_word(morphology):
+    assert morphology.singular("facies") == "facies"  # not 'facy'
+    assert morphology.singular("hernia") == "hernia"  # not a plural of 'hernium'
+    assert morphology.base("position") != morphology.base("positive")  # 'ive'/'ion' needs a six-letter stem
+
+
+def test_vocabulary_words_get_their_classical_plurals(morphology):
+    assert "hamartomata" in morphology.plurals("hamartoma")
+    assert "arthritides" in morphology.plurals("arthritis")
+    assert "pneumothoraces" in morphology.plurals("pneumothorax")
+
+
+@pytest.mark.parametrize(
+    "derived, word",
+    [("hyperkeratotic", "hyperkeratosis"), ("underdevelopment", "underdeveloped"), ("stereotypic", "stereotypy"),
+     ("erythematous", "erythema"), ("coarsened", "coarse"), ("atrophic", "atrophy")],
+)
+def test_derivations_are_one_word(morphology, derived, word):
+    assert morphology.base(derived) == morphology.base(word)
+
+
+def test_participles_are_their_verb_or_adjective(morphology):
+    assert morphology.base("atrophied") == morphology.base("atrophy")  # -ied = -y
+    assert morphology.base("coarsened") == morphology.base("coarse")  # -ened = -e
+
+
+def test_derivations_can_be_switched_off():
+    plain = Morphology.from_dir(data_dir("lexicons"), VOCABULARY, derivations=False)
+    assert plain.base("hyperkeratotic") != plain.base("hyperkeratosis")
+
+
+def test_the_word_set_index_reads_derived_and_classical_forms():
+    terms = compile_terms([("skin hyperkeratosis", "HP:0000962", ""), ("multiple exostoses", "HP:0002762", "")])
+    text = "hyperkeratotic skin and an exostosis, multiple"
+    found = [(text[m.start : m.end], m.entry.hpo_id) for m in terms.word_sets.find(text, terms.matcher)]
+    assert found == [("hyperkeratotic skin", "HP:0000962")]
+    text = "multiple exostosis"
+    assert [m.entry.hpo_id for m in terms.word_sets.find(text, terms.matcher)] == ["HP:0002762"]
+
+
+def test_a_bad_stem_length_names_the_line(tmp_path):
+    import shutil
+
+    shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
+    (tmp_path / "derivations.tsv").write_text("ic\ty\tfour\n")
+    with pytest.raises(InputError, match=r"derivations.tsv:1: the shortest stem must be a number"):
+        Morphology.from_dir(tmp_path)
