@@ -80,7 +80,7 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
     assert again.matcher("seizures") == first.matcher("seizures")
     assert again.word_sets.rows == first.word_sets.rows
     built = []
-    monkeypatch.setattr(resources, "build_lexicon", lambda *args: _counting(built, args))
+    monkeypatch.setattr(resources, "lexicon_parts", lambda *args: _counting(built, args))
     blob = entry.read_bytes()
     for damaged in (blob[: len(blob) // 2], blob[:-1] + bytes([blob[-1] ^ 1]), b"\x80\x04junk" + blob[11:], b""):
         entry.write_bytes(damaged)
@@ -94,10 +94,10 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
 
 
 def _counting(built, args):
-    from phenorules.lexicon import build_lexicon
+    from phenorules.lexicon import lexicon_parts
 
     built.append(1)
-    return build_lexicon(*args)
+    return lexicon_parts(*args)
 
 
 def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
@@ -111,7 +111,7 @@ def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setattr(pickle, "loads", lambda *_: pytest.fail("pickle.loads called"))
     monkeypatch.setattr(pickle, "load", lambda *_: pytest.fail("pickle.load called"))
-    monkeypatch.setattr(resources, "build_lexicon", lambda *_: pytest.fail("rebuilt instead of loaded"))
+    monkeypatch.setattr(resources, "lexicon_parts", lambda *_: pytest.fail("rebuilt instead of loaded"))
     assert resources.load_resources(MINI_OBO).matcher("seizures")
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 from ..errors import InputError
 from ..lexicon import SUBSTITUTION_SOURCES
 from ..lexicon.learn import LearnSettings
-from ..pipeline import REQUIRED_STAGES, STAGES
+from ..pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
 
@@ -32,7 +32,8 @@ def ablation_settings() -> list[Setting]:
         Setting("variants", stage_config={"match": {"variant_rules": []}}),
         Setting("derivations", stage_config={"match": {"morphology": []}}),
         Setting(WITH + "substitutions", stage_config={"match": {"substitutions": list(SUBSTITUTION_SOURCES)}}),
-        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES),
+        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | OPTIONAL_STAGES),
+        *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in OPTIONAL_STAGES),
         Setting("learned lexicon", learn=False),
     ]
 
