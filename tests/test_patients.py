@@ -322,3 +322,21 @@ def test_policy_mode_follows_the_article_shape(tmp_path):
     assert policy.mode("DISCUSS", True, ("multi", "case"))[0] == "sentence"
     assert policy.mode("METHODS", True, ("multi", "nocase")) == ("carry", "mode.nocase.METHODS")
     assert policy.cite("mode.nocase.METHODS").startswith("mode.nocase.METHODS=carry (policy.tsv:")
+
+
+def test_a_general_statement_does_not_carry_the_patient(mini_nlp):
+    art = article(
+        [
+            ("CASE", "paragraph", "The patient was a boy with ataxia. The syndrome is characterized by seizures. Smith et al. saw hypotonia. He had microcephaly."),
+        ],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_in_a_single_patient_article_cited_people_take_their_phenotypes(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The patient was a boy with ataxia. Females carrying the variant had seizures. These four patients had hypotonia. He had microcephaly.")],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}

@@ -172,6 +172,8 @@ class Attributor:
     def _plural(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str], chain: tuple[str, ...]):
         count = mention.count
         if self.single is not None:
+            if self.policy.single_plurals_are_others:
+                return replace(mention, role=OTHER), chain + ("one patient: a plural speaks of other people",)
             return None  # one patient: "the affected individuals" are others
         if mode not in ("carry", "paragraph") and not self._plural_in_sentence_mode(mention):
             return None
@@ -225,8 +227,9 @@ class Attributor:
                             recent.extend(resolved[0].patients)
                 if passage.is_table_body and unit_index == 0:
                     header = self._header(start, end, in_sentence)
+                general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
                 for index in _within(order, start, end, phenotype_starts):
-                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section)
+                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section, general)
                     if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
                         attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
                     if attribution is not None:
@@ -245,12 +248,12 @@ class Attributor:
             return focus
         return Focus(mention.patients, mention, mention.rule, chain)
 
-    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str) -> Attribution | None:
+    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
         if mode == "none":
             return None
         plain = [(m, c) for m, c in in_sentence if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
         chosen = self._bound(phenotype, plain)
-        if chosen is None and mode in ("carry", "paragraph"):
+        if chosen is None and mode in ("carry", "paragraph") and general is None:
             base = focus if focus is not None else self.unfocused(mode)
             if base is not None:
                 chosen = Focus(base.patients, base.mention, f"focus:{base.rule}", base.chain + (f"focus carried: {self.policy.cite(setting)}",))

@@ -12,9 +12,9 @@ from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from .prefilter import Prefilter, prefilter
 
-KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun")
+KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
 # Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
-CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present")
+CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 
@@ -110,6 +110,7 @@ class Policy:
     unfocused_multi: str
     single_patient_carry_start: bool
     sentence_mode_plurals: str
+    single_plurals_are_others: bool
     sources: dict[str, str]  # setting -> file:line
 
     def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
@@ -217,6 +218,7 @@ def read_policy(path: Path) -> Policy:
         unfocused_multi=_setting(path, settings, "unfocused_multi", ("none", "all")),
         single_patient_carry_start=_flag(path, settings, "single_patient_carry_start"),
         sentence_mode_plurals=_setting(path, settings, "sentence_mode_plurals", ("none", "counted", "all")),
+        single_plurals_are_others=_flag(path, settings, "single_plurals_are_others"),
         sources=sources,
     )
 
