@@ -340,3 +340,11 @@ def test_in_a_single_patient_article_cited_people_take_their_phenotypes(mini_nlp
         {"P1": ["The patient"]},
     )
     assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_a_listed_sibling_as_subject_becomes_the_one_talked_about(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband was a girl. She had ataxia. Her younger sister was born at term. She had seizures. Her mother was examined. She had hypotonia.")],
+        {"P1": ["The proband"], "P2": ["Her younger sister"], "P3": ["Her mother"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [ATAXIA], "P2": [SEIZURE, HYPOTONIA], "P3": []}

@@ -245,8 +245,20 @@ class Attributor:
             return focus
         is_relative = mention.role in (RELATIVE, OTHER) or mention.kinship
         if is_relative and not self.policy.relative_sets_focus:
-            return focus
+            subject = self._listed_kin_subject(mention)
+            if subject is None:
+                return focus
+            chain = chain + (f"a listed relative of the patients' generation as the subject: {subject.name} ({subject.source})",)
         return Focus(mention.patients, mention, mention.rule, chain)
+
+    def _listed_kin_subject(self, mention: PatientMention):
+        """The cue that makes a listed brother or sister the subject of its sentence ("her
+        younger sister was born ..."): the next sentences speak of her. Not a parent."""
+        if mention.role != NAMED or not mention.patients or self.cues is None:
+            return None
+        if any(p in self.people.ascendants for p in mention.patients):
+            return None
+        return self.cues.first("subject", self.text[mention.end : mention.end + 40])
 
     def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
         if mode == "none":
