@@ -348,3 +348,11 @@ def test_a_listed_sibling_as_subject_becomes_the_one_talked_about(mini_nlp):
         {"P1": ["The proband"], "P2": ["Her younger sister"], "P3": ["Her mother"]},
     )
     assert associations(mini_nlp, art) == {"P1": [ATAXIA], "P2": [SEIZURE, HYPOTONIA], "P3": []}
+
+
+def test_a_parent_s_phenotype_is_not_the_patient_s(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The patient was a boy with ataxia. The pregnancy was complicated by maternal seizures. He had microcephaly.")],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}

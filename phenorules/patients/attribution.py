@@ -263,6 +263,8 @@ class Attributor:
     def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
         if mode == "none":
             return None
+        if self._held_by_a_parent(phenotype):
+            return None
         plain = [(m, c) for m, c in in_sentence if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
         chosen = self._bound(phenotype, plain)
         if chosen is None and mode in ("carry", "paragraph") and general is None:
@@ -279,6 +281,11 @@ class Attributor:
         if not patients:
             return None
         return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
+
+    def _held_by_a_parent(self, phenotype: Phenotype) -> bool:
+        """'maternal diabetes', "the mother's hypothyroidism": the words right before the
+        phenotype give it to a parent, not to the patient talked about."""
+        return self.cues is not None and self.cues.first("parent_of", self.text[max(0, phenotype.start - 40) : phenotype.start]) is not None
 
     def _bound(self, phenotype: Phenotype, plain: list) -> Focus | None:
         """The mention in the sentence the phenotype belongs to: one right after it that a
