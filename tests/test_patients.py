@@ -356,3 +356,11 @@ def test_a_parent_s_phenotype_is_not_the_patient_s(mini_nlp):
         {"P1": ["The patient"]},
     )
     assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_a_comparison_shares_only_its_clause(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 was a girl. Patient 2 was a boy. He had, like patient 1, ataxia, he also presented seizures and hypotonia.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [ATAXIA], "O2": [SEIZURE, ATAXIA, HYPOTONIA]}

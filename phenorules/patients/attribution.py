@@ -228,8 +228,10 @@ class Attributor:
                 if passage.is_table_body and unit_index == 0:
                     header = self._header(start, end, in_sentence)
                 general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
-                for index in _within(order, start, end, phenotype_starts):
-                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section, general)
+                in_unit = _within(order, start, end, phenotype_starts)
+                unit_phenotypes = [phenotypes[i] for i in in_unit]
+                for index in in_unit:
+                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section, general, unit_phenotypes)
                     if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
                         attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
                     if attribution is not None:
@@ -260,7 +262,7 @@ class Attributor:
             return None
         return self.cues.first("subject", self.text[mention.end : mention.end + 40])
 
-    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
+    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None, in_unit: Sequence[Phenotype] = ()) -> Attribution | None:
         if mode == "none":
             return None
         if self._held_by_a_parent(phenotype):
@@ -275,12 +277,27 @@ class Attributor:
             return None
         patients, chain = chosen.patients, chosen.chain
         for mention, mention_chain in in_sentence:
-            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients:
+            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients and self._compared(phenotype, mention, in_sentence, in_unit):
                 patients = tuple(dict.fromkeys(patients + mention.patients))
                 chain = chain + mention_chain + (f"comparison shares it: {mention.cue[1]} ({mention.cue[2]})",)
         if not patients:
             return None
         return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
+
+    def _compared(self, phenotype: Phenotype, comparison: PatientMention, in_sentence: list, in_unit: Sequence[Phenotype]) -> bool:
+        """Whether a comparison's clause holds the phenotype: "He had, like his sister, thick
+        eyebrows, he presented micrognathia" shares the eyebrows only. Before the comparison,
+        its clause goes back to the mention before it; after, it ends at the first patient
+        mention that follows a phenotype of the clause ("Similar to P1, she had X" holds X)."""
+        if not self.policy.comparison_clause:
+            return True
+        others = [m.start for m, _ in in_sentence if m.cue is None]
+        if phenotype.end <= comparison.start:
+            return not any(phenotype.end <= start < comparison.start for start in others)
+        for start in sorted(others):
+            if comparison.end <= start < phenotype.start and any(comparison.end <= p.start < start for p in in_unit):
+                return False
+        return True
 
     def _held_by_a_parent(self, phenotype: Phenotype) -> bool:
         """'maternal diabetes', "the mother's hypothyroidism": the words right before the

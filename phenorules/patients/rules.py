@@ -111,6 +111,7 @@ class Policy:
     single_patient_carry_start: bool
     sentence_mode_plurals: str
     single_plurals_are_others: bool
+    comparison_clause: bool
     sources: dict[str, str]  # setting -> file:line
 
     def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
@@ -219,6 +220,7 @@ def read_policy(path: Path) -> Policy:
         single_patient_carry_start=_flag(path, settings, "single_patient_carry_start"),
         sentence_mode_plurals=_setting(path, settings, "sentence_mode_plurals", ("none", "counted", "all")),
         single_plurals_are_others=_flag(path, settings, "single_plurals_are_others"),
+        comparison_clause=_flag(path, settings, "comparison_clause"),
         sources=sources,
     )
 
