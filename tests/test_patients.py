@@ -364,3 +364,15 @@ def test_a_comparison_shares_only_its_clause(mini_nlp):
         {"O1": [], "O2": []},
     )
     assert associations(mini_nlp, art) == {"O1": [ATAXIA], "O2": [SEIZURE, ATAXIA, HYPOTONIA]}
+
+
+def test_a_figure_between_a_heading_and_its_text_does_not_end_the_patient(mini_nlp):
+    art = article(
+        [
+            ("CASE", "title_2", "Patient 1"),
+            ("FIG", "fig_caption", "Patient 2 had ataxia."),
+            ("CASE", "paragraph", "She had seizures."),
+        ],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": [ATAXIA]}

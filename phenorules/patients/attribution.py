@@ -202,11 +202,19 @@ class Attributor:
         attributions: list[Attribution] = []
         focus: Focus | None = None
         recent: list[str] = []
-        previous_section = None
+        previous_section = body_section = None
+        body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
         for passage in self.passages:
             mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
-            if mode != "carry" or passage.section != previous_section:
+            floating = passage.section in self.policy.float_sections
+            if floating and previous_section not in self.policy.float_sections:
+                body_focus = focus
+            if mode == "carry" and not floating and previous_section in self.policy.float_sections and passage.section == body_section:
+                focus = body_focus  # the text goes on where the caption interrupted it
+            elif mode != "carry" or passage.section != previous_section:
                 focus = self.start_focus(mode, setting)
+            if not floating:
+                body_section = passage.section
             previous_section = passage.section
             named_in_passage = False
             if passage.is_table_body:

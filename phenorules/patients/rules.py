@@ -112,6 +112,7 @@ class Policy:
     sentence_mode_plurals: str
     single_plurals_are_others: bool
     comparison_clause: bool
+    float_sections: frozenset[str]
     sources: dict[str, str]  # setting -> file:line
 
     def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
@@ -221,6 +222,7 @@ def read_policy(path: Path) -> Policy:
         sentence_mode_plurals=_setting(path, settings, "sentence_mode_plurals", ("none", "counted", "all")),
         single_plurals_are_others=_flag(path, settings, "single_plurals_are_others"),
         comparison_clause=_flag(path, settings, "comparison_clause"),
+        float_sections=frozenset(_setting(path, settings, "float_sections").split()),
         sources=sources,
     )
 
