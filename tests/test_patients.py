@@ -322,3 +322,57 @@ def test_policy_mode_follows_the_article_shape(tmp_path):
     assert policy.mode("DISCUSS", True, ("multi", "case"))[0] == "sentence"
     assert policy.mode("METHODS", True, ("multi", "nocase")) == ("carry", "mode.nocase.METHODS")
     assert policy.cite("mode.nocase.METHODS").startswith("mode.nocase.METHODS=carry (policy.tsv:")
+
+
+def test_a_general_statement_does_not_carry_the_patient(mini_nlp):
+    art = article(
+        [
+            ("CASE", "paragraph", "The patient was a boy with ataxia. The syndrome is characterized by seizures. Smith et al. saw hypotonia. He had microcephaly."),
+        ],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_in_a_single_patient_article_cited_people_take_their_phenotypes(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The patient was a boy with ataxia. Females carrying the variant had seizures. These four patients had hypotonia. He had microcephaly.")],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_a_listed_sibling_as_subject_becomes_the_one_talked_about(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The proband was a girl. She had ataxia. Her younger sister was born at term. She had seizures. Her mother was examined. She had hypotonia.")],
+        {"P1": ["The proband"], "P2": ["Her younger sister"], "P3": ["Her mother"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [ATAXIA], "P2": [SEIZURE, HYPOTONIA], "P3": []}
+
+
+def test_a_parent_s_phenotype_is_not_the_patient_s(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "The patient was a boy with ataxia. The pregnancy was complicated by maternal seizures. He had microcephaly.")],
+        {"P1": ["The patient"]},
+    )
+    assert associations(mini_nlp, art) == {"P1": [MICROCEPHALY, ATAXIA]}
+
+
+def test_a_comparison_shares_only_its_clause(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 was a girl. Patient 2 was a boy. He had, like patient 1, ataxia, he also presented seizures and hypotonia.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [ATAXIA], "O2": [SEIZURE, ATAXIA, HYPOTONIA]}
+
+
+def test_a_figure_between_a_heading_and_its_text_does_not_end_the_patient(mini_nlp):
+    art = article(
+        [
+            ("CASE", "title_2", "Patient 1"),
+            ("FIG", "fig_caption", "Patient 2 had ataxia."),
+            ("CASE", "paragraph", "She had seizures."),
+        ],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": [ATAXIA]}

@@ -172,6 +172,8 @@ class Attributor:
     def _plural(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str], chain: tuple[str, ...]):
         count = mention.count
         if self.single is not None:
+            if self.policy.single_plurals_are_others:
+                return replace(mention, role=OTHER), chain + ("one patient: a plural speaks of other people",)
             return None  # one patient: "the affected individuals" are others
         if mode not in ("carry", "paragraph") and not self._plural_in_sentence_mode(mention):
             return None
@@ -200,11 +202,19 @@ class Attributor:
         attributions: list[Attribution] = []
         focus: Focus | None = None
         recent: list[str] = []
-        previous_section = None
+        previous_section = body_section = None
+        body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
         for passage in self.passages:
             mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
-            if mode != "carry" or passage.section != previous_section:
+            floating = passage.section in self.policy.float_sections
+            if floating and previous_section not in self.policy.float_sections:
+                body_focus = focus
+            if mode == "carry" and not floating and previous_section in self.policy.float_sections and passage.section == body_section:
+                focus = body_focus  # the text goes on where the caption interrupted it
+            elif mode != "carry" or passage.section != previous_section:
                 focus = self.start_focus(mode, setting)
+            if not floating:
+                body_section = passage.section
             previous_section = passage.section
             named_in_passage = False
             if passage.is_table_body:
@@ -225,8 +235,11 @@ class Attributor:
                             recent.extend(resolved[0].patients)
                 if passage.is_table_body and unit_index == 0:
                     header = self._header(start, end, in_sentence)
-                for index in _within(order, start, end, phenotype_starts):
-                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section)
+                general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
+                in_unit = _within(order, start, end, phenotype_starts)
+                unit_phenotypes = [phenotypes[i] for i in in_unit]
+                for index in in_unit:
+                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section, general, unit_phenotypes)
                     if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
                         attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
                     if attribution is not None:
@@ -242,15 +255,29 @@ class Attributor:
             return focus
         is_relative = mention.role in (RELATIVE, OTHER) or mention.kinship
         if is_relative and not self.policy.relative_sets_focus:
-            return focus
+            subject = self._listed_kin_subject(mention)
+            if subject is None:
+                return focus
+            chain = chain + (f"a listed relative of the patients' generation as the subject: {subject.name} ({subject.source})",)
         return Focus(mention.patients, mention, mention.rule, chain)
 
-    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str) -> Attribution | None:
+    def _listed_kin_subject(self, mention: PatientMention):
+        """The cue that makes a listed brother or sister the subject of its sentence ("her
+        younger sister was born ..."): the next sentences speak of her. Not a parent."""
+        if mention.role != NAMED or not mention.patients or self.cues is None:
+            return None
+        if any(p in self.people.ascendants for p in mention.patients):
+            return None
+        return self.cues.first("subject", self.text[mention.end : mention.end + 40])
+
+    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None, in_unit: Sequence[Phenotype] = ()) -> Attribution | None:
         if mode == "none":
+            return None
+        if self._held_by_a_parent(phenotype):
             return None
         plain = [(m, c) for m, c in in_sentence if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
         chosen = self._bound(phenotype, plain)
-        if chosen is None and mode in ("carry", "paragraph"):
+        if chosen is None and mode in ("carry", "paragraph") and general is None:
             base = focus if focus is not None else self.unfocused(mode)
             if base is not None:
                 chosen = Focus(base.patients, base.mention, f"focus:{base.rule}", base.chain + (f"focus carried: {self.policy.cite(setting)}",))
@@ -258,12 +285,32 @@ class Attributor:
             return None
         patients, chain = chosen.patients, chosen.chain
         for mention, mention_chain in in_sentence:
-            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients:
+            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients and self._compared(phenotype, mention, in_sentence, in_unit):
                 patients = tuple(dict.fromkeys(patients + mention.patients))
                 chain = chain + mention_chain + (f"comparison shares it: {mention.cue[1]} ({mention.cue[2]})",)
         if not patients:
             return None
         return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
+
+    def _compared(self, phenotype: Phenotype, comparison: PatientMention, in_sentence: list, in_unit: Sequence[Phenotype]) -> bool:
+        """Whether a comparison's clause holds the phenotype: "He had, like his sister, thick
+        eyebrows, he presented micrognathia" shares the eyebrows only. Before the comparison,
+        its clause goes back to the mention before it; after, it ends at the first patient
+        mention that follows a phenotype of the clause ("Similar to P1, she had X" holds X)."""
+        if not self.policy.comparison_clause:
+            return True
+        others = [m.start for m, _ in in_sentence if m.cue is None]
+        if phenotype.end <= comparison.start:
+            return not any(phenotype.end <= start < comparison.start for start in others)
+        for start in sorted(others):
+            if comparison.end <= start < phenotype.start and any(comparison.end <= p.start < start for p in in_unit):
+                return False
+        return True
+
+    def _held_by_a_parent(self, phenotype: Phenotype) -> bool:
+        """'maternal diabetes', "the mother's hypothyroidism": the words right before the
+        phenotype give it to a parent, not to the patient talked about."""
+        return self.cues is not None and self.cues.first("parent_of", self.text[max(0, phenotype.start - 40) : phenotype.start]) is not None
 
     def _bound(self, phenotype: Phenotype, plain: list) -> Focus | None:
         """The mention in the sentence the phenotype belongs to: one right after it that a

@@ -295,6 +295,8 @@ def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: 
     if cand.kind == "proband":
         probands = tuple(p.patient_id for p in profiles if p.proband)
         return PatientMention(*span, NAMED, probands, source=source) if len(probands) == 1 else PatientMention(*span, ANAPHOR, source=source, sex=sex)
+    if cand.kind == "others":
+        return PatientMention(*span, OTHER, source=source)
     if cand.kind in PLURAL_ROLES:
         return PatientMention(*span, cand.kind, source=source, count=_count(cand.match, rules))
     return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR, source=source, sex=sex)

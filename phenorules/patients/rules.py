@@ -12,9 +12,9 @@ from ..errors import InputError
 from ..lexicon.tsv import read_tsv
 from .prefilter import Prefilter, prefilter
 
-KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun")
+KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
 # Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
-CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present")
+CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general", "subject", "parent_of")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 
@@ -110,6 +110,9 @@ class Policy:
     unfocused_multi: str
     single_patient_carry_start: bool
     sentence_mode_plurals: str
+    single_plurals_are_others: bool
+    comparison_clause: bool
+    float_sections: frozenset[str]
     sources: dict[str, str]  # setting -> file:line
 
     def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
@@ -217,6 +220,9 @@ def read_policy(path: Path) -> Policy:
         unfocused_multi=_setting(path, settings, "unfocused_multi", ("none", "all")),
         single_patient_carry_start=_flag(path, settings, "single_patient_carry_start"),
         sentence_mode_plurals=_setting(path, settings, "sentence_mode_plurals", ("none", "counted", "all")),
+        single_plurals_are_others=_flag(path, settings, "single_plurals_are_others"),
+        comparison_clause=_flag(path, settings, "comparison_clause"),
+        float_sections=frozenset(_setting(path, settings, "float_sections").split()),
         sources=sources,
     )
 
