@@ -21,7 +21,7 @@ import stat
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import IO, Iterable, Iterator
+from typing import IO, BinaryIO, Iterable, Iterator
 
 from .errors import InputError
 
@@ -31,21 +31,33 @@ _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp")
 _TEMPORARIES: set[str] = set()  # this process's temporary files, removed on a signal
 
 
-def read_bytes(path: str) -> bytes:
-    """The whole file, or standard input for ``-``."""
+def open_binary(path: str) -> BinaryIO:
+    """The file opened to read bytes, or standard input's for ``-`` (the caller closes
+    only the former); a failure is one line naming the file."""
     try:
         if path == STDIN:
             if sys.stdin is None:
                 raise InputError("<stdin>: cannot read: standard input is closed")
-            return sys.stdin.buffer.read()
-        with open(path, "rb") as handle:
-            return handle.read()
+            return sys.stdin.buffer
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except OSError as error:
         raise InputError(f"{_name(path, '<stdin>')}: cannot read: {error.strerror}") from None
+
+
+def read_bytes(path: str) -> bytes:
+    """The whole file, or standard input for ``-``."""
+    handle = open_binary(path)
+    try:
+        return handle.read()
+    except OSError as error:
+        raise InputError(f"{_name(path, '<stdin>')}: cannot read: {error.strerror}") from None
+    finally:
+        if path != STDIN:
+            handle.close()
 
 
 def read_text(path: str) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from .errors import InputError
-from .files import STDIN, stat_or_none
+from .files import STDIN, open_binary, stat_or_none
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARTIAL_SUFFIX = ".partial"
@@ -115,17 +115,7 @@ class _open_binary:
         self.raw: BinaryIO | None = None
 
     def __enter__(self) -> tuple[BinaryIO, BinaryIO]:
-        name = "<stdin>" if self.path == STDIN else self.path
-        try:
-            if self.path == STDIN and sys.stdin is None:
-                raise InputError("<stdin>: cannot read: standard input is closed")
-            raw = sys.stdin.buffer if self.path == STDIN else open(self.path, "rb")
-        except FileNotFoundError:
-            raise InputError(f"{name}: no such file") from None
-        except IsADirectoryError:
-            raise InputError(f"{name}: is a directory, not a file") from None
-        except OSError as error:
-            raise InputError(f"{name}: cannot read: {error.strerror}") from None
+        raw = open_binary(self.path)
         self.raw = raw
         buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
         if buffered.peek(2)[:2] == GZIP_MAGIC:
@@ -133,7 +123,7 @@ class _open_binary:
         return buffered, raw
 
     def __exit__(self, *exc) -> None:
-        if self.raw is not None and self.raw is not sys.stdin.buffer:
+        if self.raw is not None and self.path != STDIN:
             self.raw.close()
 
 
