@@ -308,6 +308,9 @@ def format_table(result: dict) -> str:
             f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all"
         )
     for shape, row in result.get("by_shape", {}).items():
+        if not row["patients"]:
+            lines.append(f"{shape:<10}association in {shape}-patient articles: no such article")
+            continue
         lines.append(
             f"{shape:<10}association in {shape}-patient articles: {row['patients']} patients, "
             f"micro F1 {row['micro']:.4f}, macro F1 {row['macro']:.4f}, {row['zero_f1']} with F1 = 0"
