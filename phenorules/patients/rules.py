@@ -151,15 +151,21 @@ def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
     return [(lineno, row[:width]) for row, lineno in read_tsv(path, width)]
 
 
+def _pattern_row(path: Path, lineno: int, name: str, kind: str, pattern: str, kinds, what: str) -> re.Pattern:
+    """The compiled regex of a (name, kind, pattern) row; a kind not in ``kinds`` or a bad
+    pattern is an InputError naming the file and line."""
+    if kind not in kinds:
+        raise InputError(f"{path}, line {lineno}: unknown {what} {kind!r}; kinds are {', '.join(kinds)}")
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
+
+
 def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
     patterns = []
     for rank, (lineno, (name, kind, pattern)) in enumerate(_rows(path, 3)):
-        if kind not in KINDS:
-            raise InputError(f"{path}, line {lineno}: unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
-        try:
-            regex = re.compile(pattern)
-        except re.error as error:
-            raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
+        regex = _pattern_row(path, lineno, name, kind, pattern, KINDS, "kind")
         lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
         patterns.append(MentionPattern(name, kind, regex, rank, f"{path.name}:{lineno}", lower_regex, prefilter((lower_regex or regex).pattern)))
     return tuple(patterns)
@@ -168,12 +174,7 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
 def read_cues(path: Path) -> Cues:
     cues = []
     for lineno, (name, kind, pattern) in _rows(path, 3):
-        if kind not in CUE_KINDS:
-            raise InputError(f"{path}, line {lineno}: unknown cue kind {kind!r}; kinds are {', '.join(CUE_KINDS)}")
-        try:
-            regex = re.compile(pattern)
-        except re.error as error:
-            raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
+        regex = _pattern_row(path, lineno, name, kind, pattern, CUE_KINDS, "cue kind")
         cues.append(Cue(name, kind, regex, f"{path.name}:{lineno}"))
     return Cues(tuple(cues))
 
