@@ -465,7 +465,7 @@ def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hp
 
 @main.command()
 @click.argument("train_path", metavar="TRAIN.jsonl")
-@click.option("-o", "--output-dir", default="out/ablation", show_default=True, metavar="DIR", help="Where ablation.md, ablation.json and ablation.png go.")
+@click.option("-o", "--output-dir", default="out/ablation", show_default=True, metavar="DIR", help="Where ablation.md, ablation.json and ablation.svg go.")
 @click.option("--folds", type=int, default=5, show_default=True, help="Number of article folds.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold assignment.")
 @HPO_OPTION

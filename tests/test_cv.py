@@ -1,18 +1,19 @@
 import json
-import struct
-import zlib
+from xml.etree import ElementTree
 
 import pytest
 from spacy.language import Language
 
 from phenorules.evaluation.ablation import FULL, ablation_settings, contributions, markdown_table, write_ablation
-from phenorules.evaluation.barchart import bar_chart
+from phenorules.evaluation.barchart import NEGATIVE, POSITIVE, bar_chart
 from phenorules.evaluation.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.evaluation.folds import assign_folds
 from phenorules.lexicon.learn import LearnSettings
 
 from conftest import MINI_OBO
 from learn_corpus import CORPUS, make_article
+
+SVG = "http://www.w3.org/2000/svg"
 
 
 def _articles(singles: int, multis: int) -> list[dict]:
@@ -118,21 +119,22 @@ def test_a_part_off_by_default_is_a_with_row_and_not_in_the_chart():
 
 def test_ablation_files_are_written(tmp_path):
     paths = write_ablation(_result(), tmp_path)
-    assert [p.name for p in paths] == ["ablation.md", "ablation.json", "ablation.png"]
+    assert [p.name for p in paths] == ["ablation.md", "ablation.json", "ablation.svg"]
     assert json.loads(paths[1].read_text())["settings"][1]["name"] == "variants"
 
 
-def test_bar_chart_is_a_valid_png(tmp_path):
-    path = tmp_path / "chart.png"
-    bar_chart("Title", [("variants", 0.05), ("negation", -0.02)], path)
-    blob = path.read_bytes()
-    assert blob[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", blob[16:24])
-    length = struct.unpack(">I", blob[33:37])[0]
-    assert blob[37:41] == b"IDAT"
-    raw = zlib.decompress(blob[41 : 41 + length])
-    assert len(raw) == height * (1 + 3 * width)
-    assert zlib.crc32(blob[37 : 41 + length]) & 0xFFFFFFFF == struct.unpack(">I", blob[41 + length : 45 + length])[0]
+def test_bar_chart_is_an_svg_with_one_bar_per_value(tmp_path):
+    path = tmp_path / "chart.svg"
+    bar_chart("Title <&>", [("variants", 0.05), ("negation", -0.02)], path)
+    root = ElementTree.parse(path).getroot()
+    assert root.tag == f"{{{SVG}}}svg"
+    texts = [element.text for element in root.iter(f"{{{SVG}}}text")]
+    assert texts == ["Title <&>", "variants", "+0.0500", "negation", "-0.0200"]
+    bars = [element for element in root.iter(f"{{{SVG}}}rect") if element.get("fill") in (POSITIVE, NEGATIVE)]
+    assert [bar.get("fill") for bar in bars] == [POSITIVE, NEGATIVE]
+    positive, negative = (int(bar.get("width")) for bar in bars)
+    assert positive + negative == 420 and positive > negative > 0
+    assert int(bars[0].get("x")) == int(bars[1].get("x")) + negative  # both grow from the zero line
 
 
 def test_unwritable_ablation_directory_is_one_clear_error(tmp_path):

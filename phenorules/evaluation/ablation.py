@@ -80,9 +80,9 @@ def markdown_table(result: dict) -> str:
 
 
 def write_ablation(result: dict, directory: str | Path) -> list[Path]:
-    """ablation.md, ablation.json and ablation.png (each part's contribution) in ``directory``."""
+    """ablation.md, ablation.json and ablation.svg (each part's contribution) in ``directory``."""
     directory = Path(directory)
-    paths = [directory / "ablation.md", directory / "ablation.json", directory / "ablation.png"]
+    paths = [directory / "ablation.md", directory / "ablation.json", directory / "ablation.svg"]
     try:
         directory.mkdir(parents=True, exist_ok=True)
         paths[0].write_text(markdown_table(result), encoding="utf-8")
