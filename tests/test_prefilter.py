@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from phenorules.errors import InputError
 from phenorules.patients.prefilter import prefilter
 from phenorules.patients.rules import read_patterns
 from phenorules.resources import data_dir
@@ -43,14 +44,22 @@ def test_anchored_patterns_get_a_prefilter():
     assert "father" in next(p for p in PATTERNS if p.name == "kinship").prefilter.anchors
 
 
-@pytest.mark.parametrize("pattern", [r"a?", r"[^x]cat", r"\Wcat", r"(?:cat|\d+)"])
-def test_no_prefilter_where_the_analysis_cannot_be_exact(pattern):
-    assert prefilter(pattern) is None
+@pytest.mark.parametrize("starts, anchors, reads", [((), (), None), ((), ("cat",), None), ((), (), r"\w\s")])
+def test_no_prefilter_where_none_is_declared(starts, anchors, reads):
+    assert prefilter(re.compile(r"\bcat"), starts, anchors, reads) is None
 
 
-@pytest.mark.parametrize("pattern", [r"^the cat", r"cat$", r"c.t", r"(?<!x)(?:cat|dog)\b"])
-def test_matches_at_start_words_as_finditer(pattern):
-    regex, finder = re.compile(pattern), prefilter(pattern)
+def test_a_bad_reads_class_names_the_line(tmp_path):
+    path = tmp_path / "mentions.tsv"
+    path.write_text("# name\tkind\tpattern\tstarts\tanchors\treads\ncat\tanaphor\t\\bcat\\b\t-\tcat\tz-a\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"mentions\.tsv, line 2: bad reads character class"):
+        read_patterns(path)
+
+
+@pytest.mark.parametrize("pattern, starts", [(r"^the cat", ("the",)), (r"cat$", ("cat",)), (r"c.t", ("c",)), (r"(?<!x)(?:cat|dog)\b", ("cat", "dog"))])
+def test_matches_at_start_words_as_finditer(pattern, starts):
+    regex = re.compile(pattern)
+    finder = prefilter(regex, starts, (), None)
     assert finder is not None and finder.starts
     rng = random.Random(5)
     for _ in range(300):
@@ -61,7 +70,7 @@ def test_matches_at_start_words_as_finditer(pattern):
 
 def test_chunks_end_at_characters_the_pattern_cannot_read():
     regex = re.compile(r"\b(?:big\s+)*dog\b(?!\.\d)")
-    finder = prefilter(regex.pattern)
+    finder = prefilter(regex, (), ("dog",), r"\w\s.")
     assert finder is not None and not finder.starts and finder.stops is not None
     text = ("." + "y" * 200) * 5 + "a big  big dog.5, big dog. big, dog; dogs dog"
     assert spans(finder.finditer(regex, text, text.lower())) == spans(regex.finditer(text))

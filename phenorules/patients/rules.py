@@ -162,13 +162,35 @@ def _pattern_row(path: Path, lineno: int, name: str, kind: str, pattern: str, ki
         raise InputError(f"{path}, line {lineno}: bad pattern for {name}: {error}") from None
 
 
+NONE = "-"  # an empty starts, anchors or reads cell
+
+
 def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
+    """The rows (name, kind, pattern[, starts, anchors, reads]); the last three, the
+    prefilter's (see prefilter.py), are optional."""
     patterns = []
-    for rank, (lineno, (name, kind, pattern)) in enumerate(_rows(path, 3)):
+    for rank, (row, lineno) in enumerate(read_tsv(path, 3)):
+        name, kind, pattern, starts, anchors, reads = (row + [NONE] * 3)[:6]
         regex = _pattern_row(path, lineno, name, kind, pattern, KINDS, "kind")
         lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
-        patterns.append(MentionPattern(name, kind, regex, rank, f"{path.name}:{lineno}", lower_regex, prefilter((lower_regex or regex).pattern)))
+        scanned = lower_regex or regex
+        finder = prefilter(scanned, _words(starts), _words(anchors), _reads(path, lineno, reads))
+        patterns.append(MentionPattern(name, kind, regex, rank, f"{path.name}:{lineno}", lower_regex, finder))
     return tuple(patterns)
+
+
+def _words(cell: str) -> tuple[str, ...]:
+    return () if cell == NONE else tuple(cell.split())
+
+
+def _reads(path: Path, lineno: int, cell: str) -> str | None:
+    if cell == NONE:
+        return None
+    try:
+        re.compile(f"[{cell}]")
+    except re.error as error:
+        raise InputError(f"{path}, line {lineno}: bad reads character class: {error}") from None
+    return cell
 
 
 def read_cues(path: Path) -> Cues:
