@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from ..errors import InputError
+from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"
@@ -34,6 +35,28 @@ SENTENCE_GAP = " "  # between the sentences of a passage that has no text of its
 
 class _Invalid(Exception):
     """A problem at a place inside the JSON; parse_bioc adds the file name."""
+
+
+class Sentence(Shape):
+    offset: NonNegative
+    text: str = ""
+
+
+class Passage(Shape):
+    offset: NonNegative
+    text: str = ""
+    infons: dict = {}
+    sentences: Any = []  # read (as Sentences) only when the passage has no text
+
+
+class Document(Shape):
+    id: NonEmpty
+    infons: dict = {}
+    passages: list[Passage]
+
+
+class Collection(Shape):
+    documents: list[Document]
 
 
 def parse_bioc(path: str, text: str) -> list[dict]:
@@ -68,11 +91,11 @@ def _articles(path: str, value: Any) -> list[dict]:
     try:
         for i, collection in enumerate(collections):
             place = f"collection {i}" if isinstance(value, list) else "collection"
-            documents = _field(collection, "documents", list, place)
-            for j, document in enumerate(documents):
+            shaped = _shaped(Collection, collection, place, collection)
+            for j, (document, raw) in enumerate(zip(shaped.documents, collection["documents"])):
                 article = _article(document, f"{place}, documents[{j}]")
                 header = {key: collection[key] for key in COLLECTION_FIELDS if key in collection}
-                article[BIOC_SOURCE] = {"collection": header, "document": document}
+                article[BIOC_SOURCE] = {"collection": header, "document": raw}
                 if article["pmc_id"] in seen:
                     raise _Invalid(f"{place}, documents[{j}].id: duplicate document {article['pmc_id']!r}")
                 seen.add(article["pmc_id"])
@@ -82,65 +105,77 @@ def _articles(path: str, value: Any) -> list[dict]:
     return articles
 
 
-def _article(document: Any, place: str) -> dict:
-    document_id = _field(document, "id", str, place)
-    if not document_id:
-        raise _Invalid(f"{place}.id: empty string")
-    infons = [_field(document, "infons", dict, place, default={})]
+def _article(document: Document, place: str) -> dict:
+    infons = [document.infons]
     passages = []
     end = 0
-    for k, passage in enumerate(_field(document, "passages", list, place)):
-        where = f"{place} ({document_id}), passages[{k}]"
-        offset = _field(passage, "offset", int, where)
-        text = _field(passage, "text", str, where, default="") or _sentence_text(passage, offset, where)
-        passage_infons = _field(passage, "infons", dict, where, default={})
-        if offset < end:
-            raise _Invalid(f"{where}.offset: {offset} overlaps or precedes the previous passage, which ends at {end}")
-        end = offset + len(text)
-        infons.append(passage_infons)
+    for k, passage in enumerate(document.passages):
+        where = f"{place} ({document.id}), passages[{k}]"
+        text = passage.text or _sentence_text(passage, where)
+        if passage.offset < end:
+            raise _Invalid(f"{where}.offset: {passage.offset} overlaps or precedes the previous passage, which ends at {end}")
+        end = passage.offset + len(text)
+        infons.append(passage.infons)
         passages.append(
             {
-                "section_type": str(passage_infons.get("section_type") or DEFAULT_SECTION_TYPE),
-                "type": str(passage_infons.get("type") or DEFAULT_PASSAGE_TYPE),
-                "offset": offset,
+                "section_type": str(passage.infons.get("section_type") or DEFAULT_SECTION_TYPE),
+                "type": str(passage.infons.get("type") or DEFAULT_PASSAGE_TYPE),
+                "offset": passage.offset,
                 "text": text,
             }
         )
     pmids = [str(found[PMID_INFON]) for found in infons if found.get(PMID_INFON)]
-    return {"pmc_id": document_id, "pmid": pmids[0] if pmids else None, "patient": [], "full_text": passages}
+    return {"pmc_id": document.id, "pmid": pmids[0] if pmids else None, "patient": [], "full_text": passages}
 
 
-def _sentence_text(passage: dict, offset: int, where: str) -> str:
+def _sentence_text(passage: Passage, where: str) -> str:
     """A passage's text from its sentences, each at its global offset."""
     pieces: list[str] = []
-    end = offset
-    for k, sentence in enumerate(_field(passage, "sentences", list, where, default=[])):
+    end = passage.offset
+    for k, sentence in enumerate(_shaped(list[Sentence], passage.sentences, f"{where}.sentences")):
         place = f"{where}.sentences[{k}]"
-        start = _field(sentence, "offset", int, place)
-        text = _field(sentence, "text", str, place, default="")
-        if start < end:
-            raise _Invalid(f"{place}.offset: {start} precedes the end of what comes before it ({end})")
-        pieces += [SENTENCE_GAP * (start - end), text]
-        end = start + len(text)
+        if sentence.offset < end:
+            raise _Invalid(f"{place}.offset: {sentence.offset} precedes the end of what comes before it ({end})")
+        pieces += [SENTENCE_GAP * (sentence.offset - end), sentence.text]
+        end = sentence.offset + len(sentence.text)
     return "".join(pieces)
 
 
-_MISSING = object()
+_EXPECTED = {int: "a non-negative integer", str: "a string", list: "an array", dict: "an object"}
 
 
-def _field(record: Any, key: str, kind: type, place: str, default: Any = _MISSING) -> Any:
-    """``record[key]`` of the JSON type ``kind``, or _Invalid naming the place."""
-    if not isinstance(record, dict):
-        raise _Invalid(f"{place}: expected an object, got {type(record).__name__}")
-    if key not in record:
-        if default is _MISSING:
-            raise _Invalid(f"{place}.{key}: missing")
-        return default
-    value = record[key]
-    if type(value) is not kind or (kind is int and value < 0):  # JSON true is no offset
-        expected = {int: "a non-negative integer", str: "a string", list: "an array", dict: "an object"}[kind]
-        raise _Invalid(f"{place}.{key}: expected {expected}, got {json.dumps(value)[:40]}")
-    return value
+def _shaped(model: Any, value: Any, place: str, collection: Any = None) -> Any:
+    """``value`` checked against ``model``; its first problem as _Invalid naming the place
+    as "collection 0, documents[1] (PMC1), passages[2].offset" (``collection``: the raw
+    collection, for the document id)."""
+    try:
+        return check(model, value)
+    except ShapeError as error:
+        where = _place(place, error.loc, collection)
+        if error.kind == MISSING:
+            raise _Invalid(f"{where}: missing") from None
+        if error.kind == EMPTY:
+            raise _Invalid(f"{where}: empty string") from None
+        if error.expected == (dict,) and (not error.loc or isinstance(error.loc[-1], int)):  # a record
+            raise _Invalid(f"{where}: expected an object, got {type(error.value).__name__}") from None
+        raise _Invalid(f"{where}: expected {_EXPECTED[error.expected[0]]}, got {json.dumps(error.value)[:40]}") from None
+
+
+def _place(place: str, loc: tuple, collection: Any) -> str:
+    if loc and isinstance(loc[0], int):  # a list checked on its own: sentences
+        place += f"[{loc[0]}]"
+    for part, following in zip(loc, loc[1:] + (None,)):
+        if isinstance(part, int):
+            continue
+        if following is None or not isinstance(following, int):
+            place += f".{part}"
+        elif part == "documents":
+            place += f", documents[{following}]"
+        elif part == "passages":
+            place += f" ({collection['documents'][loc[1]]['id']}), passages[{following}]"
+        else:
+            place += f".{part}[{following}]"
+    return place
 
 
 # --- writing -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from ..errors import InputError
 from ..formats.phenopackets import phenopackets_for_record
 from ..ontology import Ontology
+from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
 NO_ID = "-1"
@@ -30,64 +31,97 @@ EXPORTS: dict[str, Export] = {
 }
 
 
+class PatientMention(Shape):
+    text: str
+
+
+class Patient(Shape):
+    """The task's patient list (ids and given mentions, where sex and age are read from)."""
+
+    patient_id: NonEmpty
+    mention: list[PatientMention] = []
+
+
+class Mention(Shape):
+    status: str = "unreviewed"
+    start: int
+    end: int
+    text: str
+    hpo_id: str
+    negated: bool = False
+    patients: list[str] = []
+    provenance: list[str] = []
+    predicted_id: str = ""  # absent: hpo_id
+    label: str = ""  # absent: the ontology's
+
+
+class CuratedArticle(Shape):
+    id: NonEmpty
+    pmid: str | None = None
+    patient: list[Patient] = []
+    mentions: list[Mention]
+
+
+class Curation(Shape):
+    articles: list[CuratedArticle]
+
+
 def curated_records(payload: Any, ontology: Ontology) -> list[dict]:
     """The records of ``{"articles": [...]}``; InputError names the field that is wrong."""
-    articles = _field(payload, "articles", list, "request")
-    return [curated_record(article, ontology, f"articles[{i}]") for i, article in enumerate(articles)]
+    try:
+        curation = check(Curation, payload)
+    except ShapeError as error:
+        raise InputError(f"{dotted(error.loc, 'request')}: {type_problem(error)}") from None
+    return [
+        curated_record(article, raw.get("patient", []), ontology, f"articles[{i}]")
+        for i, (article, raw) in enumerate(zip(curation.articles, payload["articles"]))
+    ]
 
 
-def curated_record(article: Any, ontology: Ontology, place: str = "article") -> dict:
-    article_id = _field(article, "id", str, place)
-    if not article_id:
-        raise InputError(f"{place}.id: empty string")
-    pmid = _field(article, "pmid", (str, type(None)), place, default=None)
-    patient_list = _patients(_field(article, "patient", list, place, default=[]), f"{place}.patient")
-    found: dict[str, set[str]] = {patient["patient_id"]: set() for patient in patient_list}
+def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: Ontology, place: str) -> dict:
+    """One article's record; ``patient_list`` is its patient list as sent."""
+    found: dict[str, set[str]] = {patient.patient_id: set() for patient in article.patient}
     entities = []
-    for i, mention in enumerate(_field(article, "mentions", list, place)):
+    for i, mention in enumerate(article.mentions):
         where = f"{place}.mentions[{i}]"
-        status = _field(mention, "status", str, where, default="unreviewed")
-        if status not in STATUSES:
-            raise InputError(f"{where}.status: {status!r} is none of {', '.join(STATUSES)}")
-        start, end = _field(mention, "start", int, where), _field(mention, "end", int, where)
-        if not 0 <= start < end:
-            raise InputError(f"{where}: start {start} and end {end} are no span")
-        text = _field(mention, "text", str, where)
-        hpo_id = _checked_id(_field(mention, "hpo_id", str, where), ontology, f"{where}.hpo_id")
-        negated = _field(mention, "negated", bool, where, default=False)
-        attributed = _strings(_field(mention, "patients", list, where, default=[]), f"{where}.patients")
-        provenance = _strings(_field(mention, "provenance", list, where, default=[]), f"{where}.provenance")
-        predicted = _field(mention, "predicted_id", str, where, default=hpo_id)
-        if status == "rejected":
+        if mention.status not in STATUSES:
+            raise InputError(f"{where}.status: {mention.status!r} is none of {', '.join(STATUSES)}")
+        if not 0 <= mention.start < mention.end:
+            raise InputError(f"{where}: start {mention.start} and end {mention.end} are no span")
+        hpo_id = _checked_id(mention.hpo_id, ontology, f"{where}.hpo_id")
+        given = mention.model_fields_set
+        predicted = mention.predicted_id if "predicted_id" in given else hpo_id
+        if mention.status == "rejected":
             continue
-        if status == "changed" or "label" not in mention:
+        if mention.status == "changed" or "label" not in given:
             label = "; ".join(ontology.names.get(part, part) for part in hpo_id.split(";"))
         else:
-            label = _field(mention, "label", str, where)
-        if status == "changed":
-            provenance = provenance + [f"curation:changed_from:{predicted}"]
+            label = mention.label
+        provenance = list(mention.provenance)
+        if mention.status == "changed":
+            provenance.append(f"curation:changed_from:{predicted}")
         entities.append(
             {
                 "identifier": hpo_id,
                 "type": "Phenotype",
-                "offset": start,
-                "length": end - start,
-                "text": text,
-                "note": "NO" if negated else None,
+                "offset": mention.start,
+                "length": mention.end - mention.start,
+                "text": mention.text,
+                "note": "NO" if mention.negated else None,
                 "label": label,
-                "patients": attributed,
+                "patients": list(mention.patients),
                 "provenance": provenance,
-                "curation": status,
+                "curation": mention.status,
             }
         )
-        if negated:  # a negated mention is an excluded feature, not an association
+        if mention.negated:  # a negated mention is an excluded feature, not an association
             continue
-        for patient in attributed:
+        for patient in mention.patients:
             if patient in found:
-                found[patient].update(phenotype_values(hpo_id, text))
+                found[patient].update(phenotype_values(hpo_id, mention.text))
     return {
-        "pmc_id": article_id,
-        "pmid": pmid,
+        "pmc_id": article.id,
+        "pmid": article.pmid,
         "entities": entities,
         "association": [{"patient_id": patient, "phenotype": sorted(values)} for patient, values in found.items()],
         "patient": patient_list,
@@ -105,38 +139,3 @@ def _checked_id(hpo_id: str, ontology: Ontology, place: str) -> str:
         if part != NO_ID and part not in ontology:
             raise InputError(f"{place}: {part!r} is no term of the loaded ontology's phenotype branch")
     return hpo_id
-
-
-_MISSING = object()
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "an array", dict: "an object"}
-
-
-def _field(record: Any, key: str, kind, place: str, default: Any = _MISSING) -> Any:
-    if not isinstance(record, dict):
-        raise InputError(f"{place}: expected an object")
-    if key not in record:
-        if default is _MISSING:
-            raise InputError(f"{place}.{key}: missing")
-        return default
-    value = record[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if type(value) not in kinds:  # type(): JSON true is no integer
-        names = " or ".join(_TYPE_NAMES.get(k, "null") for k in kinds)
-        raise InputError(f"{place}.{key}: expected {names}")
-    return value
-
-
-def _patients(values: list, place: str) -> list[dict]:
-    """The task's patient list (ids and given mentions, where sex and age are read from)."""
-    for i, patient in enumerate(values):
-        if not _field(patient, "patient_id", str, f"{place}[{i}]"):
-            raise InputError(f"{place}[{i}].patient_id: empty string")
-        for j, mention in enumerate(_field(patient, "mention", list, f"{place}[{i}]", default=[])):
-            _field(mention, "text", str, f"{place}[{i}].mention[{j}]")
-    return values
-
-
-def _strings(values: list, place: str) -> list[str]:
-    if not all(isinstance(value, str) for value in values):
-        raise InputError(f"{place}: expected an array of strings")
-    return values

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
 from phenorules.passages import layout_passages, layout_problem
+from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
@@ -22,17 +23,6 @@ ID_PART = re.compile(r"-1|[A-Za-z]+:[A-Za-z0-9]+")
 ON_ERROR = ("fail", "skip")  # a bad article stops the run, or is left out with a warning
 _BOM = b"\xef\xbb\xbf"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-_JSON_TYPES = {
-    type(None): "null",
-    bool: "boolean",
-    int: "integer",
-    float: "number",
-    str: "string",
-    list: "array",
-    dict: "object",
-}
-
 
 class _Invalid(Exception):
     """A problem inside one article; read_articles adds the file, line and article."""
@@ -191,150 +181,146 @@ def _where(path: str, lineno: int, pmc_id: str | None) -> str:
 # --- checking ------------------------------------------------------------------------
 
 
+class Passage(Shape):
+    section_type: str
+    type: str
+    offset: NonNegative
+    text: str
+
+
+class Span(Shape):
+    offset: NonNegative
+    length: NonNegative
+    text: str
+
+
+class Patient(Shape):
+    patient_id: NonEmpty
+    mention: list[Span]
+
+
+class Entity(Span):
+    identifier: str
+    type: str
+    note: str | None
+
+
+class Association(Shape):
+    patient_id: str
+    phenotype: list[Any]  # each a non-empty string: checked with its own message
+
+
+class Header(Shape):
+    pmc_id: NonEmpty
+    pmid: str | None = None  # plain corpora have none: optional, null on output
+
+
+class Article(Header):
+    full_text: list[Passage]
+    patient: list[Patient]
+
+
+class AnnotatedArticle(Article):
+    entities: list[Entity]
+    association: list[Association]
+
+
+class Prediction(Header):
+    entities: list[Entity]
+    association: list[Association]
+
+
+def _shaped(model: type[Shape], record: Any) -> Any:
+    """``record`` checked against ``model``; its first problem as _Invalid."""
+    try:
+        return check(model, record)
+    except ShapeError as error:
+        raise _Invalid(dotted(error.loc), type_problem(error)) from None
+
+
 def _check_article(article: Any, annotated: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
-    _check_header(article)
-    passages = _get(article, "full_text", list, "full_text")
-    _check_passages(passages)
-    problem = layout_problem(passages)
+    shaped = _shaped(AnnotatedArticle if annotated else Article, article)
+    _check_passages(shaped.full_text)
+    problem = layout_problem(article["full_text"])
     if problem is not None:
         raise _Invalid(*problem)
     text = article_text(article)
-    patients = _get(article, "patient", list, "patient")
-    patient_ids = _check_patients(patients, text)
+    patient_ids = _check_patients(shaped.patient, text)
     notes: list[str] = []
     if annotated:
-        entities = _get(article, "entities", list, "entities")
-        for i, entity in enumerate(entities):
+        for i, entity in enumerate(shaped.entities):
             note = _check_entity(entity, f"entities[{i}]", text, lenient=True)
             notes.extend([note] if note else [])
-        association = _get(article, "association", list, "association")
-        _check_association(association, patient_ids)
+        _check_association(shaped.association, patient_ids)
     return notes
 
 
 def _check_prediction(record: Any) -> None:
-    _check_header(record)
-    for i, entity in enumerate(_get(record, "entities", list, "entities")):
+    shaped = _shaped(Prediction, record)
+    for i, entity in enumerate(shaped.entities):
         _check_entity(entity, f"entities[{i}]", None)
-    _check_association(_get(record, "association", list, "association"), None)
+    _check_association(shaped.association, None)
 
 
-def _check_header(record: Any) -> None:
-    if not isinstance(record, dict):
-        raise _Invalid("article", f"expected object, got {_json_type(record)}")
-    if not _get(record, "pmc_id", str, "pmc_id"):
-        raise _Invalid("pmc_id", "empty string")
-    if "pmid" in record:  # plain corpora have none: optional, null on output
-        _get(record, "pmid", (str, type(None)), "pmid")
-
-
-def _check_passages(passages: list) -> None:
+def _check_passages(passages: list[Passage]) -> None:
     """Passages must come in text order without overlapping, so offsets index one string."""
     end = 0
     for i, passage in enumerate(passages):
-        field = f"full_text[{i}]"
-        _object(passage, field)
-        _get(passage, "section_type", str, f"{field}.section_type")
-        _get(passage, "type", str, f"{field}.type")
-        offset = _non_negative(passage, "offset", field)
-        text = _get(passage, "text", str, f"{field}.text")
-        if offset < end:
+        if passage.offset < end:
             raise _Invalid(
-                f"{field}.offset",
-                f"{offset} overlaps or precedes the previous passage, which ends at {end}",
+                f"full_text[{i}].offset",
+                f"{passage.offset} overlaps or precedes the previous passage, which ends at {end}",
             )
-        end = offset + len(text)
+        end = passage.offset + len(passage.text)
 
 
-def _check_patients(patients: list, text: str) -> list[str]:
+def _check_patients(patients: list[Patient], text: str) -> list[str]:
     ids: list[str] = []
     for i, patient in enumerate(patients):
         field = f"patient[{i}]"
-        _object(patient, field)
-        patient_id = _get(patient, "patient_id", str, f"{field}.patient_id")
-        if not patient_id:
-            raise _Invalid(f"{field}.patient_id", "empty string")
-        if patient_id in ids:
-            raise _Invalid(f"{field}.patient_id", f"duplicate patient {patient_id!r}")
-        ids.append(patient_id)
-        for j, mention in enumerate(_get(patient, "mention", list, f"{field}.mention")):
+        if patient.patient_id in ids:
+            raise _Invalid(f"{field}.patient_id", f"duplicate patient {patient.patient_id!r}")
+        ids.append(patient.patient_id)
+        for j, mention in enumerate(patient.mention):
             _check_span(mention, f"{field}.mention[{j}]", text)
     return ids
 
 
-def _check_entity(entity: Any, field: str, text: str | None, lenient: bool = False) -> str | None:
+def _check_entity(entity: Entity, field: str, text: str | None, lenient: bool = False) -> str | None:
     """``lenient`` (gold files): an identifier of another shape ('N', 'HP:0000252 ') is
     kept as written, and scored so, with a warning; annotated data holds such."""
     _check_span(entity, field, text)
-    identifier = _get(entity, "identifier", str, f"{field}.identifier")
-    odd = not all(ID_PART.fullmatch(part) for part in identifier.split(";"))
-    problem = f"{_short(identifier)} is not '-1' or ';'-joined ids like HP:0001250"
+    odd = not all(ID_PART.fullmatch(part) for part in entity.identifier.split(";"))
+    problem = f"{_short(entity.identifier)} is not '-1' or ';'-joined ids like HP:0001250"
     if odd and not lenient:
         raise _Invalid(f"{field}.identifier", problem)
-    _get(entity, "type", str, f"{field}.type")
-    _get(entity, "note", (str, type(None)), f"{field}.note")
     return f"{field}.identifier: {problem}; scored as written" if odd else None
 
 
-def _check_association(association: list, patient_ids: list[str] | None) -> None:
+def _check_association(association: list[Association], patient_ids: list[str] | None) -> None:
     """Each entry names a known patient (when known) and lists phenotype strings."""
     for i, entry in enumerate(association):
         field = f"association[{i}]"
-        _object(entry, field)
-        patient_id = _get(entry, "patient_id", str, f"{field}.patient_id")
-        if patient_ids is not None and patient_id not in patient_ids:
-            problem = f"{patient_id!r} is not one of the article's patients"
+        if patient_ids is not None and entry.patient_id not in patient_ids:
+            problem = f"{entry.patient_id!r} is not one of the article's patients"
             raise _Invalid(f"{field}.patient_id", problem)
-        phenotypes = _get(entry, "phenotype", list, f"{field}.phenotype")
-        for j, phenotype in enumerate(phenotypes):
+        for j, phenotype in enumerate(entry.phenotype):
             if not isinstance(phenotype, str) or not phenotype:
                 raise _Invalid(f"{field}.phenotype[{j}]", "expected a non-empty string")
 
 
-def _check_span(span: Any, field: str, text: str | None) -> None:
+def _check_span(span: Span, field: str, text: str | None) -> None:
     """A mention's text must be exactly the article text at its offset and length."""
-    _object(span, field)
-    offset = _non_negative(span, "offset", field)
-    length = _non_negative(span, "length", field)
-    if length == 0:
+    if span.length == 0:
         raise _Invalid(f"{field}.length", "a mention cannot be empty")
-    claimed = _get(span, "text", str, f"{field}.text")
-    if text is not None and text[offset : offset + length] != claimed:
-        actual = text[offset : offset + length]
+    if text is not None and text[span.offset : span.offset + span.length] != span.text:
+        actual = text[span.offset : span.offset + span.length]
         raise _Invalid(
             f"{field}.text",
-            f"{_short(claimed)} does not equal the article text at offset {offset}, "
-            f"length {length} ({_short(actual)})",
+            f"{_short(span.text)} does not equal the article text at offset {span.offset}, "
+            f"length {span.length} ({_short(actual)})",
         )
-
-
-def _get(record: dict, key: str, kind: type | tuple[type, ...], field: str) -> Any:
-    """``record[key]``, or _Invalid naming the field when it is missing or ill-typed."""
-    if key not in record:
-        raise _Invalid(field, "missing")
-    value = record[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if type(value) not in kinds:  # type(), not isinstance(): JSON true is no integer
-        expected = " or ".join(_JSON_TYPES[k] for k in kinds)
-        raise _Invalid(field, f"expected {expected}, got {_json_type(value)}")
-    return value
-
-
-def _non_negative(record: dict, key: str, field: str) -> int:
-    value = _get(record, key, int, f"{field}.{key}")
-    if value < 0:
-        raise _Invalid(f"{field}.{key}", f"negative ({value})")
-    return value
-
-
-def _object(value: Any, field: str) -> None:
-    if not isinstance(value, dict):
-        raise _Invalid(field, f"expected object, got {_json_type(value)}")
-
-
-def _json_type(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def _short(text: str, limit: int = 40) -> str:
