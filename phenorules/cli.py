@@ -63,9 +63,6 @@ class PhenorulesGroup(click.Group):
         except PhenorulesError as error:
             click.echo(f"phenorules: error: {error}", err=True)
             ctx.exit(2)
-        except ValueError as error:  # bad settings, e.g. an unknown stage name
-            click.echo(f"phenorules: error: {error}", err=True)
-            ctx.exit(2)
         except OSError as error:  # e.g. standard output full; a closed pipe (| head) exits quietly
             if error.errno == errno.EPIPE:
                 raise

@@ -11,6 +11,11 @@ class InputError(PhenorulesError):
     """Malformed or inconsistent input: says which file, line, article and field."""
 
 
+class SettingError(PhenorulesError, ValueError):
+    """A setting that names nothing there is (an unknown stage, too many folds); also a
+    ValueError, as spaCy's config validation and library callers expect."""
+
+
 class OntologyError(PhenorulesError):
     """An ontology file that cannot be read as OBO, or an id that it does not know."""
 

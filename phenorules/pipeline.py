@@ -13,6 +13,7 @@ import spacy
 from spacy.language import Language
 
 from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
+from .errors import SettingError
 from .passages import MAX_ARTICLE_CHARS
 
 # (stage name, spaCy factory) in the order they run.
@@ -59,9 +60,9 @@ def stage_plan(
     disabled = set(disable) | (OPTIONAL_STAGES - enabled)
     unknown = (disabled | enabled | set(stage_config or {})) - set(names)
     if unknown:
-        raise ValueError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
+        raise SettingError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
     if disabled & REQUIRED_STAGES:
-        raise ValueError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
+        raise SettingError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
     stage_config = stage_config or {}
     plan = []
     for name, factory in STAGES:

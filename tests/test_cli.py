@@ -55,6 +55,21 @@ def test_malformed_bioc_names_the_line(tmp_path):
     assert_error(run("annotate", str(path)), f"{path}, line 13: malformed JSON at column 5: Expecting ',' delimiter")
 
 
+def test_an_unknown_stage_is_a_user_error():
+    assert_error(run("predict", EXAMPLE, "-o", "-", "--disable", "negatoin"), "unknown stage(s) ['negatoin']")
+
+
+def test_a_value_error_from_a_bug_is_no_user_error(monkeypatch):
+    import phenorules.inputs
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(phenorules.inputs, "read_input", broken)
+    result = run("annotate", EXAMPLE)
+    assert result.exit_code == 1 and isinstance(result.exception, ValueError), result.output
+
+
 def test_an_ontology_that_is_not_obo(tmp_path):
     not_obo = tmp_path / "hp.json"
     not_obo.write_text('{"graphs": []}\n', encoding="utf-8")

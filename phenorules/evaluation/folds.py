@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+from ..errors import SettingError
+
 
 def _shuffle_key(seed: int, pmc_id: str) -> str:
     return hashlib.sha256(f"{seed}:{pmc_id}".encode()).hexdigest()
@@ -17,7 +19,7 @@ def _shuffle_key(seed: int, pmc_id: str) -> str:
 def assign_folds(articles: list[dict], folds: int, seed: int = 0) -> dict[str, int]:
     """pmc_id -> fold in ``range(folds)``; fold sizes and patient mixes differ by at most one."""
     if folds < 2 or folds > len(articles):
-        raise ValueError(f"--folds must be between 2 and the number of articles ({len(articles)}), got {folds}")
+        raise SettingError(f"--folds must be between 2 and the number of articles ({len(articles)}), got {folds}")
     single = [a["pmc_id"] for a in articles if len(a.get("patient") or []) <= 1]
     multi = [a["pmc_id"] for a in articles if len(a.get("patient") or []) > 1]
     assignment: dict[str, int] = {}

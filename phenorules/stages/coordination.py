@@ -22,7 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..errors import InputError
+from ..errors import InputError, SettingError
 from ..lexicon.tsv import read_grouped, read_tsv
 from ..resources import data_dir
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
@@ -90,9 +90,9 @@ def make_coordination(
 ):
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
-        raise ValueError(f"unknown coordination pattern(s) {unknown}; expected some of {list(PATTERNS)}")
+        raise SettingError(f"unknown coordination pattern(s) {unknown}; expected some of {list(PATTERNS)}")
     if min_list_items < 2:
-        raise ValueError(f"coordination: min_list_items must be at least 2, not {min_list_items}")
+        raise SettingError(f"coordination: min_list_items must be at least 2, not {min_list_items}")
     rules_dir = data_dir("rules")
     rules = read_rules(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",

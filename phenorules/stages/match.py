@@ -10,6 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..errors import SettingError
 from ..lexicon import MORPHOLOGY_PARTS, SUBSTITUTION_SOURCES, Entry, LexiconConfig
 from ..lexicon.variants import RULE_NAMES
 from ..matcher import Match, PhraseMatcher
@@ -59,7 +60,7 @@ def make_phenotype_matcher(
     for setting, given, known in checked:
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise ValueError(f"match stage: unknown {setting} {unknown}; expected some of {list(known)}")
+            raise SettingError(f"match stage: unknown {setting} {unknown}; expected some of {list(known)}")
     config = LexiconConfig(
         tuple(synonym_scopes), tuple(variant_rules), tuple(extra_files), tuple(blocklist_files), min_key_length,
         morphology=tuple(morphology), substitutions=tuple(substitutions),
