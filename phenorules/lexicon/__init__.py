@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import InputError
+from ..identifiers import NO_ID
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
 from .tsv import read_tsv
@@ -103,7 +104,7 @@ def _add_with_variants(
 
 
 def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:
-    if hpo_id == "-1":
+    if hpo_id == NO_ID:
         return hpo_id
     resolved = ontology.resolve(hpo_id)
     if resolved is None:
@@ -161,7 +162,7 @@ def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, str
     learned = is_learned_file(path.name)
     for row, number in read_tsv(path, 2):
         place = f"{path}:{number}"
-        ids = [ontology.resolve(i) if learned and i != "-1" else _resolve_listed_id(ontology, i, place) for i in row[1].split(";")]
+        ids = [ontology.resolve(i) if learned and i != NO_ID else _resolve_listed_id(ontology, i, place) for i in row[1].split(";")]
         if all(ids):
             yield row[0], ";".join(ids), f"{path.name}:{number}"
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from ..files import write_atomically
 from ..passages import layout_passages
 from ..matcher import PhraseMatcher, best_entry
+from ..identifiers import NO_ID
 from ..ontology import Ontology
 from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
 from .normalize import normalize_key, normalize_text
@@ -33,7 +34,6 @@ from .substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, f
 if TYPE_CHECKING:
     from ..word_sets import WordSetIndex
 
-NO_ID = "-1"
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from typing import Any, Callable
 
 from ..errors import InputError
 from ..formats.phenopackets import phenopackets_for_record
+from ..identifiers import NO_ID, phenotype_values
 from ..ontology import Ontology
 from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
-NO_ID = "-1"
 
 # Export format name -> (curated records, engine) -> the JSON objects, one a line.
 Export = Callable[[list[dict], Any], list[dict]]
@@ -126,12 +126,6 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
         "association": [{"patient_id": patient, "phenotype": sorted(values)} for patient, values in found.items()],
         "patient": patient_list,
     }
-
-
-def phenotype_values(hpo_id: str, text: str) -> list[str]:
-    """The association entries of a mention: its ids, or its text for a '-1' mention."""
-    ids = [part for part in hpo_id.split(";") if part != NO_ID]
-    return ids or [text]
 
 
 def _checked_id(hpo_id: str, ontology: Ontology, place: str) -> str:

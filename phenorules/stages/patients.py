@@ -19,9 +19,9 @@ from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import find_people
 from ..patients.rules import PatientRules, load_patient_rules
+from ..identifiers import phenotype_values
 from ..resources import data_dir
 
-NO_ID = "-1"
 
 
 @Language.factory(
@@ -69,19 +69,14 @@ class PatientAttributor:
         return doc
 
 
-def phenotype_values(span: Span) -> list[str]:
-    """The association entries a mention gives: its ids, or its text for a '-1' mention."""
-    ids = [hpo_id for hpo_id in (span._.hpo_id or "").split(";") if hpo_id and hpo_id != NO_ID]
-    return ids if ids or span._.hpo_id != NO_ID else [span.text]
-
-
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {patient_id: set() for patient_id in patient_ids}
     for attribution in attributions:
         if spans[attribution.index]._.negex:
             continue
         for patient_id in attribution.patients:
-            found[patient_id].update(phenotype_values(spans[attribution.index]))
+            span = spans[attribution.index]
+            found[patient_id].update(phenotype_values(span._.hpo_id, span.text))
     return {patient_id: sorted(values) for patient_id, values in found.items()}
 
 

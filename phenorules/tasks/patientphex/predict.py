@@ -8,6 +8,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ...document import PASSAGES, PHENOTYPES, doc_text, make_article_doc
+from ...identifiers import NO_ID, phenotype_values
 
 # Without the patient stage every given patient gets every non-negated id found outside
 # these sections (the floor the task statistics describe).
@@ -46,7 +47,7 @@ def fallback_associations(doc: Doc) -> dict[str, list[str]]:
         for span in doc.spans[PHENOTYPES]
         if not span._.negex and not any(a <= span.start_char < b for a, b in skipped)
         for hpo_id in span._.hpo_id.split(";")
-        if hpo_id != "-1"
+        if hpo_id != NO_ID
     }
     return {patient["patient_id"]: sorted(ids) for patient in doc._.patients}
 
@@ -90,7 +91,7 @@ def evidence_record(article: dict, doc: Doc) -> dict:
     for item in evidence:
         if item["note"] == "NO":  # stated absent: no association
             continue
-        values = [i for i in item["identifier"].split(";") if i and i != "-1"] or [item["text"]]
+        values = phenotype_values(item["identifier"], item["text"])
         for patient_id in item["patients"]:
             for value in values:
                 by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})

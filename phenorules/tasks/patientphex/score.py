@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from phenorules.errors import InputError
+from phenorules.identifiers import NO_ID
 from phenorules.tasks.patientphex.io import ID_PART
 
 NEGATED = "NO"
-NO_ID = "-1"
 
 Unit = tuple[int, int, str]
 
