@@ -377,8 +377,8 @@ def info(hpo: str | None) -> None:
 
 
 def _learn_options(command):
-    """The reliability thresholds of :class:`phenorules.lexicon.learn.LearnSettings` as options."""
-    from .lexicon.learn import LearnSettings
+    """The reliability thresholds of :class:`phenorules.learn.LearnSettings` as options."""
+    from .learn import LearnSettings
 
     defaults = LearnSettings()
     options = [
@@ -396,7 +396,7 @@ def _learn_options(command):
 
 
 def _learn_settings(options: dict):
-    from .lexicon.learn import LearnSettings
+    from .learn import LearnSettings
 
     return LearnSettings(**{name: options.pop(name) for name in list(options) if name in LearnSettings.__dataclass_fields__})
 
@@ -413,7 +413,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 
     from .evaluation.crossval import without_learned_files
     from .lexicon import LEARNED_BLOCKLIST, LexiconConfig
-    from .lexicon.learn import default_paths, learn as run, substitutions_path, write_learned
+    from .learn import default_paths, learn as run, substitutions_path, write_learned
     from .resources import data_dir, load_resources
     from .tasks.patientphex.io import read_articles
 

@@ -8,7 +8,7 @@ from phenorules.evaluation.ablation import FULL, ablation_settings, contribution
 from phenorules.evaluation.barchart import NEGATIVE, POSITIVE, bar_chart
 from phenorules.evaluation.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.evaluation.folds import assign_folds
-from phenorules.lexicon.learn import LearnSettings
+from phenorules.learn import LearnSettings
 
 from conftest import MINI_OBO
 from learn_corpus import CORPUS, make_article

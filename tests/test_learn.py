@@ -2,7 +2,7 @@ import pytest
 
 from phenorules.evaluation.crossval import without_learned_files
 from phenorules.lexicon import LexiconConfig, build_lexicon, is_learned_file
-from phenorules.lexicon.learn import LearnSettings, learn, write_learned
+from phenorules.learn import LearnSettings, learn, write_learned
 from phenorules.matcher import PhraseMatcher
 from phenorules.resources import data_dir
 

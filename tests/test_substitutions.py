@@ -61,7 +61,7 @@ def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
     from learn_corpus import make_article
 
     from phenorules.lexicon import LexiconConfig
-    from phenorules.lexicon.learn import LearnSettings, learn
+    from phenorules.learn import LearnSettings, learn
     from phenorules.resources import load_resources
 
     from conftest import MINI_OBO

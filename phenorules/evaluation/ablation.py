@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..errors import InputError
 from ..lexicon import SUBSTITUTION_SOURCES
-from ..lexicon.learn import LearnSettings
+from ..learn import LearnSettings
 from ..pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate

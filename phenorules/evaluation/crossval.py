@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
-from ..lexicon.learn import LearnSettings, learn
+from ..learn import LearnSettings, learn
 from ..ontology import Ontology
 from ..pipeline import build_pipeline
 from ..resources import Resources, data_dir, load_resources

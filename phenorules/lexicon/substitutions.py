@@ -11,7 +11,7 @@ kinds of evidence:
   its term's names in exactly one word makes a pair (name word -> mention word), when it
   recurs in at least ``min_articles`` articles and ``min_terms`` terms.
 
-Either kind is a candidate only: the learner (:mod:`phenorules.lexicon.learn`) keeps a
+Either kind is a candidate only: the learner (:mod:`phenorules.learn`) keeps a
 pair when the matches it makes in the training articles are annotated often enough, and
 writes the kept pairs with their counts to ``learned_substitutions.tsv`` (cross-validation
 learns them inside each fold).

@@ -22,17 +22,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from ..files import write_atomically
-from ..passages import layout_passages
-from ..matcher import PhraseMatcher, best_entry
-from ..identifiers import NO_ID
-from ..ontology import Ontology
-from . import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
-from .normalize import normalize_key, normalize_text
-from .substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
+from .files import write_atomically
+from .identifiers import NO_ID
+from .lexicon import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
+from .lexicon.normalize import normalize_key, normalize_text
+from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
+from .matcher import PhraseMatcher, best_entry
+from .ontology import Ontology
+from .passages import layout_passages
 
 if TYPE_CHECKING:
-    from ..word_sets import WordSetIndex
+    from .word_sets import WordSetIndex
 
 
 
