@@ -67,9 +67,6 @@ class Ontology:
             hpo_id = self.alt_ids.get(hpo_id) or self.replaced_by.get(hpo_id) or ""
         return None
 
-    def ancestors(self, hpo_id: str) -> set[str]:
-        return nx.descendants(self.graph, hpo_id)
-
     def is_ancestor(self, ancestor: str, hpo_id: str) -> bool:
         return ancestor != hpo_id and nx.has_path(self.graph, hpo_id, ancestor)
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from phenorules.cli import main
 from phenorules.document import PHENOTYPES, layout_passages, make_article_doc
 from phenorules.errors import InputError
-from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_patient_mentions, roman_value
+from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
 from phenorules.patients.rules import read_policy
 from phenorules.resources import data_dir
 
@@ -40,7 +40,7 @@ def rules(mini_nlp):
 
 
 def named(text, patients, rules):
-    return [(m.text, m.patients) for m in find_patient_mentions(text, patients, rules) if m.role == NAMED]
+    return [(m.text, m.patients) for m in find_people(text, patients, rules).mentions if m.role == NAMED]
 
 
 def test_pedigree_label_spellings_share_one_patient(rules):
@@ -49,7 +49,7 @@ def test_pedigree_label_spellings_share_one_patient(rules):
     found = named(text, patients, rules)
     assert ("II.1", ("OII-1",)) in found and ("II-1", ("OII-1",)) in found and ("II\u20131", ("OII-1",)) in found
     assert ("III-2", ("OIII:2",)) in found
-    others = [m.text for m in find_patient_mentions(text, patients, rules) if m.role == OTHER]
+    others = [m.text for m in find_people(text, patients, rules).mentions if m.role == OTHER]
     assert others == ["II:2"]  # a pedigree member who is not listed
 
 
@@ -69,7 +69,7 @@ def test_labels_from_given_mentions_of_p_ids(rules):
         {"patient_id": "P1", "mention": [{"text": "Patient 1", "offset": 0, "length": 9}]},
         {"patient_id": "P2", "mention": [{"text": "Patient 2", "offset": 23, "length": 9}]},
     ]
-    mentions = find_patient_mentions(text, patients, rules)
+    mentions = find_people(text, patients, rules).mentions
     assert [(m.text, m.role, m.patients) for m in mentions] == [
         ("Patient 1", NAMED, ("P1",)),
         ("Patient 2", NAMED, ("P2",)),

@@ -365,11 +365,6 @@ def find_people(text: str, patients: list[dict], rules: PatientRules) -> People:
     return People(mentions, profile_sexes(profiles, mentions, rules), frozenset(p.patient_id for p in profiles if p.ascendant))
 
 
-def find_patient_mentions(text: str, patients: list[dict], rules: PatientRules) -> list[PatientMention]:
-    """Every place in ``text`` that refers to a person, in text order."""
-    return _find_mentions(text, build_profiles(patients, rules), rules)
-
-
 def _find_mentions(text: str, profiles: list[PatientProfile], rules: PatientRules) -> list[PatientMention]:
     lowered = text.lower()
     candidates = (
