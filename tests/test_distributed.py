@@ -1,8 +1,5 @@
 """Annotation on a Dask cluster (a LocalCluster on 127.0.0.1) gives the serial bytes."""
 
-import json
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import bioc
 from bioc import biocjson, biocxml
 import pytest
 from click.testing import CliRunner
@@ -231,7 +230,7 @@ def test_pubtator_reads_back_to_the_jsonl_mentions(tmp_path):
     shift = {"1": (len("Seizures and ataxia") + 1) - 20, "2": 1}  # abstract at 20 in the article, after title + space in PubTator
     title_end = {"1": 19, "2": 0}
     read_back = []
-    for (pmid, title, abstract, mentions), article in zip(blocks, articles):
+    for (_, title, abstract, mentions), article in zip(blocks, articles):
         text = title + " " + abstract
         for start, end, mention, kind, identifier in mentions:
             assert text[start:end] == mention and kind == "Phenotype"

@@ -16,6 +16,7 @@ failure and prints the counts instead of stopping at the first.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 
@@ -251,7 +252,7 @@ def test_jsonl_read_predict_write(tmp_path, monkeypatch, fuzz_nlp, generated):
     if bad_line is None:
         COUNTS["valid"] += 1
         texts = [layout_passages(r["full_text"]) for r in records]
-        rerun = lambda: _predict(tmp_path, monkeypatch, fuzz_nlp, "in.jsonl", data)
+        rerun = functools.partial(_predict, tmp_path, monkeypatch, fuzz_nlp, "in.jsonl", data)
         _check_valid(source, out, result, texts, [r["pmc_id"] for r in records], rerun)
     else:
         COUNTS["bad"] += 1
@@ -270,5 +271,5 @@ def test_text_read_predict_write(tmp_path, monkeypatch, fuzz_nlp, text, bom, nam
             _problem("empty text not zero articles", result.output[:300])
         return
     COUNTS["valid"] += 1
-    rerun = lambda: _predict(tmp_path, monkeypatch, fuzz_nlp, name, data, *options)
+    rerun = functools.partial(_predict, tmp_path, monkeypatch, fuzz_nlp, name, data, *options)
     _check_valid(source, out, result, [text], ["note"], rerun)

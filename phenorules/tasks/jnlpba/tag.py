@@ -200,7 +200,7 @@ def lexicon_provenance(entry: Entry) -> str:
 def resolve(candidates: list[Tagged]) -> list[Tagged]:
     """Longest first; on an equal span the dictionary (listed first) wins; result in text order."""
     chosen: list[Tagged] = []
-    for order, tagged in sorted(enumerate(candidates), key=lambda p: (-(p[1].end - p[1].start), p[1].start, p[0])):
+    for _, tagged in sorted(enumerate(candidates), key=lambda p: (-(p[1].end - p[1].start), p[1].start, p[0])):
         if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
             chosen.append(tagged)
     return sorted(chosen, key=lambda t: (t.start, t.end))
