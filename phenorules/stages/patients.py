@@ -16,12 +16,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
+from ..identifiers import phenotype_values
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import find_people
 from ..patients.rules import PatientRules, load_patient_rules
-from ..identifiers import phenotype_values
 from ..resources import data_dir
-
 
 
 @Language.factory(
@@ -72,11 +71,12 @@ class PatientAttributor:
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {patient_id: set() for patient_id in patient_ids}
     for attribution in attributions:
-        if spans[attribution.index]._.negex:
+        span = spans[attribution.index]
+        if span._.negex:
             continue
+        values = phenotype_values(span._.hpo_id, span.text)
         for patient_id in attribution.patients:
-            span = spans[attribution.index]
-            found[patient_id].update(phenotype_values(span._.hpo_id, span.text))
+            found[patient_id].update(values)
     return {patient_id: sorted(values) for patient_id, values in found.items()}
 
 

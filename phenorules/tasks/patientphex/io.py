@@ -24,6 +24,7 @@ ON_ERROR = ("fail", "skip")  # a bad article stops the run, or is left out with 
 _BOM = b"\xef\xbb\xbf"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
+
 class _Invalid(Exception):
     """A problem inside one article; read_articles adds the file, line and article."""
 
