@@ -140,6 +140,39 @@ def test_profile_has_present_excluded_and_option_knowledge(nlp, knowledge):
     assert record["excluded"] == [{"hpo_id": "HP:0001250", "label": "Seizure"}]
 
 
+def test_disease_names_answer_to_their_stems_inversions_and_subtype_groups():
+    from phenorules.tasks.medxpertqa.knowledge import name_keys, normalize
+
+    assert normalize("Wilson's disease") == "wilson disease"  # possessive dropped
+    assert normalize("Type III hyperlipoproteinemia") == "type 3 hyperlipoproteinemia"
+    assert normalize("Glycogen storage disease Ia") == "glycogen storage disease 1a"
+    assert normalize("I saw vitamin C") == "i saw vitamin c"  # a pronoun and a letter are no numerals
+    assert name_keys("Teratoma, ovarian") == {"teratoma ovarian", "ovarian teratoma", "teratoma"}
+    assert "type 3 hyperlipoproteinemia" in name_keys("Hyperlipoproteinemia, type III")
+    assert {"glycogen storage disease 1", "glycogen storage disease type 1"} <= name_keys("Glycogen storage disease Ia")
+
+
+def test_one_word_stems_name_a_family_that_is_no_hpo_term(tmp_path, knowledge):
+    from phenorules.tasks.medxpertqa.knowledge import build_knowledge
+
+    header = (Path(HPOA).read_text(encoding="utf-8").splitlines())[2]
+    rows = [
+        ("OMIM:1", "Zetaosis, type 1"),
+        ("OMIM:2", "Zetaosis, type 2"),
+        ("OMIM:3", "Kappaish, genital and ear anomalies"),
+        ("OMIM:4", "Hypertension, essential"),
+        ("OMIM:5", "Hypertension, pulmonary"),
+    ]
+    lines = [header] + [f"{d}\t{name}\t\tHP:0001873\tPMID:1\tPCS\t\t\t\t\tP\tHPO:test" for d, name in rows]
+    path = tmp_path / "families.hpoa"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    built = build_knowledge(knowledge.ontology, str(path))
+    assert built.diseases_named_in("Zetaosis") == [("zetaosis", ("OMIM:1", "OMIM:2"))]  # a family of two
+    assert built.diseases_named_in("Kappaish") == []  # one disease's stem before a list
+    assert built.diseases_named_in("Hypertension") == []  # an HPO term: the disease-like term speaks
+    assert built.diseases_named_in("Essential hypertension") == [("essential hypertension", ("OMIM:4",))]
+
+
 def test_information_content_comes_from_the_annotations(knowledge):
     import math
 
