@@ -9,7 +9,9 @@ each OMIM, Orphanet and DECIPHER disease its phenotypes. From it come
 * the information content of a term, -log(share of diseases annotated with the term or a
   descendant), which weights the similarity (Resnik 1995);
 * the diseases annotated with a term, so that an option naming a disease-like HPO term
-  ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share.
+  ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share;
+* the phenotypic-abnormality terms with their ancestors, flattened for numpy: the
+  population random queries are drawn from in the scorer's null model.
 
 Loaded once per (ontology, annotation file) and kept for the process.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 
 from phenorules.errors import InputError
 from phenorules.files import read_text
@@ -92,6 +95,29 @@ def name_keys(name: str) -> set[str]:
     return {key for key in keys if len(key) >= MIN_NAME_LENGTH}
 
 
+@dataclass(frozen=True)
+class RandomTerms:
+    """Every term below Phenotypic abnormality with its ancestors, flattened term by term:
+    ``ancestors[starts[i]:starts[i + 1]]`` are term i's (itself included), ``ic`` their IC."""
+
+    starts: np.ndarray
+    ancestors: np.ndarray  # indices into ``terms``
+    ic: np.ndarray
+    terms: dict[str, int]  # every HPO id of the ontology -> index
+
+
+def random_terms(lineage: dict[str, frozenset[str]], information_content: dict[str, float]) -> RandomTerms:
+    terms = {hpo_id: index for index, hpo_id in enumerate(sorted(lineage))}
+    population = [hpo_id for hpo_id in sorted(lineage) if PHENOTYPIC_ABNORMALITY in lineage[hpo_id] and hpo_id != PHENOTYPIC_ABNORMALITY]
+    ancestors = [sorted(terms[a] for a in lineage[hpo_id]) for hpo_id in population]
+    flat = np.array([index for row in ancestors for index in row], dtype=np.int64)
+    ic_by_index = np.zeros(len(terms))
+    for hpo_id, value in information_content.items():
+        ic_by_index[terms[hpo_id]] = value
+    starts = np.cumsum([0] + [len(row) for row in ancestors[:-1]]).astype(np.int64)
+    return RandomTerms(starts, flat, ic_by_index[flat], terms)
+
+
 @dataclass
 class Knowledge:
     ontology: Ontology
@@ -101,6 +127,7 @@ class Knowledge:
     information_content: dict[str, float]  # HPO id -> IC
     lineage: dict[str, frozenset[str]]  # HPO id -> the term and its ancestors
     annotated: dict[str, frozenset[str]]  # HPO id -> diseases annotated with it or a descendant
+    random: RandomTerms
 
     def ancestors_of(self, hpo_id: str) -> frozenset[str]:
         return self.lineage.get(hpo_id, frozenset())
@@ -210,4 +237,5 @@ def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
         information_content,
         lineage,
         {hpo_id: frozenset(diseases) for hpo_id, diseases in annotated.items()},
+        random_terms(lineage, information_content),
     )
