@@ -140,6 +140,39 @@ def test_profile_has_present_excluded_and_option_knowledge(nlp, knowledge):
     assert record["excluded"] == [{"hpo_id": "HP:0001250", "label": "Seizure"}]
 
 
+def test_disease_names_answer_to_their_stems_inversions_and_subtype_groups():
+    from phenorules.tasks.medxpertqa.knowledge import name_keys, normalize
+
+    assert normalize("Wilson's disease") == "wilson disease"  # possessive dropped
+    assert normalize("Type III hyperlipoproteinemia") == "type 3 hyperlipoproteinemia"
+    assert normalize("Glycogen storage disease Ia") == "glycogen storage disease 1a"
+    assert normalize("I saw vitamin C") == "i saw vitamin c"  # a pronoun and a letter are no numerals
+    assert name_keys("Teratoma, ovarian") == {"teratoma ovarian", "ovarian teratoma", "teratoma"}
+    assert "type 3 hyperlipoproteinemia" in name_keys("Hyperlipoproteinemia, type III")
+    assert {"glycogen storage disease 1", "glycogen storage disease type 1"} <= name_keys("Glycogen storage disease Ia")
+
+
+def test_one_word_stems_name_a_family_that_is_no_hpo_term(tmp_path, knowledge):
+    from phenorules.tasks.medxpertqa.knowledge import build_knowledge
+
+    header = (Path(HPOA).read_text(encoding="utf-8").splitlines())[2]
+    rows = [
+        ("OMIM:1", "Zetaosis, type 1"),
+        ("OMIM:2", "Zetaosis, type 2"),
+        ("OMIM:3", "Kappaish, genital and ear anomalies"),
+        ("OMIM:4", "Hypertension, essential"),
+        ("OMIM:5", "Hypertension, pulmonary"),
+    ]
+    lines = [header] + [f"{d}\t{name}\t\tHP:0001873\tPMID:1\tPCS\t\t\t\t\tP\tHPO:test" for d, name in rows]
+    path = tmp_path / "families.hpoa"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    built = build_knowledge(knowledge.ontology, str(path))
+    assert built.diseases_named_in("Zetaosis") == [("zetaosis", ("OMIM:1", "OMIM:2"))]  # a family of two
+    assert built.diseases_named_in("Kappaish") == []  # one disease's stem before a list
+    assert built.diseases_named_in("Hypertension") == []  # an HPO term: the disease-like term speaks
+    assert built.diseases_named_in("Essential hypertension") == [("essential hypertension", ("OMIM:4",))]
+
+
 def test_information_content_comes_from_the_annotations(knowledge):
     import math
 
@@ -149,16 +182,35 @@ def test_information_content_comes_from_the_annotations(knowledge):
     assert "HP:0001250" not in knowledge.annotations["OMIM:100001"]  # a NOT annotation is left out
 
 
-def test_resnik_and_best_match_average(knowledge):
-    from phenorules.tasks.medxpertqa.score import best_match_average, resnik
+def test_resnik_and_query_similarity(knowledge):
+    from phenorules.tasks.medxpertqa.score import closure, query_similarity, resnik
 
     ic = knowledge.information_content
     assert resnik(knowledge, "HP:0001250", "HP:0002315") == pytest.approx(ic["HP:0000707"])  # common parent
     assert resnik(knowledge, "HP:0001250", "HP:0001873") == 0.0  # only the root in common
-    same = frozenset({"HP:0001873"})
-    assert best_match_average(knowledge, same, same) == pytest.approx(ic["HP:0001873"])
+    profile = closure(knowledge, frozenset({"HP:0001873"}))
+    assert query_similarity(knowledge, frozenset({"HP:0001873"}), profile) == pytest.approx(ic["HP:0001873"])
+    # asymmetric: the query's unmatched term counts, the profile's extra terms do not
     both = frozenset({"HP:0001873", "HP:0001250"})
-    assert best_match_average(knowledge, same, both) == pytest.approx(0.5 * (ic["HP:0001873"] + ic["HP:0001873"] / 2))
+    assert query_similarity(knowledge, both, profile) == pytest.approx(ic["HP:0001873"] / 2)
+    assert query_similarity(knowledge, frozenset({"HP:0001873"}), closure(knowledge, both)) == pytest.approx(ic["HP:0001873"])
+
+
+def test_z_score_uses_the_exact_moments_of_all_random_queries(knowledge):
+    import itertools
+    import statistics
+
+    from phenorules.tasks.medxpertqa.score import closure, query_similarity, z_score
+
+    population = [h for h, lineage in knowledge.lineage.items() if "HP:0000118" in lineage and h != "HP:0000118"]
+    profile = frozenset({"HP:0001873", "HP:0001903"})
+    query = frozenset({"HP:0001873", "HP:0001250"})
+    # every two-term query of the hand-written ontology, enumerated
+    null = [query_similarity(knowledge, frozenset(pair), closure(knowledge, profile)) for pair in itertools.combinations(population, 2)]
+    expected = (query_similarity(knowledge, query, closure(knowledge, profile)) - statistics.fmean(null)) / statistics.pstdev(null)
+    assert z_score(knowledge, query, profile) == pytest.approx(expected)
+    # a profile that holds the query beats one as large that does not
+    assert z_score(knowledge, query, profile) > z_score(knowledge, query, frozenset({"HP:0000988", "HP:0001649"}))
 
 
 def test_answer_is_the_argmax_and_ties_go_to_the_first_letter(nlp, knowledge):
@@ -168,7 +220,7 @@ def test_answer_is_the_argmax_and_ties_go_to_the_first_letter(nlp, knowledge):
 
     question = Question("Q", "A boy has a temperature of 39.5°C and a skin rash.", (("A", "Gamma seizure disorder"), ("B", "Alpha fever syndrome")))
     result = answer(question_profile(nlp, knowledge, question), knowledge)
-    assert result.letter == "B" and result.speaks and result.scores["A"] == 0.0
+    assert result.letter == "B" and result.speaks and result.scores["B"] > result.scores["A"]
     silent = Question("Q", "A boy has a temperature of 39.5°C.", (("A", "Drug one"), ("B", "Drug two")))
     result = answer(question_profile(nlp, knowledge, silent), knowledge)
     assert result.letter == "A" and not result.speaks

@@ -73,7 +73,7 @@ def response_text(profile: QuestionProfile, result: Answer, knowledge: Knowledge
         lines.append("Excluded: " + ", ".join(names[h] for h in sorted(profile.excluded)) + ".")
     if result.speaks:
         ranked = sorted(result.scores.items(), key=lambda item: (-item[1], item[0]))
-        lines.append("Resnik best-match similarity per option: " + ", ".join(f"{letter} {score:.2f}" for letter, score in ranked if score > 0) + ".")
+        lines.append("Similarity to each option's phenotypes against chance (z): " + ", ".join(f"{letter} {score:.2f}" for letter, score in ranked) + ".")
     else:
         lines.append("The phenotype knowledge does not tell the options apart; the first option is given.")
     lines.append(f"ANSWER: {result.letter}")

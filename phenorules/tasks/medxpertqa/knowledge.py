@@ -9,7 +9,9 @@ each OMIM, Orphanet and DECIPHER disease its phenotypes. From it come
 * the information content of a term, -log(share of diseases annotated with the term or a
   descendant), which weights the similarity (Resnik 1995);
 * the diseases annotated with a term, so that an option naming a disease-like HPO term
-  ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share.
+  ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share;
+* the phenotypic-abnormality terms with their ancestors, flattened for numpy: the
+  population random queries are drawn from in the scorer's null model.
 
 Loaded once per (ontology, annotation file) and kept for the process.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 
 from phenorules.errors import InputError
 from phenorules.files import read_text
@@ -32,8 +35,17 @@ from phenorules.ontology import PHENOTYPIC_ABNORMALITY, Ontology
 _KNOWLEDGE: dict[tuple[str, str], "Knowledge"] = {}
 _WORD = re.compile(r"[a-z0-9]+")
 _SUBTYPE_TAIL = re.compile(r"(?:\s+(?:type|group|form|subtype|class))?(?:\s+[0-9]+[a-z]?|\s+[a-z])$")
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
+_ROMAN = re.compile(r"(i|ii|iii|iv|v|vi|vii|viii|ix|x)([a-e]?)")
+_ROMAN_VALUES = {numeral: value for value, numeral in enumerate("i ii iii iv v vi vii viii ix x".split(), start=1)}
+_SUBTYPE_WORDS = frozenset({"type", "group", "form", "subtype", "class", "disease", "syndrome", "deficiency"})
+# A name ending in a subtype number and letter ("... disease 1a"), and the name before the letter.
+_SUBTYPE_GROUP = re.compile(r"(.*?)(?:\s+type)?\s+([0-9]+)[a-z]$")
 # Names too general to say which disease an option means.
 MIN_NAME_LENGTH = 4
+# A one-word stem names a family only when at least this many diseases share it (and it is
+# not an HPO term's name).
+MIN_FAMILY_SIZE = 2
 
 
 ANNOTATIONS_ENV_VAR = "PHENORULES_HPOA"
@@ -50,18 +62,60 @@ def default_annotations_path() -> str:
 
 
 def normalize(text: str) -> str:
-    """Lower-case words joined by single spaces: the key names and options are compared by."""
-    return " ".join(_WORD.findall(text.lower()))
+    """Lower-case words joined by single spaces, possessives dropped ("Wilson's" is
+    "wilson") and a Roman subtype numeral after a subtype word or at the end made Arabic
+    ("type III" is "type 3", "disease Ia" is "disease 1a"): the key names and options are
+    compared by."""
+    words = _WORD.findall(_POSSESSIVE.sub("", text.lower()))
+    for index, word in enumerate(words):
+        numeral = _ROMAN.fullmatch(word)
+        if numeral and index and (index == len(words) - 1 or words[index - 1] in _SUBTYPE_WORDS):
+            words[index] = str(_ROMAN_VALUES[numeral.group(1)]) + numeral.group(2)
+    return " ".join(words)
 
 
 def name_keys(name: str) -> set[str]:
-    """The keys a disease answers to: its whole name and its stem (of two words or more:
-    "Renal, genital and middle ear anomalies" does not answer to "renal")."""
+    """The keys a disease answers to: its whole name, the name with OMIM's inversion undone
+    ("Teratoma, ovarian" is "ovarian teratoma"), its stem (the part before the comma,
+    without a subtype number), and a subtype group ("Glycogen storage disease Ia" is in
+    "glycogen storage disease 1" and "... type 1"). A one-word stem is a key only when
+    :func:`build_knowledge` finds it shared by several diseases ("Renal, genital and middle
+    ear anomalies" does not answer to "renal"), and that does not name an HPO term (the
+    disease-like term stands for "Hypertension, essential")."""
     whole = normalize(name)
-    stems = {normalize(name.split(",")[0])}
-    stems |= {_SUBTYPE_TAIL.sub("", stem) for stem in stems}
-    keys = {whole} | {stem for stem in stems if " " in stem}
+    head, _, tail = name.partition(",")
+    keys = {whole}
+    if tail:
+        keys.add(normalize(f"{tail} {head}"))
+    stem = normalize(head)
+    keys |= {stem, _SUBTYPE_TAIL.sub("", stem)}
+    group = _SUBTYPE_GROUP.match(stem)
+    if group:
+        keys |= {f"{group.group(1)} {group.group(2)}", f"{group.group(1)} type {group.group(2)}"}
     return {key for key in keys if len(key) >= MIN_NAME_LENGTH}
+
+
+@dataclass(frozen=True)
+class RandomTerms:
+    """Every term below Phenotypic abnormality with its ancestors, flattened term by term:
+    ``ancestors[starts[i]:starts[i + 1]]`` are term i's (itself included), ``ic`` their IC."""
+
+    starts: np.ndarray
+    ancestors: np.ndarray  # indices into ``terms``
+    ic: np.ndarray
+    terms: dict[str, int]  # every HPO id of the ontology -> index
+
+
+def random_terms(lineage: dict[str, frozenset[str]], information_content: dict[str, float]) -> RandomTerms:
+    terms = {hpo_id: index for index, hpo_id in enumerate(sorted(lineage))}
+    population = [hpo_id for hpo_id in sorted(lineage) if PHENOTYPIC_ABNORMALITY in lineage[hpo_id] and hpo_id != PHENOTYPIC_ABNORMALITY]
+    ancestors = [sorted(terms[a] for a in lineage[hpo_id]) for hpo_id in population]
+    flat = np.array([index for row in ancestors for index in row], dtype=np.int64)
+    ic_by_index = np.zeros(len(terms))
+    for hpo_id, value in information_content.items():
+        ic_by_index[terms[hpo_id]] = value
+    starts = np.cumsum([0] + [len(row) for row in ancestors[:-1]]).astype(np.int64)
+    return RandomTerms(starts, flat, ic_by_index[flat], terms)
 
 
 @dataclass
@@ -73,6 +127,7 @@ class Knowledge:
     information_content: dict[str, float]  # HPO id -> IC
     lineage: dict[str, frozenset[str]]  # HPO id -> the term and its ancestors
     annotated: dict[str, frozenset[str]]  # HPO id -> diseases annotated with it or a descendant
+    random: RandomTerms
 
     def ancestors_of(self, hpo_id: str) -> frozenset[str]:
         return self.lineage.get(hpo_id, frozenset())
@@ -168,6 +223,12 @@ def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
     for disease in sorted(names):
         for key in name_keys(names[disease]):
             by_key[key].append(disease)
+    whole_names = {normalize(name) for name in names.values()}
+    term_names = {normalize(name) for name in ontology.names.values()}
+    term_names |= {normalize(synonym.text) for synonyms in ontology.synonyms.values() for synonym in synonyms if synonym.scope == "EXACT"}
+    for key in [key for key in by_key if " " not in key and key not in whole_names]:
+        if len(by_key[key]) < MIN_FAMILY_SIZE or key in term_names:
+            del by_key[key]
     return Knowledge(
         ontology,
         names,
@@ -176,4 +237,5 @@ def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
         information_content,
         lineage,
         {hpo_id: frozenset(diseases) for hpo_id, diseases in annotated.items()},
+        random_terms(lineage, information_content),
     )
