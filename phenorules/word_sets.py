@@ -30,7 +30,7 @@ from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
 _WORD = re.compile(r"[^\W_]+")
-_JOINERS = frozenset(("", "-", "'"))  # what may stand between two words of one run
+_JOINERS = frozenset(("", "-", "'", "/"))  # what may stand between two words of one run
 _BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.

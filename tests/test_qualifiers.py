@@ -41,8 +41,36 @@ def test_an_anatomical_qualifier_reads_as_the_label_s_site_and_more_specific_onl
     assert [m[:2] for m in mentions(strict, "She had recurrent ataxia.")] == [("recurrent ataxia", "HP:0002131")]
 
 
-def test_a_qualifier_listed_twice_with_one_reading_is_refused(tmp_path):
+def _table(tmp_path, rows: str):
     table = tmp_path / "qualifiers.tsv"
-    table.write_text("# comment\nrecurrent\tepisodic\nrecurrent\tepisodic\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"qualifiers.tsv:3: 'recurrent' = 'episodic' is listed twice"):
-        read_qualifiers(table)
+    table.write_text(rows, encoding="utf-8")
+    return table
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ("# comment\nrecurrent\tepisodic\nrecurrent\tepisodic\n", r"qualifiers.tsv:3: 'recurrent' = 'episodic' is listed twice"),
+        ("recurrent\tepisodic\nsince birth\tcongenital\tbehind\n", r"qualifiers.tsv:2: unknown position 'behind'; expected one of \['before', 'after'\]"),
+    ],
+)
+def test_a_bad_qualifier_row_is_refused_naming_its_line(tmp_path, rows, message):
+    with pytest.raises(InputError, match=message):
+        read_qualifiers(_table(tmp_path, rows))
+
+
+def _pipeline_with_qualifiers(tmp_path, rows: str):
+    table = _table(tmp_path, rows)
+    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "qualifiers": {"qualifiers_file": str(table)}})
+
+
+def test_a_post_posed_qualifier_makes_the_longer_term_ending_after_it(tmp_path):
+    nlp = _pipeline_with_qualifiers(tmp_path, "recurrent\tepisodic\nin episodes\tepisodic\tafter\n")
+    assert mentions(nlp, "She had ataxia in episodes since infancy.") == [("ataxia in episodes", "HP:0002131", "qualifier:qualifiers.tsv:2")]
+    # written before the head it is not read: the row says where the article writes it
+    assert [m[:2] for m in mentions(nlp, "She had in episodes ataxia.")] == [("ataxia", "HP:0001251")]
+
+
+def test_a_post_posed_qualifier_that_makes_no_other_term_stays_out_of_the_span(tmp_path):
+    nlp = _pipeline_with_qualifiers(tmp_path, "in episodes\tepisodic\tafter\n")
+    assert [m[:2] for m in mentions(nlp, "He had hypotonia in episodes.")] == [("hypotonia", "HP:0001252")]

@@ -40,6 +40,12 @@ def test_hyphenated_words_are_one_run():
     assert found([("short distal ulna", "HP:0005033", "")], "distal-ulnae short") == [("distal-ulnae short", "HP:0005033")]
 
 
+def test_a_slash_between_two_words_keeps_one_run():
+    adhd = ("attention deficit hyperactivity disorder", "HP:0007018", "")
+    assert found([adhd], "an attention-deficit/hyperactivity disorder.") == [("attention-deficit/hyperactivity disorder", "HP:0007018")]
+    assert found([adhd], "attention-deficit, hyperactivity disorder") == []  # a comma still ends it
+
+
 def test_word_families_match_each_other():
     delay = ("developmental delay", "HP:0001263", "")
     assert found([delay], "delayed development") == [("delayed development", "HP:0001263")]

@@ -1,16 +1,17 @@
-"""Qualified terms: a qualifier before a matched head that makes a more specific term.
+"""Qualified terms: a qualifier next to a matched head that makes a more specific term.
 
 "recurrent [abdominal pain]" is Episodic abdominal pain, "massive [proteinuria]" Heavy
-proteinuria, "optic nerve [pallor]" Optic disc pallor: the dictionary finds the head,
-whose term is an ancestor (or a sibling) of the one meant. For each mention this stage
-reads the qualifier written just before it (``rules/qualifiers.tsv``: the qualifier and
-the words a term label uses for it, recurrent = episodic, upper limb = arm), and when the
-qualifier (as written or as an equivalent) with the head is a term of the lexicon, the
-mention grows to the longer span with that term; a qualifier that only restates the
-head's term ("mild [hypotonia]", "obvious [dysmorphism]") stays out of the span, as
-annotators mostly leave it out (docs/context.md). ``more_specific_only`` also requires
-the new term to be a descendant of the head's (Optic disc pallor is not one of Pallor).
-Provenance: ``qualifier:qualifiers.tsv:<line>``.
+proteinuria, "optic nerve [pallor]" Optic disc pallor, "[ptosis] of both eyes" Bilateral
+ptosis: the dictionary finds the head, whose term is an ancestor (or a sibling) of the one
+meant. For each mention this stage reads the qualifier written just before it, or just
+after it for the post-posed ones (``rules/qualifiers.tsv``: the qualifier, the words a term
+label uses for it, recurrent = episodic, upper limb = arm, since birth = congenital, and
+its position), and when the qualifier (as written or as an equivalent) with the head is a
+term of the lexicon, the mention grows to the longer span with that term; a qualifier that
+only restates the head's term ("mild [hypotonia]", "obvious [dysmorphism]") stays out of
+the span, as annotators mostly leave it out (docs/context.md). ``more_specific_only`` also
+requires the new term to be a descendant of the head's (Optic disc pallor is not one of
+Pallor). Provenance: ``qualifier:qualifiers.tsv:<line>``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
-_BEFORE = 40  # characters read before a mention for its qualifier
+_NEAR = 40  # characters read before or after a mention for its qualifier
+POSITIONS = ("before", "after")  # where the article writes the qualifier: "[before] head [after]"
 
 
 @dataclass(frozen=True)
@@ -37,20 +39,24 @@ class Qualifier:
     readings: tuple[tuple[str, int], ...]  # (the form a term label uses, line), the written form first
 
 
-def read_qualifiers(path: Path) -> dict[str, Qualifier]:
-    """Qualifier (lower case) -> its readings, from a (qualifier, label form) TSV."""
-    readings: dict[str, list[tuple[str, int]]] = {}
+def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
+    """Position -> qualifier (lower case) -> its readings, from a (qualifier, label form[,
+    position]) TSV; a row without a position is a qualifier written before its head."""
+    readings: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for row, number in read_tsv(path, 2):
         written, reading = (" ".join(cell.lower().split()) for cell in row[:2])
-        listed = readings.setdefault(written, [])
+        position = row[2] if len(row) > 2 and row[2] else POSITIONS[0]
+        if position not in POSITIONS:
+            raise InputError(f"{path}:{number}: unknown position {position!r}; expected one of {list(POSITIONS)}")
+        listed = readings.setdefault((position, written), [])
         if any(form == reading for form, _ in listed):
             raise InputError(f"{path}:{number}: {written!r} = {reading!r} is listed twice")
         listed.append((reading, number))
-    out = {}
-    for written, listed in readings.items():
+    out: dict[str, dict[str, Qualifier]] = {position: {} for position in POSITIONS}
+    for (position, written), listed in readings.items():
         own = [r for r in listed if r[0] == written]
-        out[written] = Qualifier(written, tuple(own + [r for r in listed if r[0] != written]))
-    if not out:
+        out[position][written] = Qualifier(written, tuple(own + [r for r in listed if r[0] != written]))
+    if not readings:
         raise InputError(f"{path}: no qualifier listed")
     return out
 
@@ -61,15 +67,21 @@ def make_qualifiers(nlp: Language, name: str, hpo: str | None, qualifiers_file: 
     return Qualifiers(read_qualifiers(path), path.name, match_stage(nlp, hpo), more_specific_only)
 
 
+def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
+    """A regex alternation of the qualifiers, longest first, spaces matching spaces or hyphens."""
+    return "|".join(re.escape(q).replace(r"\ ", r"[\s-]+") for q in sorted(qualifiers, key=len, reverse=True)) or "(?!)"
+
+
 class Qualifiers(RefinesMatches):
-    def __init__(self, qualifiers: dict[str, Qualifier], file_name: str, source: PhenotypeMatcher, more_specific_only: bool):
+    def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], file_name: str, source: PhenotypeMatcher, more_specific_only: bool):
         self.qualifiers = qualifiers
         self.file_name = file_name
         self.source = source
         self.more_specific_only = more_specific_only
-        alternatives = "|".join(re.escape(q).replace(r"\ ", r"[\s-]+") for q in sorted(qualifiers, key=len, reverse=True))
         # The qualifier ends just before the mention, separated by a space or a hyphen.
-        self.qualifier_before = re.compile(rf"(?<![\w-])({alternatives})[\s-]+$", re.IGNORECASE)
+        self.qualifier_before = re.compile(rf"(?<![\w-])({_alternatives(qualifiers['before'])})[\s-]+$", re.IGNORECASE)
+        # A post-posed qualifier follows the mention after spaces ("[ptosis] of both eyes").
+        self.qualifier_after = re.compile(rf"[ \t]+({_alternatives(qualifiers['after'])})(?![\w-])", re.IGNORECASE)
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
@@ -78,23 +90,34 @@ class Qualifiers(RefinesMatches):
         text = doc_text(doc)
         out: list[Span] = []
         previous_end = 0
-        for span in spans:
-            grown = self.qualified(doc, text, span, previous_end)
+        for index, span in enumerate(spans):
+            next_start = spans[index + 1].start_char if index + 1 < len(spans) else len(text)
+            grown = self.qualified(doc, text, span, previous_end, next_start)
             out.append(grown or span)
             previous_end = max(previous_end, span.end_char)
         doc.spans[PHENOTYPES] = out
         return doc
 
-    def qualified(self, doc: Doc, text: str, span: Span, previous_end: int) -> Span | None:
-        """The longer span with the qualified term, or None."""
+    def qualified(self, doc: Doc, text: str, span: Span, previous_end: int, next_start: int) -> Span | None:
+        """The longer span with the qualified term (a qualifier before the mention tried
+        first), or None."""
+        if span._.hpo_id not in self.source.resources.ontology:  # a compound or an unknown (-1) phenotype
+            return None
+        before = self.qualifier_before.search(text, max(previous_end, span.start_char - _NEAR), span.start_char)
+        if before is not None:
+            grown = self.grown(doc, text, span, "before", before.group(1), before.start(1), span.end_char)
+            if grown is not None:
+                return grown
+        after = self.qualifier_after.match(text, span.end_char, min(next_start, span.end_char + _NEAR))
+        if after is not None:
+            return self.grown(doc, text, span, "after", after.group(1), span.start_char, after.end(1))
+        return None
+
+    def grown(self, doc: Doc, text: str, span: Span, position: str, found: str, start: int, end: int) -> Span | None:
+        """The span from ``start`` to ``end`` with the first term that a reading of the
+        qualifier ``found`` makes with the head, or None."""
         ontology = self.source.resources.ontology
-        if span._.hpo_id not in ontology:  # a compound or an unknown (-1) phenotype
-            return None
-        start = max(previous_end, span.start_char - _BEFORE)
-        found = self.qualifier_before.search(text, start, span.start_char)
-        if found is None:
-            return None
-        qualifier = self.qualifiers[" ".join(re.split(r"[\s-]+", found.group(1).lower()))]
+        qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
         head = text[span.start_char : span.end_char]
         for reading, line in qualifier.readings:
             hpo_id = self.term(f"{reading} {head}")
@@ -102,7 +125,7 @@ class Qualifiers(RefinesMatches):
                 continue
             if self.more_specific_only and not ontology.is_ancestor(span._.hpo_id, hpo_id):
                 continue
-            grown = doc.char_span(found.start(1), span.end_char, label=PHENOTYPE_LABEL)
+            grown = doc.char_span(start, end, label=PHENOTYPE_LABEL)
             if grown is None:
                 return None
             grown._.hpo_id = hpo_id
