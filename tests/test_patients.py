@@ -376,3 +376,18 @@ def test_a_figure_between_a_heading_and_its_text_does_not_end_the_patient(mini_n
         {"O1": [], "O2": []},
     )
     assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": [ATAXIA]}
+
+
+def test_a_case_heading_in_another_section_carries_its_patient(mini_nlp):
+    art = article(
+        [
+            ("METHODS", "title_2", "Case description"),
+            ("METHODS", "paragraph", "Patient 1 was a girl born at term."),
+            ("METHODS", "paragraph", "Seizures began at age 2."),
+            ("METHODS", "title_2", "Sequencing"),
+            ("METHODS", "paragraph", "Patient 2 was sequenced."),
+            ("METHODS", "paragraph", "Ataxia is frequent in this syndrome."),
+        ],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": []}
