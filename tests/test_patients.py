@@ -391,3 +391,11 @@ def test_a_case_heading_in_another_section_carries_its_patient(mini_nlp):
         {"O1": [], "O2": []},
     )
     assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": []}
+
+
+def test_similar_to_that_of_a_patient_is_a_comparison(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 had seizures. Patient 2 had a course similar to that of patient 1, with ataxia.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE, ATAXIA], "O2": [ATAXIA]}
