@@ -194,6 +194,16 @@ class Attributor:
             return _as_named(mention, tuple(p for p in self.patient_ids if p in latest), "recent", chain + (f"the {count} patients named last",))
         return None
 
+    def _pronoun_of_others(self, mention: PatientMention, in_sentence: list) -> tuple[PatientMention, tuple[str, ...]] | None:
+        """A plural pronoun after a mention of other people in its sentence stands for those
+        people ("controls were excluded if they had X"): the phenotype goes to nobody."""
+        if mention.role != PLURAL_PRONOUN or not in_sentence:
+            return None
+        previous, chain = in_sentence[-1]
+        if previous.role != OTHER or previous.kinship:
+            return None
+        return replace(mention, role=OTHER), (_cite(mention),) + chain + ("a plural pronoun after a plural of other people in its sentence",)
+
     def _plural_in_sentence_mode(self, mention: PatientMention) -> bool:
         allowed = self.policy.sentence_mode_plurals
         return allowed == "all" or (allowed == "counted" and mention.count is not None)
@@ -236,7 +246,7 @@ class Attributor:
             for unit_index, (start, end) in enumerate(units):
                 in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
                 for mention in _within(mentions, start, end, mention_starts):
-                    resolved = self.resolve(mention, focus, mode, recent)
+                    resolved = self._pronoun_of_others(mention, in_sentence) or self.resolve(mention, focus, mode, recent)
                     if resolved is None:
                         continue
                     in_sentence.append(resolved)
