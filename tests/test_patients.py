@@ -407,3 +407,11 @@ def test_they_after_controls_in_its_sentence_means_the_controls(mini_nlp, rules)
     assert others == ["Healthy controls"]
     art = article([("CASE", "paragraph", text)], {"O1": [], "O2": []})
     assert associations(mini_nlp, art) == {"O1": [SEIZURE, HYPOTONIA], "O2": [SEIZURE, HYPOTONIA]}
+
+
+def test_a_label_in_the_possessive_before_a_kinship_word_is_not_the_patient(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 was a boy with hypotonia. Patient 2 (P2), P1's older brother, was born at term. He had seizures.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [HYPOTONIA], "O2": [SEIZURE]}

@@ -377,8 +377,21 @@ def _find_mentions(text: str, profiles: list[PatientProfile], rules: PatientRule
         + _literal_candidates(profiles, text, lowered)
         + _pattern_candidates(rules, text, lowered)
     )
-    merged = _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)
+    resolved = [_as_anchor(resolve(cand, profiles, text, rules), text, rules) for cand in _non_overlapping(candidates)]
+    merged = _merge_links(resolved, text)
     return [_with_cue(mention, text, rules) for mention in merged]
+
+
+def _as_anchor(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:
+    """'P1's older sibling', "II-1's mother": a label in the possessive before a kinship word
+    names whom the relative is related to, not the person talked about (another person,
+    not an item of a list)."""
+    if mention.role != NAMED or mention.kinship:
+        return mention
+    cue = rules.cues.first("anchor", text[mention.end : mention.end + 40], "match")
+    if cue is None:
+        return mention
+    return dataclasses.replace(mention, role=OTHER, patients=(), rule=f"{mention.rule}>anchor", source=f"{mention.source}; {cue.name} ({cue.source})")
 
 
 def _with_cue(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:
