@@ -415,3 +415,9 @@ def test_a_label_in_the_possessive_before_a_kinship_word_is_not_the_patient(mini
         {"O1": [], "O2": []},
     )
     assert associations(mini_nlp, art) == {"O1": [HYPOTONIA], "O2": [SEIZURE]}
+
+
+def test_the_relative_of_a_list_of_labelled_patients_is_the_relative(mini_nlp):
+    text = "Case 1P1 was a girl with hypotonia. Case 1P2 was her sister. Case 1P3 was a man (the father of cases 1P1 and 1P2). He had seizures."
+    art = article([("RESULTS", "paragraph", text)], {"O1P1": ["Case 1P1"], "O1P2": ["Case 1P2"], "O1P3": ["Case 1P3"]})
+    assert associations(mini_nlp, art) == {"O1P1": [HYPOTONIA], "O1P2": [], "O1P3": [SEIZURE]}
