@@ -226,7 +226,7 @@ class Attributor:
             floating = passage.section in self.policy.float_sections
             if not floating:
                 case_part = self._case_part(passage, case_part)
-                if case_part is not None:
+                if case_part is not None and passage.section not in self.policy.case_sections:
                     mode, setting = self.policy.case_heading_mode, "case_heading_mode"
             if floating and previous_section not in self.policy.float_sections:
                 body_focus = focus
