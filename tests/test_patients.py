@@ -376,3 +376,48 @@ def test_a_figure_between_a_heading_and_its_text_does_not_end_the_patient(mini_n
         {"O1": [], "O2": []},
     )
     assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": [ATAXIA]}
+
+
+def test_a_case_heading_in_another_section_carries_its_patient(mini_nlp):
+    art = article(
+        [
+            ("METHODS", "title_2", "Case description"),
+            ("METHODS", "paragraph", "Patient 1 was a girl born at term."),
+            ("METHODS", "paragraph", "Seizures began at age 2."),
+            ("METHODS", "title_2", "Sequencing"),
+            ("METHODS", "paragraph", "Patient 2 was sequenced."),
+            ("METHODS", "paragraph", "Ataxia is frequent in this syndrome."),
+        ],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE], "O2": []}
+
+
+def test_similar_to_that_of_a_patient_is_a_comparison(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 had seizures. Patient 2 had a course similar to that of patient 1, with ataxia.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE, ATAXIA], "O2": [ATAXIA]}
+
+
+def test_they_after_controls_in_its_sentence_means_the_controls(mini_nlp, rules):
+    text = "Patients 1 and 2 had seizures. Healthy controls were excluded if they had ataxia. They also had hypotonia."
+    others = [m.text for m in find_patient_mentions(text, [{"patient_id": "O1", "mention": []}, {"patient_id": "O2", "mention": []}], rules) if m.role == OTHER]
+    assert others == ["Healthy controls"]
+    art = article([("CASE", "paragraph", text)], {"O1": [], "O2": []})
+    assert associations(mini_nlp, art) == {"O1": [SEIZURE, HYPOTONIA], "O2": [SEIZURE, HYPOTONIA]}
+
+
+def test_a_label_in_the_possessive_before_a_kinship_word_is_not_the_patient(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 was a boy with hypotonia. Patient 2 (P2), P1's older brother, was born at term. He had seizures.")],
+        {"O1": [], "O2": []},
+    )
+    assert associations(mini_nlp, art) == {"O1": [HYPOTONIA], "O2": [SEIZURE]}
+
+
+def test_the_relative_of_a_list_of_labelled_patients_is_the_relative(mini_nlp):
+    text = "Case 1P1 was a girl with hypotonia. Case 1P2 was her sister. Case 1P3 was a man (the father of cases 1P1 and 1P2). He had seizures."
+    art = article([("RESULTS", "paragraph", text)], {"O1P1": ["Case 1P1"], "O1P2": ["Case 1P2"], "O1P3": ["Case 1P3"]})
+    assert associations(mini_nlp, art) == {"O1P1": [HYPOTONIA], "O1P2": [], "O1P3": [SEIZURE]}

@@ -46,6 +46,12 @@ class Passage:
         return "title" in self.kind and "caption" not in self.kind
 
     @property
+    def heading_level(self) -> int:
+        """1 for ``title_1`` (and a plain ``title``), 2 for ``title_2``, ..."""
+        digits = "".join(ch for ch in self.kind if ch.isdigit())
+        return int(digits) if digits else 1
+
+    @property
     def is_table_body(self) -> bool:
         return "table" in self.kind and not any(part in self.kind for part in ("caption", "title", "foot"))
 
@@ -188,6 +194,16 @@ class Attributor:
             return _as_named(mention, tuple(p for p in self.patient_ids if p in latest), "recent", chain + (f"the {count} patients named last",))
         return None
 
+    def _pronoun_of_others(self, mention: PatientMention, in_sentence: list) -> tuple[PatientMention, tuple[str, ...]] | None:
+        """A plural pronoun after a mention of other people in its sentence stands for those
+        people ("controls were excluded if they had X"): the phenotype goes to nobody."""
+        if mention.role != PLURAL_PRONOUN or not in_sentence:
+            return None
+        previous, chain = in_sentence[-1]
+        if previous.role != OTHER or previous.kinship:
+            return None
+        return replace(mention, role=OTHER), (_cite(mention),) + chain + ("a plural pronoun after a plural of other people in its sentence",)
+
     def _plural_in_sentence_mode(self, mention: PatientMention) -> bool:
         allowed = self.policy.sentence_mode_plurals
         return allowed == "all" or (allowed == "counted" and mention.count is not None)
@@ -204,9 +220,14 @@ class Attributor:
         recent: list[str] = []
         previous_section = body_section = None
         body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
+        case_part: Passage | None = None  # the case heading ("Case presentation") the text is under
         for passage in self.passages:
             mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
             floating = passage.section in self.policy.float_sections
+            if not floating:
+                case_part = self._case_part(passage, case_part)
+                if case_part is not None and passage.section not in self.policy.case_sections:
+                    mode, setting = self.policy.case_heading_mode, "case_heading_mode"
             if floating and previous_section not in self.policy.float_sections:
                 body_focus = focus
             if mode == "carry" and not floating and previous_section in self.policy.float_sections and passage.section == body_section:
@@ -225,7 +246,7 @@ class Attributor:
             for unit_index, (start, end) in enumerate(units):
                 in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
                 for mention in _within(mentions, start, end, mention_starts):
-                    resolved = self.resolve(mention, focus, mode, recent)
+                    resolved = self._pronoun_of_others(mention, in_sentence) or self.resolve(mention, focus, mode, recent)
                     if resolved is None:
                         continue
                     in_sentence.append(resolved)
@@ -248,6 +269,16 @@ class Attributor:
             if passage.is_heading and not named_in_passage and self.policy.heading_resets_focus:
                 focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
+
+    def _case_part(self, passage: Passage, case_part: Passage | None) -> Passage | None:
+        """The case heading a passage is under: a heading that says a case is told below
+        it ("Case presentation"), from there to the next heading of its level or above or
+        the end of its section."""
+        if case_part is not None and (passage.section != case_part.section or (passage.is_heading and passage.heading_level <= case_part.heading_level)):
+            case_part = None
+        if passage.is_heading and self.cues is not None and self.cues.first("case_heading", self.text[passage.start : passage.end].strip(), "fullmatch"):
+            return passage
+        return case_part
 
     def next_focus(self, focus: Focus | None, mention: PatientMention, chain: tuple[str, ...]) -> Focus | None:
         """Named patients become the focus; relatives ("his mother", listed or not) only by policy."""

@@ -28,7 +28,7 @@ _COORDINATION = re.compile(r"^\s*(?:,|and|&|or|as well as|,\s*and)\s*$", re.IGNO
 # "V:5 (15 years old) and V:7", "individuals 6 [IV-6] and 7 [IV-7]": a list whose items carry
 # a bracketed aside or alias is still one list.
 _BRACKETED_COORDINATION = re.compile(r"^\s*[)\]]?\s*(?:[(\[][^()\[\].;]{0,40}[)\]])?\s*(?:,|and|&|,\s*and)\s*(?:\w{1,3}\s*)?[(\[]?\s*$", re.IGNORECASE)
-_OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+_OF_LINK = re.compile(r"^\s+of\s+(?:the\s+)?(?:(?:patients?|cases?|individuals?|probands?)\s+)?$", re.IGNORECASE)  # "the father of (cases) 1P1 and 1P2"
 _OPEN_PAREN = re.compile(r"^\s*[(\[]\s*$")
 # "II.2, a 5-year-old boy", "Case 1P1: 7 year-old female", "Patient 3 is a healthy 2-year-old child"
 _APPOSITION = re.compile(r"^[^.;]{0,40}$")
@@ -319,6 +319,7 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
     """Join what the text joins: 'the father of patient 1' is the father, 'her son (III:6)'
     is III:6, 'II.2, a 5-year-old boy' is II.2, and 'II-1 and II-2' is one mention of both."""
     merged: list[PatientMention] = []
+    of_linked = -1  # end of the last "the father of patient 1", whose list goes on in "and 2"
     for mention in mentions:
         if merged:
             previous = merged[-1]
@@ -326,8 +327,9 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
                 merged.append(mention)
                 continue
             between = text[previous.end : mention.start]
-            if previous.kinship and mention.role == NAMED and _OF_LINK.match(between):
+            if previous.kinship and mention.role == NAMED and (_OF_LINK.match(between) or (previous.end == of_linked and _COORDINATION.match(between))):
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True, previous.source, previous.sex, kin=previous.kin)
+                of_linked = mention.end
                 continue
             if previous.role in (RELATIVE, ANAPHOR, OTHER, PLURAL, PLURAL_GENERIC) or previous.kinship:
                 if mention.role == NAMED and _OPEN_PAREN.match(between):  # "the proband (III-2)", "both patients (P1, P2)"
@@ -372,8 +374,21 @@ def _find_mentions(text: str, profiles: list[PatientProfile], rules: PatientRule
         + _literal_candidates(profiles, text, lowered)
         + _pattern_candidates(rules, text, lowered)
     )
-    merged = _merge_links([resolve(cand, profiles, text, rules) for cand in _non_overlapping(candidates)], text)
+    resolved = [_as_anchor(resolve(cand, profiles, text, rules), text, rules) for cand in _non_overlapping(candidates)]
+    merged = _merge_links(resolved, text)
     return [_with_cue(mention, text, rules) for mention in merged]
+
+
+def _as_anchor(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:
+    """'P1's older sibling', "II-1's mother": a label in the possessive before a kinship word
+    names whom the relative is related to, not the person talked about (another person,
+    not an item of a list)."""
+    if mention.role != NAMED or mention.kinship:
+        return mention
+    cue = rules.cues.first("anchor", text[mention.end : mention.end + 40], "match")
+    if cue is None:
+        return mention
+    return dataclasses.replace(mention, role=OTHER, patients=(), rule=f"{mention.rule}>anchor", source=f"{mention.source}; {cue.name} ({cue.source})")
 
 
 def _with_cue(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:

@@ -14,7 +14,7 @@ from .prefilter import Prefilter, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
 # Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
-CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general", "subject", "parent_of")
+CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general", "subject", "parent_of", "case_heading", "anchor")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 
@@ -113,6 +113,7 @@ class Policy:
     single_plurals_are_others: bool
     comparison_clause: bool
     float_sections: frozenset[str]
+    case_heading_mode: str
     sources: dict[str, str]  # setting -> file:line
 
     def mode(self, section: str, has_body: bool, shape: tuple[str, str] = ("multi", "case")) -> tuple[str, str]:
@@ -246,6 +247,7 @@ def read_policy(path: Path) -> Policy:
         single_plurals_are_others=_flag(path, settings, "single_plurals_are_others"),
         comparison_clause=_flag(path, settings, "comparison_clause"),
         float_sections=frozenset(_setting(path, settings, "float_sections").split()),
+        case_heading_mode=_setting(path, settings, "case_heading_mode", MODES),
         sources=sources,
     )
 
