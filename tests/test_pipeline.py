@@ -115,6 +115,31 @@ def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
     assert resources.load_resources(MINI_OBO).matcher("seizures")
 
 
+def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monkeypatch):
+    import gc
+
+    from phenorules import resources
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    resources.load_resources(MINI_OBO)
+    seen = []
+    from_state = resources._word_sets_from_state  # runs after every msgpack section but the matcher's is read
+    monkeypatch.setattr(resources, "_word_sets_from_state", lambda state: seen.append(gc.isenabled()) or from_state(state))
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            monkeypatch.setattr(resources, "_LOADED", {})
+            frozen = gc.get_freeze_count()
+            assert resources.load_resources(MINI_OBO).matcher("seizures")
+            assert gc.isenabled() is enabled
+            assert gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    assert seen == [False, False]
+
+
 def test_stale_cache_temporaries_are_removed_and_old_entries_pruned(tmp_path, monkeypatch):
     from phenorules import resources
 
