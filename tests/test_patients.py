@@ -403,7 +403,7 @@ def test_similar_to_that_of_a_patient_is_a_comparison(mini_nlp):
 
 def test_they_after_controls_in_its_sentence_means_the_controls(mini_nlp, rules):
     text = "Patients 1 and 2 had seizures. Healthy controls were excluded if they had ataxia. They also had hypotonia."
-    others = [m.text for m in find_patient_mentions(text, [{"patient_id": "O1", "mention": []}, {"patient_id": "O2", "mention": []}], rules) if m.role == OTHER]
+    others = [m.text for m in find_people(text, [{"patient_id": "O1", "mention": []}, {"patient_id": "O2", "mention": []}], rules).mentions if m.role == OTHER]
     assert others == ["Healthy controls"]
     art = article([("CASE", "paragraph", text)], {"O1": [], "O2": []})
     assert associations(mini_nlp, art) == {"O1": [SEIZURE, HYPOTONIA], "O2": [SEIZURE, HYPOTONIA]}
