@@ -24,9 +24,11 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
+from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
-from .match import PhenotypeMatcher, RefinesMatches, match_stage
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches
 
 _BEFORE = 40  # characters read before a mention for its qualifier
 
@@ -55,17 +57,17 @@ def read_qualifiers(path: Path) -> dict[str, Qualifier]:
     return out
 
 
-@Language.factory("phenorules_qualifiers", default_config={"hpo": None, "qualifiers_file": None, "more_specific_only": False})
-def make_qualifiers(nlp: Language, name: str, hpo: str | None, qualifiers_file: str | None, more_specific_only: bool):
+@Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False})
+def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool):
     path = Path(qualifiers_file) if qualifiers_file else data_dir("rules") / "qualifiers.tsv"
-    return Qualifiers(read_qualifiers(path), path.name, match_stage(nlp, hpo), more_specific_only)
+    return Qualifiers(read_qualifiers(path), path.name, kb, more_specific_only)
 
 
 class Qualifiers(RefinesMatches):
-    def __init__(self, qualifiers: dict[str, Qualifier], file_name: str, source: PhenotypeMatcher, more_specific_only: bool):
+    def __init__(self, qualifiers: dict[str, Qualifier], file_name: str, kb: KnowledgeBase, more_specific_only: bool):
         self.qualifiers = qualifiers
         self.file_name = file_name
-        self.source = source
+        self.kb = kb
         self.more_specific_only = more_specific_only
         alternatives = "|".join(re.escape(q).replace(r"\ ", r"[\s-]+") for q in sorted(qualifiers, key=len, reverse=True))
         # The qualifier ends just before the mention, separated by a space or a hyphen.
@@ -87,7 +89,7 @@ class Qualifiers(RefinesMatches):
 
     def qualified(self, doc: Doc, text: str, span: Span, previous_end: int) -> Span | None:
         """The longer span with the qualified term, or None."""
-        ontology = self.source.resources.ontology
+        ontology = self.kb.ontology
         if span._.hpo_id not in ontology:  # a compound or an unknown (-1) phenotype
             return None
         start = max(previous_end, span.start_char - _BEFORE)
@@ -106,7 +108,7 @@ class Qualifiers(RefinesMatches):
             if grown is None:
                 return None
             grown._.hpo_id = hpo_id
-            grown._.hpo_label = self.source.label(hpo_id)
+            grown._.hpo_label = self.kb.label(hpo_id)
             grown._.provenance = [*(span._.provenance or []), f"qualifier:{self.file_name}:{line}"]
             return grown
         return None
