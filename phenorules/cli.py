@@ -411,7 +411,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     """Learn lexicon entries and a blocklist from annotated articles."""
     from pathlib import Path
 
-    from .evaluation.crossval import without_learned_files
+    from .knowledge_base import without_learned_files
     from .lexicon import LEARNED_BLOCKLIST, LexiconConfig
     from .learn import default_paths, learn as run, substitutions_path, write_learned
     from .resources import data_dir, load_resources

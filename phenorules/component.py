@@ -1,63 +1,78 @@
-"""The whole phenotype stage chain as one spaCy component, for anyone's pipeline.
+"""phenorules in anyone's English pipeline: its stages as pipes of their own, in one call.
 
-``nlp.add_pipe("phenorules")`` on any English pipeline (spaCy's own tokenizer included)
-runs every stage of :data:`phenorules.pipeline.STAGES` in order, with the same settings as
-``build_pipeline``: the ontology, stage switches and per-stage overrides are component
-config, so ``nlp.config``, ``nlp.to_disk`` and ``spacy.load`` keep them. Phenotypes end up
-in ``doc.spans["phenotypes"]`` (all of them, with their extensions) and in ``doc.ents``
-(the non-overlapping ones, label PHENOTYPE), which displaCy shows.
+``nlp.add_pipe("phenorules")`` (or :func:`add_pipes`) adds every stage of
+:data:`phenorules.pipeline.STAGES` that runs with these settings, each under its stage name
+(``nlp.pipe_names``, ``nlp.select_pipes`` see them), and then the ``phenorules`` component
+itself, which puts the phenotypes in ``doc.ents`` (the non-overlapping ones, label
+PHENOTYPE) beside ``doc.spans["phenotypes"]`` (all of them, with their extensions). The
+ontology, stage switches, stage settings and knowledge base settings are config, so
+``nlp.config``, ``nlp.to_disk`` and ``spacy.load`` keep them: a stage already in the
+pipeline (as when ``spacy.load`` rebuilds it from its config) is not added again, nor the
+sentences stage to a pipeline that already sets sentences (a parser, a sentencizer).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .document import PASSAGES, PHENOTYPES, add_text_passage, non_overlapping
-from .pipeline import stage_plan
-from .stages.match import RefinesMatches
+from .document import PHENOTYPES, non_overlapping
+from .pipeline import add_stages, stage_plan
+from .stages.knowledge import KB_FUNCTION
 
-# A stage that is skipped when the Doc already has its annotation from the user's own
-# pipeline (a parser or sentencizer sets sentence starts).
-PROVIDED_BY_USER = {"sentences": "SENT_START"}
+SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 
 
-@Language.factory("phenorules", default_config={"hpo": None, "disable": [], "enable": [], "stages": {}})
-def make_phenorules(nlp: Language, name: str, hpo: str | None, disable: list[str], enable: list[str], stages: dict[str, dict]):
-    components = [
-        (stage, nlp.create_pipe(factory, name=stage, config=config))
-        for stage, factory, config in stage_plan(disable, stages, hpo, enable)
-    ]
-    match = dict(components)["match"]
-    for _, component in components:
-        if isinstance(component, RefinesMatches):
-            component.source = match  # the chain's match stage, whatever its lexicon settings
-    return PhenotypeChain(components)
+@Language.factory(
+    "phenorules", default_config={"hpo": None, "disable": [], "enable": [], "stages": {}, "kb": {}, "kb_function": KB_FUNCTION}
+)
+def make_phenorules(
+    nlp: Language, name: str, hpo: str | None, disable: list[str], enable: list[str], stages: dict[str, dict], kb: dict, kb_function: str
+):
+    """``kb`` holds the settings of the registered function ``kb_function`` (kept apart:
+    spaCy would resolve a ``"@misc"`` reference here, and the stages need the config)."""
+    plan = stage_plan(disable, stages, hpo, enable, {**kb, "@misc": kb_function})
+    present = set(nlp.component_names)
+    if sets_sentences(nlp):
+        present.add("sentences")
+    add_stages(nlp, [step for step in plan if step[0] not in present])
+    return PhenotypeEntities()
 
 
-class PhenotypeChain:
-    def __init__(self, components: list[tuple[str, Callable[[Doc], Doc]]]):
-        self.components = components
+def add_pipes(
+    nlp: Language,
+    hpo: str | None = None,
+    disable: Iterable[str] = (),
+    enable: Iterable[str] = (),
+    stages: dict[str, dict] | None = None,
+    kb: dict | None = None,
+) -> list[str]:
+    """Add phenorules' stages and the ``phenorules`` component to ``nlp``; the names added.
+
+    ``kb``: settings of ``phenorules.KnowledgeBase.v1``, or ``{"@misc": NAME, ...}`` for
+    another function registered in ``spacy.registry.misc`` that returns a knowledge base.
+    """
+    before = list(nlp.component_names)
+    settings = dict(kb or {})
+    kb_function = settings.pop("@misc", KB_FUNCTION)
+    config = {"hpo": hpo, "disable": list(disable), "enable": list(enable), "stages": stages or {}, "kb": settings, "kb_function": kb_function}
+    nlp.add_pipe("phenorules", config=config)
+    return [name for name in nlp.component_names if name not in before]
+
+
+def sets_sentences(nlp: Language) -> bool:
+    """Whether a component of ``nlp`` already sets sentence starts."""
+    return any(SENTENCE_ANNOTATIONS & set(nlp.get_pipe_meta(name).assigns) for name in nlp.component_names)
+
+
+class PhenotypeEntities:
+    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps."""
 
     def __call__(self, doc: Doc) -> Doc:
-        if PASSAGES not in doc.spans:
-            add_text_passage(doc)
-        if doc._.patients is None:
-            doc._.patients = []
-        for stage, component in self.components:
-            annotation = PROVIDED_BY_USER.get(stage)
-            if annotation and doc.has_annotation(annotation):
-                continue
-            doc = component(doc)
-        set_entities(doc)
+        phenotypes = non_overlapping(doc.spans.get(PHENOTYPES, []))
+        taken = {i for span in phenotypes for i in range(span.start, span.end)}
+        others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
+        doc.ents = sorted(phenotypes + others, key=lambda span: span.start)
         return doc
-
-
-def set_entities(doc: Doc) -> None:
-    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps."""
-    phenotypes = non_overlapping(doc.spans[PHENOTYPES])
-    taken = {i for span in phenotypes for i in range(span.start, span.end)}
-    others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
-    doc.ents = sorted(phenotypes + others, key=lambda span: span.start)

@@ -1,8 +1,10 @@
 """The phenorules pipeline: a blank English spaCy pipeline and a readable list of stages.
 
-Each stage is a registered spaCy component with its own rule or lexicon files; a stage
-is switched off by a setting (``disable``), never by editing code, so that ablations are
-configuration. Stage settings override the component's default config.
+Each stage is a registered spaCy component with its own rule or lexicon files, and a pipe
+of its own in ``nlp.pipe_names``; a stage is switched off by a setting (``disable``),
+never by editing code, so that ablations are configuration. Stage settings override the
+component's default config; the knowledge base the stages share is config of each
+(:mod:`phenorules.stages.knowledge`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from spacy.language import Language
 from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
 from .errors import SettingError
 from .passages import MAX_ARTICLE_CHARS
+from .stages.knowledge import KB_FUNCTION
 
 # (stage name, spaCy factory) in the order they run.
 STAGES: tuple[tuple[str, str], ...] = (
@@ -34,7 +37,6 @@ REQUIRED_STAGES = frozenset({"sentences", "match"})
 OPTIONAL_STAGES = frozenset({"measurements"})
 
 
-
 def blank_english() -> Language:
     """spaCy's blank English with the word tokenizer (token boundaries = match boundaries),
     taking articles up to MAX_ARTICLE_CHARS (no stage is a parser or NER model)."""
@@ -48,12 +50,15 @@ def stage_plan(
     stage_config: dict[str, dict] | None = None,
     hpo: str | None = None,
     enable: Iterable[str] = (),
+    kb: dict | None = None,
 ) -> list[tuple[str, str, dict]]:
     """(stage, factory, config) for every stage of :data:`STAGES` that runs, in order: all
     but the disabled ones and the :data:`OPTIONAL_STAGES` not enabled.
 
-    ``hpo`` goes to every stage whose factory has an ``hpo`` setting, so that a stage added
-    to STAGES gets the ontology without a change here.
+    Every stage whose factory has a ``kb`` setting gets the same knowledge base config:
+    ``kb`` (settings of ``phenorules.KnowledgeBase.v1``, or another registered function
+    named by ``"@misc"``) with ``hpo`` as its ontology, so that a stage added to STAGES
+    shares it without a change here.
     """
     names = stage_names()
     enabled = set(enable)
@@ -64,15 +69,23 @@ def stage_plan(
     if disabled & REQUIRED_STAGES:
         raise SettingError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
     stage_config = stage_config or {}
+    kb_config = {"@misc": KB_FUNCTION, **(kb or {}), **({"hpo": hpo} if hpo else {})}
     plan = []
     for name, factory in STAGES:
         if name in disabled:
             continue
         config = dict(stage_config.get(name, {}))
-        if hpo and "hpo" in Language.get_factory_meta(factory).default_config:
-            config["hpo"] = hpo
+        if "kb" in Language.get_factory_meta(factory).default_config:
+            config["kb"] = dict(kb_config)
         plan.append((name, factory, config))
     return plan
+
+
+def add_stages(nlp: Language, plan: list[tuple[str, str, dict]]) -> Language:
+    """Add the stages of a :func:`stage_plan` to ``nlp``, each a pipe of its own."""
+    for name, factory, config in plan:
+        nlp.add_pipe(factory, name=name, config=config)
+    return nlp
 
 
 def build_pipeline(
@@ -80,12 +93,10 @@ def build_pipeline(
     stage_config: dict[str, dict] | None = None,
     hpo: str | None = None,
     enable: Iterable[str] = (),
+    kb: dict | None = None,
 ) -> Language:
     """A ready nlp with the stages :func:`stage_plan` names."""
-    nlp = blank_english()
-    for name, factory, config in stage_plan(disable, stage_config, hpo, enable):
-        nlp.add_pipe(factory, name=name, config=config)
-    return nlp
+    return add_stages(blank_english(), stage_plan(disable, stage_config, hpo, enable, kb))
 
 
 def stage_names() -> list[str]:

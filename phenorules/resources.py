@@ -21,7 +21,7 @@ import threading
 import time
 import zlib
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from importlib.metadata import version
 from pathlib import Path
 from typing import Iterator
@@ -31,7 +31,8 @@ import srsly
 
 from . import __version__
 from .files import atomic_file, remove_stale_temporaries
-from .lexicon import Lexicon, LexiconConfig, apply_blocklist, lexicon_parts
+from .knowledge_base import KnowledgeBase
+from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution, read_substitutions
 from .matcher import PhraseMatcher
@@ -54,24 +55,6 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-@dataclass
-class Resources:
-    """The loaded ontology and the compiled matchers for one (ontology, lexicon) pair."""
-
-    ontology: Ontology
-    matcher: PhraseMatcher
-    word_sets: WordSetIndex
-
-    @classmethod
-    def compile(
-        cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
-    ) -> "Resources":
-        """``morphology`` is the variant generator's, so both know one notion of a word."""
-        matcher = PhraseMatcher(lexicon)
-        word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
-        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
-
-
 def file_substitutions(lexicon_dir: Path, config: LexiconConfig) -> list[Substitution]:
     """The pairs of the config's learned substitution files whose source the config takes."""
     pairs = [s for name in config.substitution_files for s in read_substitutions(lexicon_dir / name)]
@@ -83,7 +66,7 @@ def code_digest() -> str:
     cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "identifiers.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
@@ -245,14 +228,14 @@ def _word_sets_from_state(state: dict) -> WordSetIndex:
     )
 
 
-def resources_sections(resources: Resources) -> dict[str, bytes]:
+def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
     sections = matcher_sections(resources.matcher)
     sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
     sections["word_sets"] = srsly.msgpack_dumps(_word_sets_state(resources.word_sets))
     return sections
 
 
-def resources_from_cache(cache: CacheFile) -> Resources | None:
+def resources_from_cache(cache: CacheFile) -> KnowledgeBase | None:
     """The cached resources, or None when the file does not hold them (corrupt, or
     another layout)."""
     try:
@@ -261,7 +244,7 @@ def resources_from_cache(cache: CacheFile) -> Resources | None:
         matcher = matcher_from_cache(cache)
     except Exception:  # a file of another layout: rebuild
         return None
-    return Resources(ontology, matcher, word_sets) if matcher is not None else None
+    return KnowledgeBase(ontology, matcher, word_sets) if matcher is not None else None
 
 
 def prune_cache(directory: Path, keep: int) -> None:
@@ -290,7 +273,7 @@ def remove_stale_cache_files(directory: Path) -> None:
 
 
 CACHE_ENTRIES_KEPT = 4
-_LOADED: dict[str, Resources] = {}
+_LOADED: dict[str, KnowledgeBase] = {}
 
 
 @contextmanager
@@ -314,8 +297,8 @@ def load_resources(
     lexicon_dir: str | Path | None = None,
     config: LexiconConfig = LexiconConfig(),
     use_cache: bool = True,
-) -> Resources:
-    """Ontology and matcher, from memory, from the disk cache, or built afresh."""
+) -> KnowledgeBase:
+    """The knowledge base of these settings, from memory, from the disk cache, or built afresh."""
     obo_path = str(obo_path or default_obo_path())
     lexicon_dir = Path(lexicon_dir) if lexicon_dir else data_dir("lexicons")
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
@@ -337,7 +320,7 @@ def load_resources(
         parts = lexicon_parts(ontology, lexicon_dir, config)
         lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
         morphology = parts.res.morphology
-        resources = Resources.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
+        resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
         if use_cache:
             try:
                 directory.mkdir(parents=True, exist_ok=True)

@@ -33,12 +33,12 @@ def mini_ontology():
 def mini_nlp():
     from phenorules.pipeline import build_pipeline
 
-    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False})
 
 
 def compile_terms(terms):
-    """Matcher and word-set index over hand-written (key, id, variant rule) terms, as the
-    match stage's ``resources`` hold them."""
+    """Matcher and word-set index over hand-written (key, id, variant rule) terms, as a
+    knowledge base holds them."""
     from types import SimpleNamespace
 
     from phenorules.lexicon import Entry, Lexicon

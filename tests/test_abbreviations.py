@@ -15,7 +15,7 @@ def mentions(nlp, text):
 
 @pytest.fixture(scope="module")
 def every_use_nlp():
-    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "abbreviations": {"later_uses": True}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"later_uses": True}})
 
 
 def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
@@ -66,7 +66,7 @@ def test_identifier_uses_are_not_phenotypes(mini_nlp):
 
 
 def test_switching_the_stage_off_keeps_dictionary_abbreviations():
-    nlp = build_pipeline(hpo=MINI_OBO, disable=["abbreviations"], stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=MINI_OBO, disable=["abbreviations"], kb={"use_cache": False})
     assert mentions(nlp, "an ASD") == [("ASD", 3, "HP:0001631")]
 
 

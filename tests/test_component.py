@@ -1,7 +1,8 @@
-"""phenorules as one spaCy component in someone else's pipeline (spaCy's own tokenizer)."""
+"""phenorules in someone else's spaCy pipeline (spaCy's own tokenizer): its stages as pipes, one call."""
 
 import configparser
 import importlib
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -9,15 +10,17 @@ import spacy
 from spacy.lang.en import English
 from spacy.language import Language
 
-import phenorules.component  # noqa: F401  (registers the factory; an install does it by entry point)
+from phenorules.component import add_pipes  # (registers the factory; an install does it by entry point)
 from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES
+from phenorules.knowledge_base import KnowledgeBase
+from phenorules.ontology import load_ontology
 from phenorules.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
 from phenorules.stages.match import EXPANDED_TO_TOKENS
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, compile_terms
 
 SETUP_CFG = Path(__file__).parent.parent / "setup.cfg"
-CONFIG = {"hpo": MINI_OBO, "stages": {"match": {"use_cache": False}}}
+CONFIG = {"hpo": MINI_OBO, "kb": {"use_cache": False}}
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +45,8 @@ def test_results_are_ents_and_a_span_group_with_extensions(user_nlp):
     assert [sent.text for sent in doc.sents] == ["She had a cleft palate.", "Seizures began at 2 years."]
 
 
-def test_the_chain_runs_every_stage_of_the_pipeline_in_order(user_nlp):
-    chain = user_nlp.get_pipe("phenorules")
-    assert [stage for stage, _ in chain.components] == [name for name in stage_names() if name not in OPTIONAL_STAGES]
+def test_every_stage_of_the_pipeline_is_a_pipe_in_order(user_nlp):
+    assert user_nlp.pipe_names == [name for name in stage_names() if name not in OPTIONAL_STAGES] + ["phenorules"]
 
 
 def test_an_optional_stage_runs_only_when_enabled():
@@ -107,15 +109,16 @@ def test_config_round_trips_and_the_pipeline_saves_and_loads(user_nlp, tmp_path)
     assert found(rebuilt(text).ents) == found(user_nlp(text).ents)
     user_nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
-    assert loaded.pipe_names == ["phenorules"]
+    assert loaded.pipe_names == user_nlp.pipe_names  # the stages come back from their own config, once
     assert found(loaded(text).ents) == [("cleft palate", "HP:0000175"), ("short stature", "HP:0004322")]
 
 
-def test_the_ontology_goes_to_every_stage_that_has_the_setting():
-    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}}, enable=OPTIONAL_STAGES)
-    for name, factory in STAGES:
-        if "hpo" in Language.get_factory_meta(factory).default_config:
-            assert nlp.get_pipe_config(name)["hpo"] == MINI_OBO
+def test_the_ontology_goes_to_every_stage_that_has_a_knowledge_base():
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, enable=OPTIONAL_STAGES)
+    with_kb = [name for name, factory in STAGES if "kb" in Language.get_factory_meta(factory).default_config]
+    assert {"match", "word_order", "abbreviations", "qualifiers", "coordination", "measurements"} <= set(with_kb)
+    for name in with_kb:
+        assert nlp.get_pipe_config(name)["kb"]["hpo"] == MINI_OBO
 
 
 def spacy_entry_points() -> dict[str, str]:
@@ -134,11 +137,47 @@ def test_every_factory_is_an_entry_point_naming_its_own_function():
         assert spacy.registry.factories.get(factory) is getattr(importlib.import_module(module), function)
 
 
-def test_refining_stages_use_the_chains_own_match_stage():
+def test_the_stages_share_the_knowledge_base_of_their_settings(user_nlp):
     from phenorules.stages.match import RefinesMatches
 
     nlp = spacy.blank("en")
-    nlp.add_pipe("phenorules", config={"hpo": MINI_OBO, "stages": {"match": {"use_cache": False, "variant_rules": []}}})
-    components = dict(nlp.get_pipe("phenorules").components)
+    nlp.add_pipe("phenorules", config={"hpo": MINI_OBO, "kb": {"use_cache": False, "variant_rules": []}})
+    components = dict(nlp.pipeline)
     refining = [c for c in components.values() if isinstance(c, RefinesMatches)]
-    assert refining and all(c.source is components["match"] for c in refining)
+    assert refining and all(c.kb is components["match"].kb for c in refining)
+    assert components["match"].kb is not user_nlp.get_pipe("match").kb  # other settings, another knowledge base
+
+
+def test_add_pipes_makes_every_stage_a_pipe_of_a_blank_pipeline():
+    nlp = spacy.blank("en")
+    added = add_pipes(nlp, hpo=MINI_OBO, enable=["measurements"], kb={"use_cache": False})
+    assert nlp.pipe_names == added == stage_names() + ["phenorules"]
+
+
+def test_select_pipes_switches_a_stage_off_for_real(user_nlp):
+    text = "She had no seizures. A cleft palate was seen."
+    on = user_nlp(text)
+    assert [(span.text, span._.negex) for span in on.spans[PHENOTYPES]] == [("seizures", True), ("cleft palate", False)]
+    with user_nlp.select_pipes(disable=["negation"]):
+        off = user_nlp(text)
+    assert not any(span._.negex for span in off.spans[PHENOTYPES])  # no "NO" note without the negation stage
+    assert found(off.spans[PHENOTYPES]) == found(on.spans[PHENOTYPES])
+
+
+@spacy.registry.misc("test_hand_made_kb.v1")
+@lru_cache(maxsize=None)
+def hand_made_knowledge_base(hpo: str) -> KnowledgeBase:
+    """One term, 'wobbly gait' (Ataxia), over the mini ontology."""
+    terms = compile_terms([("wobbly gait", "HP:0001251", "")])
+    return KnowledgeBase(load_ontology(hpo), terms.matcher, terms.word_sets)
+
+
+def test_a_knowledge_base_of_ones_own_is_a_registered_function_named_in_the_config():
+    nlp = spacy.blank("en")
+    add_pipes(nlp, kb={"@misc": "test_hand_made_kb.v1", "hpo": MINI_OBO})
+    doc = nlp("A wobbly gait and a cleft palate.")
+    assert [(ent.text, ent._.hpo_id, ent._.hpo_label) for ent in doc.ents] == [("wobbly gait", "HP:0001251", "Ataxia")]
+    assert nlp.get_pipe_config("coordination")["kb"] == {"@misc": "test_hand_made_kb.v1", "hpo": MINI_OBO}
+    assert all(getattr(component, "kb", nlp.get_pipe("match").kb) is nlp.get_pipe("match").kb for _, component in nlp.pipeline)
+    rebuilt = English.from_config(nlp.config)
+    assert found(rebuilt(doc.text).ents) == found(doc.ents)

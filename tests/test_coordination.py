@@ -1,5 +1,3 @@
-from types import SimpleNamespace
-
 import pytest
 
 from phenorules.document import PHENOTYPES, make_text_doc
@@ -19,7 +17,7 @@ def mentions(nlp, text):
 @pytest.fixture(scope="module")
 def all_patterns_nlp():
     patterns = ["shared_head", "shared_modifier", "inner_modifier", "severity_range"]
-    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"patterns": patterns}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"coordination": {"patterns": patterns}})
 
 
 def test_slashed_synonym_of_a_broader_term_becomes_a_compound(mini_nlp):
@@ -77,7 +75,7 @@ def test_rules_file_with_an_unknown_pattern_is_refused(tmp_path):
 
 def test_unknown_pattern_setting_is_refused():
     with pytest.raises(ValueError, match="unknown coordination pattern"):
-        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"patterns": ["zigzag"]}})
+        build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"coordination": {"patterns": ["zigzag"]}})
 
 
 JOINT_PAIN = [
@@ -93,7 +91,7 @@ JOINT_PAIN = [
 def list_compounds(text, terms=JOINT_PAIN, min_items=3):
     rules_dir = data_dir("rules")
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
-    stage = Coordination(rules, SimpleNamespace(resources=compile_terms(terms)), ("distributed_list",), min_items)
+    stage = Coordination(rules, compile_terms(terms), ("distributed_list",), min_items)
     return [(text[c.start : c.end], c.hpo_ids) for c in stage.distributed_lists(text)]
 
 
@@ -120,7 +118,7 @@ def test_lists_of_two_are_left_alone_by_default():
 
 def test_a_list_of_one_item_is_refused():
     with pytest.raises(ValueError, match="min_list_items must be at least 2"):
-        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "coordination": {"min_list_items": 1}})
+        build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"coordination": {"min_list_items": 1}})
 
 
 def test_list_rules_with_an_unknown_kind_are_refused(tmp_path):

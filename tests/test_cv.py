@@ -9,6 +9,7 @@ from phenorules.evaluation.barchart import NEGATIVE, POSITIVE, bar_chart
 from phenorules.evaluation.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.evaluation.folds import assign_folds
 from phenorules.learn import LearnSettings
+from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
 from learn_corpus import CORPUS, make_article
@@ -48,8 +49,30 @@ def test_cross_validation_learns_from_the_other_folds_only():
     assert scores["learned"]["score"] == cross_validate(CORPUS, settings[:1], folds=2, hpo=MINI_OBO, learn_settings=learn_settings)["learned"]["score"]
 
 
-def test_variants_switch_is_a_match_stage_setting():
-    config, _ = lexicon_setup(Setting("variants", stage_config={"match": {"variant_rules": []}}))
+def test_each_fold_predicts_with_a_pipeline_and_knowledge_base_of_its_own(monkeypatch):
+    import phenorules.evaluation.crossval as crossval
+
+    seen = []  # (pipeline, its knowledge base, the learned rows of its config) as each fold predicts
+
+    def recording(nlp, articles):
+        seen.append((nlp, nlp.get_pipe("match").kb, nlp.get_pipe_config("match")["kb"]["learned"]))
+        return predict(nlp, articles)
+
+    monkeypatch.setattr(crossval, "predict", recording)
+    settings = [Setting("learned"), Setting("not learned", learn=False)]
+    cross_validate(CORPUS, settings, folds=2, hpo=MINI_OBO, learn_settings=LearnSettings(min_articles=1))
+    assert len({id(nlp) for nlp, _, _ in seen}) == len(seen) == 4
+    for nlp, kb, _ in seen:
+        assert nlp.get_pipe("match").kb is kb  # not rewired by a later fold
+        assert all(component.kb is kb for _, component in nlp.pipeline if hasattr(component, "kb"))
+    learned = [rows for _, _, rows in seen if rows["rows"]]
+    assert len(learned) == 2 and all(any(row[0] == "small jaw" for row in rows["rows"]) for rows in learned)
+    not_learned = [kb for _, kb, rows in seen if not rows["rows"]]
+    assert len(not_learned) == 2 and all(kb not in {k for _, k, r in seen if r["rows"]} for kb in not_learned)
+
+
+def test_variants_switch_is_a_knowledge_base_setting():
+    config, _ = lexicon_setup(Setting("variants", kb={"variant_rules": []}))
     assert config.variant_rules == () and not any("learned" in name for name in config.extra_files + config.blocklist_files)
 
 
@@ -83,10 +106,10 @@ def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     assert [(s.name, s.enable) for s in settings if s.enable] == [("with measurements", ("measurements",))]  # off by default: switched on
     assert optional[-1] == ("forget",)
     assert [s.name for s in settings if not s.learn] == ["learned lexicon"]
-    assert [s.stage_config for s in settings if s.stage_config] == [
-        {"match": {"variant_rules": []}},
-        {"match": {"morphology": []}},
-        {"match": {"substitutions": ["synonyms", "mentions"]}},
+    assert [s.kb for s in settings if s.kb] == [
+        {"variant_rules": []},
+        {"morphology": []},
+        {"substitutions": ["synonyms", "mentions"]},
     ]
 
 

@@ -24,7 +24,7 @@ QUESTIONS = str(FIXTURES / "questions.jsonl")
 def nlp():
     from phenorules.pipeline import build_pipeline
 
-    return build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}}, enable=("measurements",))
+    return build_pipeline(hpo=OBO, kb={"use_cache": False}, enable=("measurements",))
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_a_named_finding_is_not_repeated_by_its_measurement(nlp):
 def test_measurement_stage_can_be_switched_off():
     from phenorules.pipeline import build_pipeline
 
-    off = build_pipeline(hpo=OBO, disable=["measurements"], stage_config={"match": {"use_cache": False}})
+    off = build_pipeline(hpo=OBO, disable=["measurements"], kb={"use_cache": False})
     assert "measurements" not in off.pipe_names
     assert findings(off, "Her temperature is 102°F.") == []
 

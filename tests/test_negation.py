@@ -53,12 +53,12 @@ def test_bare_not_and_without_are_not_cues(mini_nlp):
 
 def test_introduction_and_discussion_are_not_negated(mini_nlp):
     assert negated(mini_nlp, "Patients had no cleft palate.", section="DISCUSS") == {"cleft palate": False}
-    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "negation": {"skipped_sections": []}})
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"negation": {"skipped_sections": []}})
     assert negated(nlp, "Patients had no cleft palate.", section="DISCUSS") == {"cleft palate": True}
 
 
 def test_switching_the_stage_off_leaves_mentions_positive():
-    nlp = build_pipeline(hpo=MINI_OBO, disable=["negation"], stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=MINI_OBO, disable=["negation"], kb={"use_cache": False})
     assert "negation" not in nlp.pipe_names
     assert negated(nlp, "There was no cleft palate.") == {"cleft palate": False}
 

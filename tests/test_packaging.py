@@ -33,7 +33,7 @@ doc = nlp("She had a cleft palate; her brother had seizures.")
 
 stages = spacy.blank("en")
 stages.add_pipe("phenorules_sentences")
-stages.add_pipe("phenorules_match", config={"hpo": sys.argv[1]})
+stages.add_pipe("phenorules_match", config={"kb": {"hpo": sys.argv[1]}})
 staged = stages(doc.text)
 nlp.to_disk(sys.argv[2])
 loaded = spacy.load(sys.argv[2])

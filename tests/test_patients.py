@@ -196,7 +196,7 @@ def test_predict_explain_writes_evidence_beside_an_unchanged_submission(tmp_path
 def test_disabling_the_stage_falls_back_to_every_patient(tmp_path):
     from phenorules.pipeline import build_pipeline
 
-    nlp = build_pipeline(disable=["patients"], hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(disable=["patients"], hpo=MINI_OBO, kb={"use_cache": False})
     doc = nlp(make_article_doc(nlp, article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []})))
     assert doc._.associations is None
 

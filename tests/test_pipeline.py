@@ -173,9 +173,9 @@ def _dead_pid() -> int:
 
 def test_misspelt_match_settings_are_refused():
     with pytest.raises(ValueError, match=r"unknown variant_rules \['numbr'\]"):
-        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"variant_rules": ["numbr"], "use_cache": False}})
+        build_pipeline(hpo=MINI_OBO, kb={"variant_rules": ["numbr"], "use_cache": False})
     with pytest.raises(ValueError, match=r"unknown synonym_scopes \['EXACt'\]"):
-        build_pipeline(hpo=MINI_OBO, stage_config={"match": {"synonym_scopes": ["EXACt"], "use_cache": False}})
+        build_pipeline(hpo=MINI_OBO, kb={"synonym_scopes": ["EXACt"], "use_cache": False})
 
 
 def test_the_cache_key_follows_lexicon_files_outside_the_lexicon_dir(tmp_path):

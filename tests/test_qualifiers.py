@@ -28,15 +28,15 @@ def test_a_qualifier_that_makes_no_other_term_stays_out_of_the_span(mini_nlp):
 
 
 def test_switching_the_stage_off_keeps_the_head():
-    nlp = build_pipeline(hpo=MINI_OBO, disable=["qualifiers"], stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=MINI_OBO, disable=["qualifiers"], kb={"use_cache": False})
     assert "qualifiers" not in nlp.pipe_names
     assert [m[:2] for m in mentions(nlp, "She had recurrent ataxia.")] == [("ataxia", "HP:0001251")]
 
 
 def test_an_anatomical_qualifier_reads_as_the_label_s_site_and_more_specific_only_refuses_a_sibling():
-    nlp = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False})
     assert [m[:2] for m in mentions(nlp, "Fundoscopy showed optic nerve pallor.")] == [("optic nerve pallor", "HP:0000543")]
-    strict = build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "qualifiers": {"more_specific_only": True}})
+    strict = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"qualifiers": {"more_specific_only": True}})
     assert [m[:2] for m in mentions(strict, "Fundoscopy showed optic nerve pallor.")] == [("pallor", "HP:0000980")]
     assert [m[:2] for m in mentions(strict, "She had recurrent ataxia.")] == [("recurrent ataxia", "HP:0002131")]
 
@@ -61,7 +61,7 @@ def test_a_bad_qualifier_row_is_refused_naming_its_line(tmp_path, rows, message)
 
 def _pipeline_with_qualifiers(tmp_path, rows: str):
     table = _table(tmp_path, rows)
-    return build_pipeline(hpo=MINI_OBO, stage_config={"match": {"use_cache": False}, "qualifiers": {"qualifiers_file": str(table)}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"qualifiers": {"qualifiers_file": str(table)}})
 
 
 def test_a_post_posed_qualifier_makes_the_longer_term_ending_after_it(tmp_path):

@@ -271,7 +271,7 @@ def test_chat_answers_a_medxpertqa_prompt_with_a_letter(monkeypatch):
     from test_medxpertqa import HPOA, OBO, PROMPT
 
     monkeypatch.setenv("PHENORULES_HPOA", HPOA)
-    nlp = build_pipeline(hpo=OBO, stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(hpo=OBO, kb={"use_cache": False})
     client = TestClient(create_app(Engine(nlp)), raise_server_exceptions=False)
     reply = chat(client, PROMPT).json()["choices"][0]["message"]["content"]
     assert reply.splitlines()[-1] == "ANSWER: B"

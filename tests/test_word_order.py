@@ -98,7 +98,7 @@ def test_stage_never_cuts_a_dictionary_mention(mini_nlp):
 
 
 def test_stage_can_be_switched_off():
-    nlp = build_pipeline(disable=["word_order"], hpo=MINI_OBO, stage_config={"match": {"use_cache": False}})
+    nlp = build_pipeline(disable=["word_order"], hpo=MINI_OBO, kb={"use_cache": False})
     assert mentions(nlp, "He had hypoplasia of both mandibles.") == []
 
 

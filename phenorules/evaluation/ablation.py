@@ -1,8 +1,8 @@
 """Ablation: the cross-validated Score with the full pipeline and with each part switched off.
 
 The parts are read from the pipeline itself: every stage of ``pipeline.STAGES`` that is not
-required, plus the two lexicon parts that are settings of the match stage (generated
-variants, the learned lexicon). A part's contribution is the full Score minus the Score
+required, plus the lexicon parts that are knowledge base settings (generated variants,
+derivations, substitutions) and the learned lexicon. A part's contribution is the full Score minus the Score
 without it.
 """
 
@@ -29,9 +29,9 @@ def ablation_settings() -> list[Setting]:
     off by default, one switching it on)."""
     return [
         Setting(FULL),
-        Setting("variants", stage_config={"match": {"variant_rules": []}}),
-        Setting("derivations", stage_config={"match": {"morphology": []}}),
-        Setting(WITH + "substitutions", stage_config={"match": {"substitutions": list(SUBSTITUTION_SOURCES)}}),
+        Setting("variants", kb={"variant_rules": []}),
+        Setting("derivations", kb={"morphology": []}),
+        Setting(WITH + "substitutions", kb={"substitutions": list(SUBSTITUTION_SOURCES)}),
         *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | OPTIONAL_STAGES),
         *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in OPTIONAL_STAGES),
         Setting("learned lexicon", learn=False),

@@ -32,7 +32,7 @@ class Engine:
     def __init__(self, nlp: Language, jnlpba_tagger=None):
         self.nlp = nlp
         self.jnlpba_tagger = jnlpba_tagger
-        self.ontology = nlp.get_pipe("match").resources.ontology
+        self.ontology = nlp.get_pipe("match").kb.ontology
         self.hpo_release = self.ontology.data_version
         self._lock = threading.RLock()  # reentrant: an answerer may call annotate()
 

@@ -27,11 +27,13 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
+from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import read_grouped, read_tsv
 from ..ontology import Ontology
 from ..resources import data_dir
-from .match import PhenotypeMatcher, RefinesMatches, match_stage
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches
 
 
 @dataclass(frozen=True)
@@ -73,28 +75,27 @@ def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
 
 @Language.factory(
     "phenorules_abbreviations",
-    default_config={"hpo": None, "lexicon_file": None, "guards_file": None, "later_uses": False},
+    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "later_uses": False},
 )
 def make_abbreviations(
-    nlp: Language, name: str, hpo: str | None, lexicon_file: str | None, guards_file: str | None, later_uses: bool
+    nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, later_uses: bool
 ):
-    source = match_stage(nlp, hpo)
     known = read_known_abbreviations(
-        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", source.resources.ontology
+        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", kb.ontology
     )
     guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
-    return Abbreviations(source, known, guards, later_uses)
+    return Abbreviations(kb, known, guards, later_uses)
 
 
 class Abbreviations(RefinesMatches):
     def __init__(
         self,
-        source: PhenotypeMatcher,
+        kb: KnowledgeBase,
         known: dict[str, Sense],
         guards: tuple[re.Pattern, re.Pattern],
         later_uses: bool,
     ):
-        self.source = source
+        self.kb = kb
         self.known = known
         self.gene_cue, self.identifier_cue = guards
         self.later_uses = later_uses

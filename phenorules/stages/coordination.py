@@ -23,9 +23,11 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
+from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_grouped, read_tsv
 from ..resources import data_dir
-from .match import PhenotypeMatcher, RefinesMatches, match_stage
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches
 
 CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
 PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range", "distributed_list")
@@ -70,7 +72,7 @@ def _alternation(phrases) -> str:
 @Language.factory(
     "phenorules_coordination",
     default_config={
-        "hpo": None,
+        "kb": KB_CONFIG,
         "coordination_file": None,
         "ranges_file": None,
         "lists_file": None,
@@ -81,7 +83,7 @@ def _alternation(phrases) -> str:
 def make_coordination(
     nlp: Language,
     name: str,
-    hpo: str | None,
+    kb: KnowledgeBase,
     coordination_file: str | None,
     ranges_file: str | None,
     lists_file: str | None,
@@ -99,8 +101,7 @@ def make_coordination(
         Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
         Path(lists_file) if lists_file else rules_dir / "coordinated_lists.tsv",
     )
-    source = match_stage(nlp, hpo)
-    return Coordination(rules, source, tuple(patterns), min_list_items)
+    return Coordination(rules, kb, tuple(patterns), min_list_items)
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,9 @@ class Context:
 
 
 class Coordination(RefinesMatches):
-    def __init__(self, rules: CoordinationRules, source: PhenotypeMatcher, patterns: tuple[str, ...], min_list_items: int = 3):
+    def __init__(self, rules: CoordinationRules, kb: KnowledgeBase, patterns: tuple[str, ...], min_list_items: int = 3):
         self.rules = rules
-        self.source = source
+        self.kb = kb
         self.patterns = patterns
         conj = {p: _alternation(c) for p, c in rules.conjunctions.items()}
         self.word_and_conjunction = re.compile(rf"({_WORD})-?\s*,?\s*(?:{conj['shared_head']})\s*$", re.IGNORECASE)

@@ -22,9 +22,10 @@ from spacy.tokens import Doc
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
+from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
-from .match import PhenotypeMatcher, match_stage
+from .knowledge import KB_CONFIG
 
 PARTS = ("value", "first", "second")
 NO_VALUE = "-"
@@ -112,23 +113,22 @@ def measured_value(match: re.Match, part: str) -> float:
     return float(match.group(2 if part == "second" else 1).replace(",", ""))
 
 
-@Language.factory("phenorules_measurements", default_config={"hpo": None, "rules_file": None})
-def make_measurements(nlp: Language, name: str, hpo: str | None, rules_file: str | None):
+@Language.factory("phenorules_measurements", default_config={"kb": KB_CONFIG, "rules_file": None})
+def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None):
     path = Path(rules_file) if rules_file else data_dir("rules") / "measurements.tsv"
-    source = match_stage(nlp, hpo)
-    return Measurements(read_rules(path, source.resources.ontology.names), source, path.name)
+    return Measurements(read_rules(path, kb.ontology.names), kb, path.name)
 
 
 class Measurements:
-    def __init__(self, rules: list[MeasurementRule], source: PhenotypeMatcher, file_name: str):
+    def __init__(self, rules: list[MeasurementRule], kb: KnowledgeBase, file_name: str):
         self.rules = rules
-        self.source = source
+        self.kb = kb
         self.file_name = file_name
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
         taken = [(s.start_char, s.end_char) for s in spans]
-        ontology = self.source.resources.ontology
+        ontology = self.kb.ontology
         named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";") if hpo_id in ontology}
         text = doc_text(doc).translate(_SAME_LENGTH)
         for rule in self.rules:
@@ -144,7 +144,7 @@ class Measurements:
                 if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
                     continue
                 span._.hpo_id = hpo_id
-                span._.hpo_label = self.source.label(hpo_id)
+                span._.hpo_label = self.kb.label(hpo_id)
                 span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
                 spans.append(span)
                 taken.append((span.start_char, span.end_char))

@@ -25,9 +25,11 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
+from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
-from .match import PhenotypeMatcher, RefinesMatches, match_stage
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches
 
 _NEAR = 40  # characters read before or after a mention for its qualifier
 POSITIONS = ("before", "after")  # where the article writes the qualifier: "[before] head [after]"
@@ -61,10 +63,10 @@ def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
     return out
 
 
-@Language.factory("phenorules_qualifiers", default_config={"hpo": None, "qualifiers_file": None, "more_specific_only": False})
-def make_qualifiers(nlp: Language, name: str, hpo: str | None, qualifiers_file: str | None, more_specific_only: bool):
+@Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False})
+def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool):
     path = Path(qualifiers_file) if qualifiers_file else data_dir("rules") / "qualifiers.tsv"
-    return Qualifiers(read_qualifiers(path), path.name, match_stage(nlp, hpo), more_specific_only)
+    return Qualifiers(read_qualifiers(path), path.name, kb, more_specific_only)
 
 
 def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
@@ -73,10 +75,10 @@ def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
 
 
 class Qualifiers(RefinesMatches):
-    def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], file_name: str, source: PhenotypeMatcher, more_specific_only: bool):
+    def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], file_name: str, kb: KnowledgeBase, more_specific_only: bool):
         self.qualifiers = qualifiers
         self.file_name = file_name
-        self.source = source
+        self.kb = kb
         self.more_specific_only = more_specific_only
         # The qualifier ends just before the mention, separated by a space or a hyphen.
         self.qualifier_before = re.compile(rf"(?<![\w-])({_alternatives(qualifiers['before'])})[\s-]+$", re.IGNORECASE)
@@ -101,7 +103,7 @@ class Qualifiers(RefinesMatches):
     def qualified(self, doc: Doc, text: str, span: Span, previous_end: int, next_start: int) -> Span | None:
         """The longer span with the qualified term (a qualifier before the mention tried
         first), or None."""
-        if span._.hpo_id not in self.source.resources.ontology:  # a compound or an unknown (-1) phenotype
+        if span._.hpo_id not in self.kb.ontology:  # a compound or an unknown (-1) phenotype
             return None
         before = self.qualifier_before.search(text, max(previous_end, span.start_char - _NEAR), span.start_char)
         if before is not None:
@@ -116,7 +118,7 @@ class Qualifiers(RefinesMatches):
     def grown(self, doc: Doc, text: str, span: Span, position: str, found: str, start: int, end: int) -> Span | None:
         """The span from ``start`` to ``end`` with the first term that a reading of the
         qualifier ``found`` makes with the head, or None."""
-        ontology = self.source.resources.ontology
+        ontology = self.kb.ontology
         qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
         head = text[span.start_char : span.end_char]
         for reading, line in qualifier.readings:
@@ -129,7 +131,7 @@ class Qualifiers(RefinesMatches):
             if grown is None:
                 return None
             grown._.hpo_id = hpo_id
-            grown._.hpo_label = self.source.label(hpo_id)
+            grown._.hpo_label = self.kb.label(hpo_id)
             grown._.provenance = [*(span._.provenance or []), f"qualifier:{self.file_name}:{line}"]
             return grown
         return None

@@ -15,24 +15,26 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..document import PHENOTYPES, doc_text
+from ..knowledge_base import KnowledgeBase
 from ..matcher import resolve_overlaps
-from .match import PhenotypeMatcher, RefinesMatches, match_stage
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches, align, annotate
 
 RULE = "word_order"
 
 
-@Language.factory("phenorules_word_order", default_config={"hpo": None})
-def make_word_order(nlp: Language, name: str, hpo: str | None):
-    return WordOrder(match_stage(nlp, hpo))
+@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG})
+def make_word_order(nlp: Language, name: str, kb: KnowledgeBase):
+    return WordOrder(kb)
 
 
 class WordOrder(RefinesMatches):
-    def __init__(self, source: PhenotypeMatcher):
-        self.source = source
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
-        word_sets = self.source.resources.word_sets
+        word_sets = self.kb.word_sets
         for match in resolve_overlaps(word_sets.find(doc_text(doc), self.matcher)):
             start, end = match.start, match.end
             overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
@@ -40,8 +42,8 @@ class WordOrder(RefinesMatches):
                 continue  # it would cut a mention or lie inside one
             if any(s.start_char == start and s.end_char == end for s in overlapping):
                 continue  # the dictionary found this span as it is written
-            span, provenance = self.source.align(doc, match)
+            span, provenance = align(doc, match)
             spans = [s for s in spans if s not in overlapping]
-            spans.append(self.source.annotate(span, match.entry, provenance + [RULE]))
+            spans.append(annotate(span, match.entry, provenance + [RULE], self.kb))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc

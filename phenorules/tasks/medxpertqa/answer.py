@@ -56,11 +56,8 @@ def parse_prompt(prompt: str) -> Question | None:
 
 
 def pipeline_ontology(nlp):
-    """The ontology of the pipeline's match stage (a built pipeline or the one-component chain)."""
-    if "match" in nlp.pipe_names:
-        return nlp.get_pipe("match").resources.ontology
-    chain = nlp.get_pipe("phenorules")
-    return dict(chain.components)["match"].resources.ontology
+    """The ontology of the pipeline's knowledge base."""
+    return nlp.get_pipe("match").kb.ontology
 
 
 def response_text(profile: QuestionProfile, result: Answer, knowledge: Knowledge) -> str:

@@ -1,0 +1,77 @@
+"""The knowledge base every stage reads: the ontology, the lexicon's automaton and the
+word-set index built over the same lexicon entries.
+
+One object, built once per (ontology, lexicon) pair and handed to each stage by its config
+(:mod:`phenorules.stages.knowledge`), so that no stage reaches into another for it.
+:class:`BaseLexicon` builds the knowledge bases that differ only by learned rows (a
+cross-validation fold's) on one ontology lexicon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from .lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
+from .lexicon.morphology import Morphology
+from .lexicon.substitutions import Substitution
+from .matcher import PhraseMatcher
+from .ontology import Ontology
+from .word_sets import WordSetIndex
+
+
+class KnowledgeBase:
+    """The loaded ontology and the compiled matchers for one (ontology, lexicon) pair.
+
+    A plain class, not a dataclass: spaCy's config validation would copy a dataclass
+    field by field, and the stages of one pipeline must share this object."""
+
+    def __init__(self, ontology: Ontology, matcher: PhraseMatcher, word_sets: WordSetIndex):
+        self.ontology, self.matcher, self.word_sets = ontology, matcher, word_sets
+
+    @classmethod
+    def compile(
+        cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
+    ) -> "KnowledgeBase":
+        """``morphology`` is the variant generator's, so both know one notion of a word."""
+        matcher = PhraseMatcher(lexicon)
+        word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
+
+    def label(self, hpo_ids: str) -> str:
+        """The term name of each id of ``HP:a;HP:b``, joined the same way."""
+        return "; ".join(self.ontology.names.get(hpo_id, hpo_id) for hpo_id in hpo_ids.split(";"))
+
+
+def without_learned_files(config: LexiconConfig) -> LexiconConfig:
+    """The lexicon config less its learned files: what a fold learns against."""
+    return replace(
+        config,
+        extra_files=tuple(n for n in config.extra_files if not is_learned_file(n)),
+        blocklist_files=tuple(n for n in config.blocklist_files if not is_learned_file(n)),
+        substitution_files=tuple(n for n in config.substitution_files if not is_learned_file(n)),
+    )
+
+
+class BaseLexicon:
+    """The ontology lexicon and curated files of one config (learned files left out), and
+    the knowledge bases with learned rows on top."""
+
+    def __init__(self, ontology: Ontology, config: LexiconConfig, lexicon_dir: Path):
+        self.ontology, self.config, self.lexicon_dir = ontology, config, lexicon_dir
+        parts = lexicon_parts(ontology, lexicon_dir, config)
+        self.res, self.blocked = parts.res, parts.blocked
+        self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
+        self.knowledge_base = KnowledgeBase.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
+
+    def with_learned(self, rows: list, blocklist: set[tuple[str, str]], substitutions: list[Substitution]) -> KnowledgeBase:
+        """The base lexicon plus learned (surface, id(s), source) rows, less the learned
+        blocklist, with the learned substitutions the config takes, compiled; nothing
+        learned is the base itself."""
+        if not (rows or blocklist or substitutions):
+            return self.knowledge_base
+        lexicon = Lexicon({key: list(entries) for key, entries in self.lexicon.entries.items()})
+        add_rows(lexicon, rows, "learned", self.config, self.res)
+        blocklisted = apply_blocklist(lexicon, self.blocked | blocklist, self.config.min_key_length)
+        taken = [s for s in substitutions if s.source in self.config.substitutions]
+        return KnowledgeBase.compile(self.ontology, blocklisted, self.lexicon_dir, self.res.morphology, taken)
