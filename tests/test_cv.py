@@ -85,6 +85,7 @@ def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     assert [s.stage_config for s in settings if s.stage_config] == [
         {"match": {"variant_rules": []}},
         {"match": {"morphology": []}},
+        {"word_order": {"skip_one_word": False}},
         {"match": {"substitutions": ["synonyms", "mentions"]}},
     ]
 

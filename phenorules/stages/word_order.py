@@ -6,7 +6,9 @@ cyst, and at most some of their inflected and inverted forms. This stage adds th
 words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), longest first.
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
 and never one it would cut or one that covers it; each span's provenance ends in
-``word_order``.
+``word_order``. Then, with ``skip_one_word`` (on), a run that holds a key's words but for
+one word of another term inside it ("thinning of the entire retina") is added where no
+mention lies (provenance ``word_order:skip_one_word``).
 """
 
 from __future__ import annotations
@@ -19,16 +21,17 @@ from ..matcher import resolve_overlaps
 from .match import PhenotypeMatcher, RefinesMatches, match_stage
 
 RULE = "word_order"
+SKIP_RULE = "word_order:skip_one_word"
 
 
-@Language.factory("phenorules_word_order", default_config={"hpo": None})
-def make_word_order(nlp: Language, name: str, hpo: str | None):
-    return WordOrder(match_stage(nlp, hpo))
+@Language.factory("phenorules_word_order", default_config={"hpo": None, "skip_one_word": True})
+def make_word_order(nlp: Language, name: str, hpo: str | None, skip_one_word: bool):
+    return WordOrder(match_stage(nlp, hpo), skip_one_word)
 
 
 class WordOrder(RefinesMatches):
-    def __init__(self, source: PhenotypeMatcher):
-        self.source = source
+    def __init__(self, source: PhenotypeMatcher, skip_one_word: bool = True):
+        self.source, self.skip_one_word = source, skip_one_word
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
@@ -43,5 +46,11 @@ class WordOrder(RefinesMatches):
             span, provenance = self.source.align(doc, match)
             spans = [s for s in spans if s not in overlapping]
             spans.append(self.source.annotate(span, match.entry, provenance + [RULE]))
+        if self.skip_one_word:
+            for match in resolve_overlaps(word_sets.find_skipping_one(doc_text(doc), self.matcher)):
+                if any(s.start_char < match.end and match.start < s.end_char for s in spans):
+                    continue  # only where no mention lies
+                span, provenance = self.source.align(doc, match)
+                spans.append(self.source.annotate(span, match.entry, provenance + [SKIP_RULE]))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc
