@@ -109,8 +109,11 @@ class WordSetIndex:
         """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
         return self.morphology.base(word)
 
-    def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
-        """Every run of words in ``text`` whose content words are an indexed set."""
+    def _words(self, text: str) -> tuple[list[str], list[str], list[str | None], list[int], list[int], list[int]]:
+        """(surfaces, gaps before them, base words, breaks, kept, word offsets or []) of
+        ``text``: a base word is '' for a function word (and a bound suffix word), None for
+        one that ends a run; breaks[i] counts the gaps up to word i that no run crosses ('.',
+        ',', '(', a line break); kept lists the words that are not ''."""
         normal = normalize_text(text)
         surfaces = _WORD.findall(normal)
         gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
@@ -122,9 +125,13 @@ class WordSetIndex:
         for i in bound:
             if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
                 words[i] = ""  # 'bird-like facies' holds the words of Bird facies
-        # breaks[i]: how many gaps up to word i no run may cross ('.', ',', '(', a line break)
         breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
         kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
+        return surfaces, gaps, words, breaks, kept, starts
+
+    def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
+        """Every run of words in ``text`` whose content words are an indexed set."""
+        surfaces, gaps, words, breaks, kept, starts = self._words(text)
         partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
         # A run starts where two kept words in one phrase share an indexed set.
         firsts = [
@@ -153,6 +160,38 @@ class WordSetIndex:
                         rule = rules.get(word_set) if rules else None
                         if rule:
                             entry = replace(entry, rule=f"{entry.rule}+{rule}" if entry.rule else rule)
+                        out.append(Match(start, end, entry))
+        return out
+
+    def find_skipping_one(self, text: str, matcher: PhraseMatcher) -> list[Match]:
+        """Runs whose content words are an indexed set but for one word inside the run:
+        "thinning of the entire retina" (Retinal thinning), "widely spaced lower teeth". As
+        in FastHPOCR's runs of known words, the skipped word is a word of an indexed set;
+        the run still starts and ends with words of the set, and never crosses a break."""
+        surfaces, gaps, words, breaks, kept, starts = self._words(text)
+        partners, rows, rules = self.partners, self.rows, self.rules
+        out = []
+        for k, first in enumerate(kept):
+            if words[first] not in partners:
+                continue
+            content, allowed, skipped = [words[first]], partners[words[first]], False
+            for last in kept[k + 1 : k + self.max_words + 1]:
+                word = words[last]
+                if breaks[last] != breaks[first] or word is None:
+                    break
+                if word not in allowed:
+                    if skipped or word not in partners:
+                        break
+                    skipped = True
+                    continue
+                content.append(word)
+                allowed = allowed & partners[word]
+                row = rows.get(tuple(sorted(content))) if skipped else None
+                if row is not None:
+                    starts = starts or word_offsets(surfaces, gaps)
+                    start, end = starts[first], starts[last] + len(surfaces[last])
+                    entry = best_entry(matcher.entries(row)[1], text[start:end])
+                    if entry is not None and not rules.get(tuple(sorted(content))):
                         out.append(Match(start, end, entry))
         return out
 

@@ -111,6 +111,7 @@ def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
         {"morphology": []},
         {"substitutions": ["synonyms", "mentions"]},
     ]
+    assert [s.stage_config for s in settings if s.stage_config] == [{"word_order": {"skip_one_word": False}}]
 
 
 def test_cross_validation_switches_stages_by_setting(forgetful_pipeline):

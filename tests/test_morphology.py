@@ -85,3 +85,15 @@ def test_a_bad_stem_length_names_the_line(tmp_path):
     (tmp_path / "derivations.tsv").write_text("ic\ty\tfour\n")
     with pytest.raises(InputError, match=r"derivations.tsv:1: the shortest stem must be a number"):
         Morphology.from_dir(tmp_path)
+
+
+def test_a_participle_and_its_gerund_are_one_word():
+    morphology = Morphology.from_dir(data_dir("lexicons"), {"mottled", "mottling", "clubbed", "clubbing"})
+    assert morphology.base("mottled") == morphology.base("mottling")  # -ed = -ing
+    assert morphology.base("clubbed") == morphology.base("clubbing")
+
+
+def test_ordinals_roman_numerals_and_aplasia_are_families(morphology):
+    assert morphology.base("3rd") == morphology.base("third")
+    assert morphology.base("i") == morphology.base("1")
+    assert morphology.base("aplasia") == morphology.base("absent") == morphology.base("absence")

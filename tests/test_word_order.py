@@ -4,6 +4,7 @@ import pytest
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
+from phenorules.knowledge_base import KnowledgeBase
 from phenorules.lexicon import Entry, Lexicon
 from phenorules.matcher import PhraseMatcher
 from phenorules.pipeline import build_pipeline
@@ -113,3 +114,40 @@ def test_bound_suffix_words_are_left_out_on_both_sides():
     assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly-like vertebrae") == [("butterfly-like vertebrae", "HP:0003316")]
     assert found([("bird-like facies", "HP:0000000", "")], "bird-like facies") == [("bird-like facies", "HP:0000000")]
     assert found([("butterfly vertebrae", "HP:0003316", "")], "butterfly like vertebrae") == []  # 'like' standing alone is a word
+
+
+def found_skipping_one(terms, text):
+    compiled = compile_terms(terms)
+    return [(text[m.start : m.end], m.entry.hpo_id) for m in compiled.word_sets.find_skipping_one(text, compiled.matcher)]
+
+
+SPACED = ("widely spaced teeth", "HP:0000687", "")
+LOWER = ("lower limb", "HP:0000001", "")  # makes 'lower' a word of an indexed set
+
+
+def test_a_run_may_skip_one_word_of_another_term():
+    assert found_skipping_one([SPACED, LOWER], "widely spaced lower teeth") == [("widely spaced lower teeth", "HP:0000687")]
+    assert found_skipping_one([SPACED], "widely spaced lower teeth") == []  # 'lower' is no term's word
+    assert found_skipping_one([SPACED, LOWER], "widely spaced lower lower teeth") == []  # one word, not two
+    assert found_skipping_one([SPACED, LOWER], "widely spaced teeth") == []  # nothing skipped: find's run
+    assert found_skipping_one([SPACED, LOWER], "widely spaced lower, teeth") == []  # never across a break
+
+
+def with_terms(nlp, terms):
+    """The pipeline with every stage on a knowledge base of only ``terms`` (the mini
+    ontology still names them)."""
+    compiled = compile_terms(terms)
+    kb = KnowledgeBase(nlp.get_pipe("match").kb.ontology, compiled.matcher, compiled.word_sets)
+    for _, component in nlp.pipeline:
+        if hasattr(component, "kb"):
+            component.kb = kb
+    return nlp
+
+
+def test_stage_adds_a_run_with_a_skipped_word_only_where_no_mention_lies():
+    nlp = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}), [SPACED, LOWER])
+    assert mentions(nlp, "He had widely spaced lower teeth.") == [("widely spaced lower teeth", "HP:0000687", "word_order:skip_one_word")]
+    nlp = with_terms(nlp, [SPACED, LOWER, ("spaced", "HP:0000002", "")])
+    assert mentions(nlp, "He had widely spaced lower teeth.") == [("spaced", "HP:0000002", "name")]
+    off = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"word_order": {"skip_one_word": False}}), [SPACED, LOWER])
+    assert mentions(off, "He had widely spaced lower teeth.") == []

@@ -31,6 +31,7 @@ def ablation_settings() -> list[Setting]:
         Setting(FULL),
         Setting("variants", kb={"variant_rules": []}),
         Setting("derivations", kb={"morphology": []}),
+        Setting("skipped words", stage_config={"word_order": {"skip_one_word": False}}),
         Setting(WITH + "substitutions", kb={"substitutions": list(SUBSTITUTION_SOURCES)}),
         *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | OPTIONAL_STAGES),
         *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in OPTIONAL_STAGES),

@@ -6,7 +6,9 @@ cyst, and at most some of their inflected and inverted forms. This stage adds th
 words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), longest first.
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
 and never one it would cut or one that covers it; each span's provenance ends in
-``word_order``.
+``word_order``. Then, with ``skip_one_word`` (on), a run that holds a key's words but for
+one word of another term inside it ("thinning of the entire retina") is added where no
+mention lies (provenance ``word_order:skip_one_word``).
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from .knowledge import KB_CONFIG
 from .match import RefinesMatches, align, annotate
 
 RULE = "word_order"
+SKIP_RULE = "word_order:skip_one_word"
 
 
-@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG})
-def make_word_order(nlp: Language, name: str, kb: KnowledgeBase):
-    return WordOrder(kb)
+@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True})
+def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: bool):
+    return WordOrder(kb, skip_one_word)
 
 
 class WordOrder(RefinesMatches):
-    def __init__(self, kb: KnowledgeBase):
-        self.kb = kb
+    def __init__(self, kb: KnowledgeBase, skip_one_word: bool = True):
+        self.kb, self.skip_one_word = kb, skip_one_word
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
@@ -45,5 +48,11 @@ class WordOrder(RefinesMatches):
             span, provenance = align(doc, match)
             spans = [s for s in spans if s not in overlapping]
             spans.append(annotate(span, match.entry, provenance + [RULE], self.kb))
+        if self.skip_one_word:
+            for match in resolve_overlaps(word_sets.find_skipping_one(doc_text(doc), self.matcher)):
+                if any(s.start_char < match.end and match.start < s.end_char for s in spans):
+                    continue  # only where no mention lies
+                span, provenance = align(doc, match)
+                spans.append(annotate(span, match.entry, provenance + [SKIP_RULE], self.kb))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc
