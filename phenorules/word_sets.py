@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
@@ -36,6 +36,20 @@ _BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
 _BASES_KEPT = 200_000  # words whose base word is remembered between texts
+
+
+class TextWords(NamedTuple):
+    """The words of a text as a run reads them: a base word is '' for a function word (and
+    a bound suffix word), None for one that ends a run; ``breaks[i]`` counts the gaps up to
+    word i that no run crosses ('.', ',', '(', a line break); ``kept`` lists the words that
+    are not ''; ``starts`` holds the word offsets, or is [] until a run needs them."""
+
+    surfaces: list[str]
+    gaps: list[str]  # gaps[i] is what stands before surfaces[i]
+    words: list[str | None]
+    breaks: list[int]
+    kept: list[int]
+    starts: list[int]
 
 
 @dataclass
@@ -109,11 +123,9 @@ class WordSetIndex:
         """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
         return self.morphology.base(word)
 
-    def _words(self, text: str) -> tuple[list[str], list[str], list[str | None], list[int], list[int], list[int]]:
-        """(surfaces, gaps before them, base words, breaks, kept, word offsets or []) of
-        ``text``: a base word is '' for a function word (and a bound suffix word), None for
-        one that ends a run; breaks[i] counts the gaps up to word i that no run crosses ('.',
-        ',', '(', a line break); kept lists the words that are not ''."""
+    def words(self, text: str) -> TextWords:
+        """The words of ``text`` as :meth:`find` and :meth:`find_skipping_one` read them
+        (a stage that calls both reads the text once)."""
         normal = normalize_text(text)
         surfaces = _WORD.findall(normal)
         gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
@@ -127,11 +139,12 @@ class WordSetIndex:
                 words[i] = ""  # 'bird-like facies' holds the words of Bird facies
         breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
         kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
-        return surfaces, gaps, words, breaks, kept, starts
+        return TextWords(surfaces, gaps, words, breaks, kept, starts)
 
-    def find(self, text: str, matcher: PhraseMatcher) -> list[Match]:
-        """Every run of words in ``text`` whose content words are an indexed set."""
-        surfaces, gaps, words, breaks, kept, starts = self._words(text)
+    def find(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
+        """Every run of words in ``text`` whose content words are an indexed set; ``words``:
+        :meth:`words` of ``text``, if already read."""
+        surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
         partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
         # A run starts where two kept words in one phrase share an indexed set.
         firsts = [
@@ -163,12 +176,12 @@ class WordSetIndex:
                         out.append(Match(start, end, entry))
         return out
 
-    def find_skipping_one(self, text: str, matcher: PhraseMatcher) -> list[Match]:
+    def find_skipping_one(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
         """Runs whose content words are an indexed set but for one word inside the run:
         "thinning of the entire retina" (Retinal thinning), "widely spaced lower teeth". As
         in FastHPOCR's runs of known words, the skipped word is a word of an indexed set;
         the run still starts and ends with words of the set, and never crosses a break."""
-        surfaces, gaps, words, breaks, kept, starts = self._words(text)
+        surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
         partners, rows, rules = self.partners, self.rows, self.rules
         out = []
         for k, first in enumerate(kept):

@@ -37,8 +37,9 @@ class WordOrder(RefinesMatches):
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
-        word_sets = self.kb.word_sets
-        for match in resolve_overlaps(word_sets.find(doc_text(doc), self.matcher)):
+        word_sets, text = self.kb.word_sets, doc_text(doc)
+        words = word_sets.words(text)
+        for match in resolve_overlaps(word_sets.find(text, self.matcher, words)):
             start, end = match.start, match.end
             overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
             if any(s.start_char < start or s.end_char > end for s in overlapping):
@@ -49,7 +50,7 @@ class WordOrder(RefinesMatches):
             spans = [s for s in spans if s not in overlapping]
             spans.append(annotate(span, match.entry, provenance + [RULE], self.kb))
         if self.skip_one_word:
-            for match in resolve_overlaps(word_sets.find_skipping_one(doc_text(doc), self.matcher)):
+            for match in resolve_overlaps(word_sets.find_skipping_one(text, self.matcher, words)):
                 if any(s.start_char < match.end and match.start < s.end_char for s in spans):
                     continue  # only where no mention lies
                 span, provenance = align(doc, match)
