@@ -1,6 +1,8 @@
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
@@ -94,3 +96,17 @@ def test_the_branch_root_is_not_a_lexicon_entry(mini_ontology):
     lexicon = build_lexicon(mini_ontology, data_dir("lexicons"))
     assert "phenotypic abnormality" not in lexicon.entries
     assert all(e.hpo_id != "HP:0000118" for entries in lexicon.entries.values() for e in entries)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 12), st.integers(0, 3)), max_size=40))
+def test_overlaps_are_resolved_by_the_definition(spans):
+    """Longest first, then leftmost, then the entry; nothing chosen overlaps a longer or
+    earlier choice (the definition, checked against every chosen match)."""
+    matches = [Match(start, start + length, Entry(priority, "HP:0000001", "x", "name", "")) for start, length, priority in spans]
+    chosen, taken = [], []
+    for match in sorted(matches, key=lambda m: (-m.length, m.start, m.entry)):
+        if all(match.end <= s or match.start >= e for s, e in taken):
+            chosen.append(match)
+            taken.append((match.start, match.end))
+    assert resolve_overlaps(matches) == sorted(chosen, key=lambda m: (m.start, m.end))
