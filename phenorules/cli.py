@@ -310,7 +310,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     from .files import write_atomically
     from .inputs import read_input
     from .progress import progress
-    from .tasks.patientphex.predict import annotate_articles
+    from .tasks.patientphex.predict import annotate_articles, mention_rows
     from .view import render_page
 
     if html_path:
@@ -336,26 +336,6 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
         flag = "NEG" if row["negated"] else "   "
         patients = ",".join(row["patients"]) or "-"
         click.echo(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  patient {patients}  [{'; '.join(row['provenance'])}]")
-
-
-def mention_rows(doc) -> list[dict]:
-    from .document import PHENOTYPES
-    from .view import patient_ids
-
-    return [
-        {
-            "article": doc._.article_id,
-            "start": span.start_char,
-            "end": span.end_char,
-            "text": span.text,
-            "hpo_id": span._.hpo_id,
-            "label": span._.hpo_label,
-            "negated": bool(span._.negex),
-            "patients": patient_ids(span._.patient),
-            "provenance": list(span._.provenance or []),
-        }
-        for span in doc.spans[PHENOTYPES]
-    ]
 
 
 @main.command()

@@ -87,12 +87,12 @@ class PhraseMatcher:
         return resolve_overlaps(self.candidates(text))
 
 
-_FIELD, _RECORD = "\x1f", "\x1e"
+_FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"
 
 
 def encode_entries(key: str, entries: Sequence[Entry]) -> str:
     records = [
-        _FIELD.join((str(e.priority), e.hpo_id, e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
+        _FIELD.join((str(e.priority), _ID.join(e.hpo_ids), e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
         for e in entries
     ]
     return _RECORD.join([str(len(key))] + records)
@@ -102,8 +102,8 @@ def decode_entries(row: str) -> tuple[int, tuple[Entry, ...]]:
     length, *records = row.split(_RECORD)
     entries = []
     for record in records:
-        priority, hpo_id, surface, source, rule, case_sensitive = record.split(_FIELD)
-        entries.append(Entry(int(priority), hpo_id, surface, source, rule, bool(case_sensitive)))
+        priority, hpo_ids, surface, source, rule, case_sensitive = record.split(_FIELD)
+        entries.append(Entry(int(priority), tuple(hpo_ids.split(_ID)) if hpo_ids else (), surface, source, rule, bool(case_sensitive)))
     return int(length), tuple(entries)
 
 

@@ -54,7 +54,7 @@ def test_greek_variants(greek):
 def test_lexicon_keeps_counts_and_drops_unreliable_strings(documents, greek):
     lexicon = learn_lexicon(documents, greek, LearnConfig(min_precision=0.4))
     (il2,) = lexicon.entries["il 2"]
-    assert (il2.hpo_id, il2.surface, il2.source, il2.case_sensitive) == ("PROTEIN", "IL-2", "train:2/2", True)
+    assert (il2.hpo_ids[0], il2.surface, il2.source, il2.case_sensitive) == ("PROTEIN", "IL-2", "train:2/2", True)
     # 'Binding' is annotated once but occurs four times: 1/4 < 0.4
     assert "binding" not in lexicon.entries
     assert "binding" in learn_lexicon(documents, greek, LearnConfig(min_precision=0.25)).entries

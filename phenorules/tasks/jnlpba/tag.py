@@ -92,7 +92,7 @@ class Tagger:
     def __call__(self, text: str) -> list[Tagged]:
         tokens = rule_tokens(text)
         words = [text[s:e].lower() for s, e in tokens]
-        found = [Tagged(m.start, m.end, m.entry.hpo_id, (lexicon_provenance(m.entry),)) for m in self.matcher(text)]
+        found = [Tagged(m.start, m.end, m.entry.hpo_ids[0], (lexicon_provenance(m.entry),)) for m in self.matcher(text)]
         if self.config.head_rules:
             found = resolve(found + self.head_phrases(text, tokens, words, found))
         found = self.extend_right(tokens, words, found)
@@ -194,7 +194,7 @@ class Tagger:
 
 def lexicon_provenance(entry: Entry) -> str:
     """'lexicon:<learned surface>=<type>|train:<annotated>/<occurrences>[|<variant rules>]'."""
-    return f"lexicon:{entry.surface}={entry.hpo_id}|{entry.provenance}"
+    return f"lexicon:{entry.surface}={entry.hpo_ids[0]}|{entry.provenance}"
 
 
 def resolve(candidates: list[Tagged]) -> list[Tagged]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.identifiers import NO_ID
 
 from .io import Question
 from .knowledge import Knowledge
@@ -61,9 +60,8 @@ def phenotype_mentions(nlp, text: str) -> list[Mention]:
     doc = nlp(make_text_doc(nlp, text))
     mentions = []
     for span in doc.spans[PHENOTYPES]:
-        for hpo_id in (span._.hpo_id or NO_ID).split(";"):
-            if hpo_id != NO_ID:
-                mentions.append(Mention(span.text, hpo_id, bool(span._.negex), tuple(span._.provenance or ())))
+        for hpo_id in span._.hpo_ids or ():
+            mentions.append(Mention(span.text, hpo_id, bool(span._.negex), tuple(span._.provenance or ())))
     return mentions
 
 
