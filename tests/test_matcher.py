@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.matcher import Match, PhraseMatcher, resolve_overlaps
+from phenorules.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
@@ -111,3 +112,16 @@ def test_overlaps_are_resolved_by_the_definition(spans):
             chosen.append(match)
             taken.append((match.start, match.end))
     assert resolve_overlaps(matches) == sorted(chosen, key=lambda m: (m.start, m.end))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 12)), max_size=40))
+def test_non_overlapping_keeps_the_given_order_on_a_tie(spans):
+    """Any rank (here longest, then leftmost, as the JNLPBA tagger ranks); on a tie the
+    candidate given first wins, checked against the definition."""
+    candidates = [Tagged(start, start + length, str(index), ()) for index, (start, length) in enumerate(spans)]
+    chosen = []
+    for _, tagged in sorted(enumerate(candidates), key=lambda p: (p[1].start - p[1].end, p[1].start, p[0])):
+        if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
+            chosen.append(tagged)
+    assert non_overlapping(candidates, lambda t: (t.start - t.end, t.start)) == sorted(chosen, key=lambda t: (t.start, t.end))

@@ -24,7 +24,7 @@ from pathlib import Path
 from phenorules.errors import InputError
 from phenorules.lexicon import Entry
 from phenorules.lexicon.tsv import read_tsv
-from phenorules.matcher import PhraseMatcher
+from phenorules.matcher import PhraseMatcher, non_overlapping
 
 from . import TYPES
 from .learn import Modifiers, is_symbol, rule_tokens
@@ -199,8 +199,4 @@ def lexicon_provenance(entry: Entry) -> str:
 
 def resolve(candidates: list[Tagged]) -> list[Tagged]:
     """Longest first; on an equal span the dictionary (listed first) wins; result in text order."""
-    chosen: list[Tagged] = []
-    for _, tagged in sorted(enumerate(candidates), key=lambda p: (-(p[1].end - p[1].start), p[1].start, p[0])):
-        if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
-            chosen.append(tagged)
-    return sorted(chosen, key=lambda t: (t.start, t.end))
+    return non_overlapping(candidates, lambda t: (t.start - t.end, t.start))
