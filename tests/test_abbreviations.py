@@ -6,11 +6,12 @@ from phenorules.pipeline import build_pipeline
 from phenorules.stages.abbreviations import read_guards
 
 from conftest import MINI_OBO
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span.start_char, span._.hpo_id) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, span.start_char, task_identifier(span._.hpo_ids)) for span in doc.spans[PHENOTYPES]]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def every_use_nlp():
 def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "The boy had global developmental delay (GDD)."))
     short = [span for span in doc.spans[PHENOTYPES] if span.text == "GDD"]
-    assert [(s.start_char, s._.hpo_id) for s in short] == [(40, "HP:0001263")]
+    assert [(s.start_char, task_identifier(s._.hpo_ids)) for s in short] == [(40, "HP:0001263")]
     assert short[0]._.provenance == ["abbreviation:defined:global developmental delay"]
 
 

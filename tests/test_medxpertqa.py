@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from phenorules.cli import main
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 FIXTURES = Path(__file__).parent / "fixtures" / "medxpertqa"
 OBO = str(FIXTURES / "hp.obo")
@@ -37,7 +38,7 @@ def knowledge(nlp):
 
 def findings(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span._.hpo_id, span._.provenance[0]) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids), span._.provenance[0]) for span in doc.spans[PHENOTYPES]]
 
 
 # --- measurement stage -----------------------------------------------------------------

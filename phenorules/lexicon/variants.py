@@ -8,6 +8,7 @@ and every variant keeps the chain of rule names that made it, so a match can be 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,22 +187,26 @@ RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
 def generate_variants(
     phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES, max_chain: int = 3
 ) -> dict[str, str]:
-    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it.
-
-    At most ``max_chain`` rules are chained. The phrase itself is not included. When two
-    chains make the same form the shorter (then alphabetically first) chain is kept, so
-    provenance is deterministic.
-    """
+    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it
+    (:func:`chain_rules` over the enabled rules, at most ``max_chain`` chained)."""
     enabled = set(rules)
+    stages = [(name, functools.partial(rule, res=res)) for name, rule in RULE_STAGES if name in enabled]
+    return chain_rules(phrase, stages, max_chain)
+
+
+def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list[str]]]], max_chain: int) -> dict[str, str]:
+    """Every form the named rules make of ``phrase`` and of each other's forms, stage after
+    stage, at most ``max_chain`` chained, each with the '+'-joined chain that made it; the
+    phrase itself is not included. When two chains make the same form the shorter (then
+    alphabetically first) chain is kept, so provenance is deterministic. The phenotype
+    lexicon's rules and the JNLPBA tagger's Greek-letter rules both chain through it."""
     forms: dict[str, str] = {phrase: ""}
-    for name, rule in RULE_STAGES:
-        if name not in enabled:
-            continue
+    for name, rule in stages:
         for form, chain in sorted(forms.items()):
             depth = chain.count("+") + 1 if chain else 0
             if depth >= max_chain:
                 continue
-            for variant in rule(form, res):
+            for variant in rule(form):
                 variant = " ".join(variant.split())
                 new_chain = f"{chain}+{name}" if chain else name
                 old = forms.get(variant)

@@ -129,7 +129,7 @@ class Measurements:
         spans = list(doc.spans.get(PHENOTYPES, []))
         taken = [(s.start_char, s.end_char) for s in spans]
         ontology = self.kb.ontology
-        named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";") if hpo_id in ontology}
+        named = {hpo_id for s in spans for hpo_id in (s._.hpo_ids or ()) if hpo_id in ontology}
         text = doc_text(doc).translate(_SAME_LENGTH)
         for rule in self.rules:
             for match in rule.pattern.finditer(text):
@@ -143,8 +143,8 @@ class Measurements:
                 hpo_id, side = found
                 if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
                     continue
-                span._.hpo_id = hpo_id
-                span._.hpo_label = self.kb.label(hpo_id)
+                span._.hpo_ids = (hpo_id,)
+                span._.hpo_label = ontology.label(span._.hpo_ids)
                 span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
                 spans.append(span)
                 taken.append((span.start_char, span.end_char))

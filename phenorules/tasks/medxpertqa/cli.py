@@ -11,7 +11,7 @@ import json
 
 import click
 
-from ...cli import DISABLE_OPTION, HPO_OPTION
+from ...options import DISABLE_OPTION, HPO_OPTION
 
 ANNOTATIONS_OPTION = click.option(
     "--annotations",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.identifiers import NO_ID
+from phenorules.document import make_text_doc
+from phenorules.phenotype import phenotypes
 
 from .io import Question
 from .knowledge import Knowledge
@@ -58,13 +58,8 @@ class QuestionProfile:
 
 def phenotype_mentions(nlp, text: str) -> list[Mention]:
     """The pipeline's phenotypes of ``text``, one Mention per HPO id (compounds split)."""
-    doc = nlp(make_text_doc(nlp, text))
-    mentions = []
-    for span in doc.spans[PHENOTYPES]:
-        for hpo_id in (span._.hpo_id or NO_ID).split(";"):
-            if hpo_id != NO_ID:
-                mentions.append(Mention(span.text, hpo_id, bool(span._.negex), tuple(span._.provenance or ())))
-    return mentions
+    found = phenotypes(nlp(make_text_doc(nlp, text)))
+    return [Mention(phenotype.text, hpo_id, phenotype.negated, phenotype.provenance) for phenotype in found for hpo_id in phenotype.hpo_ids]
 
 
 def option_profile(nlp, knowledge: Knowledge, letter: str, text: str) -> OptionProfile:
