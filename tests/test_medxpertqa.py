@@ -264,6 +264,13 @@ def test_wilson_interval():
     assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
 
 
+def test_the_split_is_a_fixed_hash_of_the_id():
+    from phenorules.tasks.medxpertqa.evaluate import half
+
+    # sha256("Text-1") starts with an even byte, sha256("Text-2") with an odd one
+    assert [half("Text-1"), half("Text-2"), half("Text-1")] == ["dev", "held-out", "dev"]
+
+
 def test_evaluate_command_prints_groups_and_intervals(tmp_path):
     answers = tmp_path / "answers.jsonl"
     result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "--answers", str(answers)])
@@ -271,6 +278,10 @@ def test_evaluate_command_prints_groups_and_intervals(tmp_path):
     lines = result.output.splitlines()
     assert lines[2] == "| all | 2 | 0.500 [0.095, 0.905] | 0.250 | 0.500 | 1/1 = 1.000 [0.207, 1.000] |"
     assert "| medical_task: Treatment | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |" in lines
+    assert lines[3:5] == [
+        "| split: dev | 1 | 1.000 [0.207, 1.000] | 0.250 | 1.000 | 1/1 = 1.000 [0.207, 1.000] |",
+        "| split: held-out | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |",
+    ]
     records = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
     assert [r["answer"] for r in records] == ["B", "A"]
     assert all(r["response"].splitlines()[-1] == f"ANSWER: {r['answer']}" for r in records)
