@@ -65,6 +65,16 @@ def test_normal_values_thresholds_and_pairs(nlp):
     assert [f[1] for f in findings(nlp, "platelet count 40 ×10⁹/L")] == ["HP:0001873"]
 
 
+def test_a_unit_in_brackets_after_the_name_is_a_table_heading(nlp):
+    table = "| Platelet count (/mm3) | 40,000 | 150,000–450,000 |\n| Potassium (mEq/L): 4.1 |\n| BP (mm Hg) | 165/100 |"
+    assert [(text, hpo_id) for text, hpo_id, _ in findings(nlp, table)] == [
+        ("Platelet count (/mm3) | 40,000", "HP:0001873"),
+        ("BP (mm Hg) | 165/100", "HP:0000822"),
+    ]
+    # a number followed by a unit of its own is not the heading's
+    assert findings(nlp, "Platelet count (/mm3) 40 mg") == []
+
+
 def test_a_named_finding_is_not_repeated_by_its_measurement(nlp):
     found = findings(nlp, "He had tachycardia; pulse was 130/min.")
     assert [(text, hpo_id) for text, hpo_id, _ in found] == [("tachycardia", "HP:0001649")]
