@@ -326,6 +326,7 @@ def test_evaluate_command_prints_groups_and_intervals(tmp_path):
     result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, *KNOWLEDGE_FILES, "--answers", str(answers)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
+    assert "| coverage (silent: first letter) |" in lines[0]
     assert lines[2] == "| all | 2 | 0.500 [0.095, 0.905] | 0.250 | 0.500 | 1/1 = 1.000 [0.207, 1.000] |"
     assert "| medical_task: Treatment | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |" in lines
     assert lines[3:5] == [

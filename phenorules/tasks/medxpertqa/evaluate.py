@@ -88,7 +88,7 @@ def _row(name: str, s: dict) -> str:
 def format_table(result: dict) -> str:
     """Markdown: one row overall, then one per value of each group field."""
     lines = [
-        "| group | n | accuracy [95% Wilson] | random | coverage | where the knowledge speaks [95% Wilson] |",
+        "| group | n | accuracy [95% Wilson] | random | coverage (silent: first letter) | where the knowledge speaks [95% Wilson] |",
         "| --- | ---: | --- | ---: | ---: | --- |",
         _row("all", result["overall"]),
     ]
