@@ -137,6 +137,7 @@ def test_a_cue_matches_across_runs_of_spaces(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "Testing   was negative   for seizures."))
     (span,) = doc.spans[PHENOTYPES]
     assert span._.negex and span._.provenance[-1] == "negex:preceding_negations:negative for"
+    assert negated(mini_nlp, "There was no   evidence   of edema.") == {"edema": True}
     assert negated(mini_nlp, "There was no  further  seizures.") == {"seizures": False}  # a pseudo-negation too
 
 

@@ -173,7 +173,8 @@ class WindowedNegex(Negex):
 
     def build_patterns(self) -> None:
         super().build_patterns()
-        self.matcher = CueMatcher(self.matcher)
+        cues = [*self.pseudo_patterns, *self.preceding_patterns, *self.following_patterns, *self.termination_patterns]
+        self.matcher = CueMatcher(self.matcher, max((len(cue) for cue in cues), default=1))
 
     def __call__(self, doc: Doc) -> Doc:
         mentions = doc.spans.get(PHENOTYPES, [])
@@ -230,33 +231,36 @@ class CueMatcher:
     """negspacy's cue phrase matcher with two changes.
 
     * Runs of spaces: the word tokenizer makes a run of spaces a token, which would stand
-      between a cue's words ("negative   for" in line-wrapped clinical notes); the phrase
-      matcher then runs over the tokens less those runs (line breaks stay) and its
-      matches are given in the Doc's token indices.
+      between a cue's words ("negative   for" in line-wrapped clinical notes); around each
+      run the phrase matcher runs again over the tokens less the runs (line breaks stay),
+      within the longest cue's length, and adds the matches that span a run.
     * Overlaps: a pseudo-negation cancels every cue that overlaps it; negspacy cancels
       only a cue that starts inside it, so "was not" in "was not only" and "but not" in
       "but not always" would negate.
     """
 
-    def __init__(self, matcher: PhraseMatcher):
+    def __init__(self, matcher: PhraseMatcher, longest: int):
         self.matcher = matcher
+        self.longest = longest  # tokens in the longest cue
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
+        matches = set(self.matcher(doc))
         runs = [i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text]
-        if runs:
-            dropped = set(runs)
-            kept = [i for i in range(len(doc)) if i not in dropped]
+        dropped = set(runs)
+        for run in runs:
+            kept = [i for i in range(max(0, run - self.longest), min(len(doc), run + self.longest + 1)) if i not in dropped]
             words = Doc(doc.vocab, words=[doc[i].text for i in kept])
-            matches = [(match_id, kept[start], kept[end - 1] + 1) for match_id, start, end in self.matcher(words)]
-        else:
-            matches = self.matcher(doc)
+            for match_id, start, end in self.matcher(words):
+                if kept[end - 1] - kept[start] != end - 1 - start:  # spans a run
+                    matches.add((match_id, kept[start], kept[end - 1] + 1))
         pseudo_id = doc.vocab.strings["pseudo"]
         pseudo = [(start, end) for match_id, start, end in matches if match_id == pseudo_id]
-        return [
+        kept_matches = [
             (match_id, start, end)
             for match_id, start, end in matches
             if match_id == pseudo_id or not any(start < p_end and end > p_start for p_start, p_end in pseudo)
         ]
+        return sorted(kept_matches, key=lambda match: (match[1], match[2], match[0]))
 
 
 def cue_text(doc: Doc, start: int, end: int) -> str:
