@@ -11,7 +11,7 @@ from conftest import compile_terms
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
     "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
-    "skin", "coarse", "erythema",
+    "skin", "coarse", "erythema", "disease",
 }
 
 
@@ -31,6 +31,7 @@ def morphology():
         ("vertebrae", "vertebra"),  # -ae -> -a
         ("foramina", "foramen"),  # the table
         ("hernias", "hernia"),
+        ("diseases", "disease"),  # -ses -> -se when that is the word, not 'diseasis'
     ],
 )
 def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):

@@ -168,3 +168,11 @@ def test_an_organ_abnormality_is_not_written_as_manifestations(res):
     assert "eye abnormality" in eye and "eye manifestations" not in eye and "ocular manifestations" not in eye
     nervous = generate_variants("neurological abnormality", res)
     assert "neurological symptoms" in nervous and "neurological manifestations" not in nervous
+
+
+def test_a_disease_class_is_not_a_plural_variant(res):
+    # "metabolic diseases", "mitochondrial diseases": groups of diseases, not a finding
+    variants = generate_variants("abnormality of metabolism", res)
+    assert "metabolism disease" in variants and "metabolism diseases" not in variants
+    assert number("mitochondrial disease", res) == []
+    assert number("renal cyst", res) == ["renal cysts"]
