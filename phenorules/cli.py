@@ -402,20 +402,27 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold assignment.")
 @click.option("--no-learn", is_flag=True, help="Cross-validate without the learned lexicon.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@click.option("--predictions", "predictions_path", default=None, metavar="OUT.jsonl", help="Also write the pooled out-of-fold predictions (in the input's article order).")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
 @_learn_options
-def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
+def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
-    from .evaluation.crossval import Setting, cross_validate
-    from .tasks.patientphex.io import read_articles
-    from .tasks.patientphex.score import format_table
+    from .evaluation.crossval import Setting, out_of_fold_predictions
+    from .tasks.patientphex.io import read_articles, write_predictions
+    from .tasks.patientphex.score import format_table, score
 
     settings = _learn_settings(options)
+    if predictions_path:
+        check_distinct(train_path, {"predictions": predictions_path})
+        check_writable(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
     setting = Setting("cv", disable=disable, enable=enable, learn=not no_learn)
-    result = cross_validate(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    if predictions_path:
+        write_predictions(predictions_path, records)
+    result = score(articles, records)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
 

@@ -43,10 +43,17 @@ def test_short_form_defined_with_another_sense_is_not_the_phenotype(every_use_nl
     assert mentions(every_use_nlp, text) == []
 
 
-def test_undefined_hpo_abbreviation_needs_the_lexicon(mini_nlp):
+def test_undefined_hpo_abbreviation_needs_the_lexicon(every_use_nlp):
     # VSD is listed in lexicons/abbreviations.tsv; ASD is ambiguous and is not
-    assert mentions(mini_nlp, "Echocardiography showed a VSD and an ASD.") == [("VSD", 26, "HP:0001629")]
-    assert mentions(mini_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
+    assert mentions(every_use_nlp, "Echocardiography showed a VSD and an ASD.") == [("VSD", 26, "HP:0001629")]
+    assert mentions(every_use_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
+
+
+def test_a_bare_undefined_abbreviation_counts_only_when_later_uses_are_switched_on(mini_nlp, every_use_nlp):
+    # annotators mark bare short forms in few articles: 0 of 15 undefined uses in 6 articles (docs/context.md)
+    text = "Echocardiography showed a VSD; the PDA was closed."
+    assert mentions(mini_nlp, text) == []
+    assert [m[0] for m in mentions(every_use_nlp, text)] == ["VSD", "PDA"]
 
 
 def test_defined_ambiguous_abbreviation_takes_the_definition(mini_nlp):
@@ -61,9 +68,9 @@ def test_abbreviation_used_as_a_gene_symbol_is_not_a_phenotype(mini_nlp):
     assert mentions(mini_nlp, text) == []
 
 
-def test_identifier_uses_are_not_phenotypes(mini_nlp):
-    assert mentions(mini_nlp, "The patient (ID: 51104) had a VSD.") == [("VSD", 30, "HP:0001629")]
-    assert mentions(mini_nlp, "ClinVar Variation ID 7894.") == []
+def test_identifier_uses_are_not_phenotypes(every_use_nlp):
+    assert mentions(every_use_nlp, "The patient (ID: 51104) had a VSD.") == [("VSD", 30, "HP:0001629")]
+    assert mentions(every_use_nlp, "ClinVar Variation ID 7894.") == []
 
 
 def test_switching_the_stage_off_keeps_dictionary_abbreviations():

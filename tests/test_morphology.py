@@ -12,7 +12,7 @@ from phenorules.tasks.patientphex.identifiers import task_identifier
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
     "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
-    "skin", "coarse", "erythema",
+    "skin", "coarse", "erythema", "disease",
 }
 
 
@@ -32,6 +32,7 @@ def morphology():
         ("vertebrae", "vertebra"),  # -ae -> -a
         ("foramina", "foramen"),  # the table
         ("hernias", "hernia"),
+        ("diseases", "disease"),  # -ses -> -se when that is the word, not 'diseasis'
     ],
 )
 def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):

@@ -48,6 +48,7 @@ class VariantResources:
     vocabulary: frozenset[str] = frozenset()  # words of the ontology, to split prefixes only into words
     anatomy_adjectives: dict[str, str] = field(default_factory=dict)  # "maxilla" -> "maxillary"
     rewrites: tuple[RewriteRule, ...] = ()
+    class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
 
     @classmethod
     def from_dir(
@@ -65,7 +66,8 @@ class VariantResources:
             RewriteRule(row[0], _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{line}"), tuple(t.strip() for t in row[2].split("|")))
             for row, line in read_tsv(lexicon_dir / "rewrite_rules.tsv", 3)
         )
-        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites)
+        class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
+        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
 
 
 def _compile(pattern: str, place: str) -> re.Pattern:
@@ -124,14 +126,17 @@ def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
 
 
 def number(phrase: str, res: VariantResources) -> list[str]:
-    """Plural or singular of a head word: the last word, and the word before 'of'."""
+    """Plural or singular of a head word: the last word, and the word before 'of'. A head
+    of ``class_plurals.tsv`` is not made plural: "metabolic diseases" names a class of
+    diseases, not a finding."""
     words = phrase.split(" ")
     heads = {len(words) - 1}
     if "of" in words[1:]:
         heads.add(words.index("of", 1) - 1)
     out = []
     for head in sorted(heads):
-        for inflect in (res.morphology.plurals, res.morphology.singulars):
+        inflections = (res.morphology.singulars,) if words[head] in res.class_plurals else (res.morphology.plurals, res.morphology.singulars)
+        for inflect in inflections:
             for form in inflect(words[head]):
                 out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
     return out

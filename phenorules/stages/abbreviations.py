@@ -5,11 +5,12 @@ scispacy's Schwartz & Hearst (2003) implementation finds the definitions "long f
 letters. Only the search for parentheses is ours: the detector's own pattern ``( + )``
 makes a match for every pair of brackets in an article-sized Doc, which is quadratic. A short form whose long form is a phenotype (a
 mention the match stage found ending the long form, or a lexicon term) is that phenotype
-everywhere in the article: the definition and every later use ("intellectual disability
-(ID) ... ID was severe"). Undefined short forms are taken only from
-``lexicons/abbreviations.tsv`` and only when the article does not use them as gene
-symbols nor define them with another long form; a use that reads as an identifier
-("ID: 51104") is never taken. The cues are ``rules/abbreviation_guards.tsv``.
+in the article. Undefined short forms are taken only from ``lexicons/abbreviations.tsv``
+and only when the article does not use them as gene symbols nor define them with another
+long form; a use that reads as an identifier ("ID: 51104") is never taken. The cues are
+``rules/abbreviation_guards.tsv``. A short form counts where it is written in brackets
+(the definition, a re-definition); its bare uses ("the ID was severe", an undefined "VSD")
+only with ``later_uses``, as annotators mark them in few articles (docs/context.md).
 
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
 synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions.
@@ -149,7 +150,7 @@ class Abbreviations(RefinesMatches):
         """Whether the use text[start:end] of a short form is the phenotype ``sense``."""
         if sense.hpo_ids is None or self.identifier_cue.match(text, end):
             return False
-        return self.later_uses or sense.defined_at is None or text[start - 1 : start] == "("
+        return self.later_uses or text[start - 1 : start] == "("
 
     def dictionary_abbreviation(self, surface: str) -> bool:
         """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
