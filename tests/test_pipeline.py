@@ -3,15 +3,16 @@ import os
 
 import pytest
 
+from phenorules.article import layout_passages
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
-from phenorules.passages import layout_passages
 from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
-ARTICLE = {
+RECORD = {
     "pmc_id": "T1",
     "pmid": None,
     "patient": [{"patient_id": "P1", "mention": []}],
@@ -20,10 +21,11 @@ ARTICLE = {
         {"section_type": "CASE", "type": "paragraph", "offset": 25, "text": "He had cleft-lip. See Fig. 2 and Smith et al. for oedema."},
     ],
 }
+ARTICLE = to_article(RECORD)
 
 
 def test_layout_places_passages_at_their_global_offsets():
-    text = layout_passages(ARTICLE["full_text"])
+    text = layout_passages(ARTICLE.passages)
     assert text[25:31] == "He had" and text[21:25] == "\n\n\n\n"
 
 

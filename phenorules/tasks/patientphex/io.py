@@ -14,8 +14,10 @@ from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
-from phenorules.passages import layout_passages, layout_problem
+from phenorules.article import layout_problem
 from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
+
+from .articles import to_article
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
@@ -243,7 +245,7 @@ def _check_article(article: Any, annotated: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
     shaped = _shaped(AnnotatedArticle if annotated else Article, article)
     _check_passages(shaped.full_text)
-    problem = layout_problem(article["full_text"])
+    problem = layout_problem(to_article(article).passages)
     if problem is not None:
         raise _Invalid(*problem)
     text = article_text(article)
@@ -332,8 +334,8 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 def article_text(article: dict) -> str:
-    """The whole article text, indexed by global offsets."""
-    return layout_passages(article["full_text"])
+    """The whole text of a task article record, indexed by global offsets."""
+    return to_article(article).text
 
 
 # --- writing -------------------------------------------------------------------------
