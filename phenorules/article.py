@@ -93,17 +93,18 @@ MAX_ARTICLE_CHARS = 10_000_000
 GAP_ALLOWANCE = 100_000
 
 
-def layout_problem(passages: Iterable[Passage]) -> tuple[str, str] | None:
-    """(field, problem) when laying ``passages`` out would not give a processable article:
-    gaps larger than the text itself, or more than MAX_ARTICLE_CHARS characters."""
+def layout_problem(passages: Iterable[Passage]) -> tuple[int | None, str] | None:
+    """(index of the passage, problem) when laying ``passages`` out would not give a
+    processable article: gaps larger than the text itself (at that passage's offset), or
+    more than MAX_ARTICLE_CHARS characters (index None: the whole article)."""
     passages = list(passages)
     allowed = max(GAP_ALLOWANCE, sum(len(passage.text) for passage in passages))
     end = gaps = 0
     for i, passage in enumerate(passages):
         gaps += passage.offset - end
         if gaps > allowed:
-            return f"full_text[{i}].offset", f"{passage.offset} leaves {gaps:,} characters of gaps before it, more than the {allowed:,} the article's text allows"
+            return i, f"{passage.offset} leaves {gaps:,} characters of gaps before it, more than the {allowed:,} the article's text allows"
         end = passage.offset + len(passage.text)
     if end > MAX_ARTICLE_CHARS:
-        return "full_text", f"the article has {end:,} characters, more than the {MAX_ARTICLE_CHARS:,} phenorules processes"
+        return None, f"the article has {end:,} characters, more than the {MAX_ARTICLE_CHARS:,} phenorules processes"
     return None

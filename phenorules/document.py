@@ -60,10 +60,11 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     """
     problem = layout_problem(article.passages)
     if problem is not None:
-        raise InputError(f"article {article.id}: {problem[0]}: {problem[1]}")
+        index, message = problem
+        raise InputError(f"article {article.id}: {'passages' if index is None else f'passages[{index}].offset'}: {message}")
     text = layout_passages(article.passages)
     if len(text) > nlp.max_length:
-        raise InputError(f"article {article.id}: full_text: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
+        raise InputError(f"article {article.id}: passages: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
     doc = nlp.make_doc(text)
     doc.user_data[_TEXT_KEY] = text
     doc._.article_id = article.id

@@ -21,9 +21,9 @@ from pathlib import Path
 from .errors import InputError, warn
 from .formats.bioc import parse_bioc, parse_bioc_xml
 from .files import STDIN, read_bytes
-from .article import Article, layout_problem, text_article
+from .article import Article, text_article
 from .tasks.patientphex.articles import article_record, to_article
-from .tasks.patientphex.io import ON_ERROR, parse_articles, surrogate_problem
+from .tasks.patientphex.io import ON_ERROR, parse_articles, passages_problem, surrogate_problem
 
 FORMATS = ("text", "jsonl", "bioc")
 _BOM = b"\xef\xbb\xbf"
@@ -122,12 +122,13 @@ def _parse_bioc(name: str, text: str) -> list[Article]:
 
 def _admitted(name: str, articles: list[Article], on_error: str) -> list[Article]:
     """The articles the pipeline can process; the others refused (or skipped) by name.
-    A string holding a lone surrogate (BioC JSON may escape one) is named by its field in
-    the task's form of the article, or in the BioC document as read (``bioc_source``)."""
+    A problem is named by its field in the task's form of the article (a string holding
+    a lone surrogate, which BioC JSON may escape, also in the BioC document as read:
+    ``bioc_source``)."""
     kept = []
     for article in articles:
         source = {"bioc_source": article.source} if article.source is not None else {}
-        problem = surrogate_problem(article_record(article) | source) or layout_problem(article.passages)
+        problem = surrogate_problem(article_record(article) | source) or passages_problem(article)
         if problem is None:
             kept.append(article)
             continue

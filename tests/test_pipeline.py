@@ -3,8 +3,9 @@ import os
 
 import pytest
 
-from phenorules.article import layout_passages
+from phenorules.article import Article, Passage, layout_passages
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
@@ -193,3 +194,9 @@ def test_the_cache_key_follows_lexicon_files_outside_the_lexicon_dir(tmp_path):
     before = resources_key(MINI_OBO, data_dir("lexicons"), config)
     extra.write_text("tiny head\tHP:0000252\n")
     assert resources_key(MINI_OBO, data_dir("lexicons"), config) != before
+
+
+def test_an_article_made_in_code_is_refused_naming_its_passage(mini_nlp):
+    broken = Article("X", (Passage(0, "a"), Passage(500_000, "b")))
+    with pytest.raises(InputError, match=r"^article X: passages\[1\]\.offset: 500000 leaves 499,999 characters of gaps"):
+        make_article_doc(mini_nlp, broken)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
-from phenorules.article import layout_problem
+from phenorules.article import Article as CoreArticle, layout_problem
 from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
 
 from .articles import to_article
@@ -245,7 +245,7 @@ def _check_article(article: Any, annotated: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
     shaped = _shaped(AnnotatedArticle if annotated else Article, article)
     _check_passages(shaped.full_text)
-    problem = layout_problem(to_article(article).passages)
+    problem = passages_problem(to_article(article))
     if problem is not None:
         raise _Invalid(*problem)
     text = article_text(article)
@@ -264,6 +264,16 @@ def _check_prediction(record: Any) -> None:
     for i, entity in enumerate(shaped.entities):
         _check_entity(entity, f"entities[{i}]", None)
     _check_association(shaped.association, None)
+
+
+def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
+    """(field, problem) when the article's passages would not lay out as a processable
+    text (``article.layout_problem``), the field named as in the task's JSON."""
+    problem = layout_problem(article.passages)
+    if problem is None:
+        return None
+    index, message = problem
+    return ("full_text" if index is None else f"full_text[{index}].offset"), message
 
 
 def _check_passages(passages: list[Passage]) -> None:
