@@ -12,7 +12,7 @@ from phenorules.tasks.patientphex.identifiers import task_identifier
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
     "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
-    "skin", "coarse", "erythema", "disease",
+    "skin", "coarse", "erythema", "disease", "testis", "pelvis",
 }
 
 
@@ -33,6 +33,8 @@ def morphology():
         ("foramina", "foramen"),  # the table
         ("hernias", "hernia"),
         ("diseases", "disease"),  # -ses -> -se when that is the word, not 'diseasis'
+        ("testes", "testis"),  # -es -> -is
+        ("pelves", "pelvis"),
     ],
 )
 def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
@@ -43,6 +45,8 @@ def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
 def test_an_ending_never_makes_up_a_word(morphology):
     assert morphology.singular("facies") == "facies"  # not 'facy'
     assert morphology.singular("hernia") == "hernia"  # not a plural of 'hernium'
+    assert morphology.singular("types") == "type"  # 'typis' is no word
+    assert "testes" not in morphology.plurals("testis")  # singulars only: no -itis -> -ites plurals
     assert morphology.base("position") != morphology.base("positive")  # 'ive'/'ion' needs a six-letter stem
 
 
