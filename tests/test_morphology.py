@@ -103,3 +103,10 @@ def test_ordinals_roman_numerals_and_aplasia_are_families(morphology):
     assert morphology.base("3rd") == morphology.base("third")
     assert morphology.base("i") == morphology.base("1")
     assert morphology.base("aplasia") == morphology.base("absent") == morphology.base("absence")
+
+
+def test_retardation_is_delay():
+    # "psychomotor retardation" is Psychomotor delay, "growth retardation" Growth delay
+    terms = compile_terms([("psychomotor delay", "HP:0001263", "")])
+    text = "marked psychomotor retardation"
+    assert [(text[m.start : m.end], m.entry.hpo_id) for m in terms.word_sets.find(text, terms.matcher)] == [("psychomotor retardation", "HP:0001263")]
