@@ -131,7 +131,7 @@ def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int,
     found = {}
     for article, doc in annotate_articles(nlp, articles):
         found[article["pmc_id"]] = sorted(
-            (span.start_char, span.end_char, hpo_id, bool(span._.negex)) for span in doc.spans[PHENOTYPES] for hpo_id in span._.hpo_id.split(";")
+            (span.start_char, span.end_char, hpo_id, bool(span._.negex)) for span in doc.spans[PHENOTYPES] for hpo_id in span._.hpo_ids
         )
     return found
 
