@@ -6,7 +6,7 @@ the head of its word family). Two sources, in this order:
 
 * tables kept as data: irregular and Greco-Latin plurals (``irregular_plurals.tsv``),
   noun/adjective pairs (``noun_adjective.tsv``), word families (``word_clusters.tsv``);
-* rules: regular English and Greco-Latin endings ("-ses" -> "-sis", "-ces" -> "-x",
+* rules: regular English and Greco-Latin endings ("-ses" -> "-sis", "-es" -> "-is", "-ces" -> "-x",
   "-ata" -> "-a", "-itides" -> "-itis", "-ae" -> "-a", "-i" -> "-us", "-a" -> "-um") and
   derivational endings (``derivations.tsv``: "-otic" = "-osis", "-ic" = "-y", "-ied" = "-y").
 
@@ -33,7 +33,7 @@ DEFAULT_SHORTEST_STEM = 4  # 'face' + 'ing' is not 'facing'
 # (plural ending, singular ending), tried longest first: Greco-Latin nouns.
 _CLASSICAL_SINGULARS = (
     ("itides", "itis"), ("omata", "oma"), ("ices", "ix"), ("ices", "ex"), ("ges", "x"), ("ces", "x"),
-    ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"),
+    ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"), ("es", "is"),
 )
 _CLASSICAL_PLURALS = tuple((singular, plural) for plural, singular in _CLASSICAL_SINGULARS)
 
@@ -139,7 +139,7 @@ class Morphology:
         out = _regular_plurals(word)
         if word in self.vocabulary and len(word) >= 5:
             for singular, plural in _CLASSICAL_PLURALS:
-                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis"):
+                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is"):
                     out.append(word[: len(word) - len(singular)] + plural)
         return list(dict.fromkeys(out))
 
