@@ -1,6 +1,8 @@
 """Morphology (phenorules/lexicon/morphology.py): one notion of "the same word"."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon.morphology import Morphology
@@ -97,3 +99,19 @@ def test_ordinals_roman_numerals_and_aplasia_are_families(morphology):
     assert morphology.base("3rd") == morphology.base("third")
     assert morphology.base("i") == morphology.base("1")
     assert morphology.base("aplasia") == morphology.base("absent") == morphology.base("absence")
+
+
+ENDING_LETTERS = sorted({c for row in Morphology.from_dir(data_dir("lexicons")).derivations for ending in row[:2] for c in ending})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=ENDING_LETTERS, max_size=12))
+def test_derived_forms_are_the_table_s_endings_in_its_order(morphology, word):
+    """The endings are looked up by a word's last letters; the forms are the definition's:
+    every row, both ways, in table order, when the stem is long enough."""
+    expected = []
+    for a, b, shortest_stem in morphology.derivations:
+        for old, new in ((a, b), (b, a)):
+            if word.endswith(old) and len(word) - len(old) >= shortest_stem:
+                expected.append(word[: len(word) - len(old)] + new)
+    assert morphology.derived_forms(word) == [form for form in dict.fromkeys(expected) if form != word]
