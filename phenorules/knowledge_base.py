@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .lexicon import Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
+from .lexicon import Blocked, Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
 from .matcher import PhraseMatcher
@@ -38,10 +38,6 @@ class KnowledgeBase:
         word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
         return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
 
-    def label(self, hpo_ids: str) -> str:
-        """The term name of each id of ``HP:a;HP:b``, joined the same way."""
-        return "; ".join(self.ontology.names.get(hpo_id, hpo_id) for hpo_id in hpo_ids.split(";"))
-
 
 def without_learned_files(config: LexiconConfig) -> LexiconConfig:
     """The lexicon config less its learned files: what a fold learns against."""
@@ -64,7 +60,7 @@ class BaseLexicon:
         self.lexicon = apply_blocklist(parts.lexicon, self.blocked, config.min_key_length)
         self.knowledge_base = KnowledgeBase.compile(ontology, self.lexicon, lexicon_dir, self.res.morphology)
 
-    def with_learned(self, rows: list, blocklist: set[tuple[str, str]], substitutions: list[Substitution]) -> KnowledgeBase:
+    def with_learned(self, rows: list, blocklist: Blocked, substitutions: list[Substitution]) -> KnowledgeBase:
         """The base lexicon plus learned (surface, id(s), source) rows, less the learned
         blocklist, with the learned substitutions the config takes, compiled; nothing
         learned is the base itself."""

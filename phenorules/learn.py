@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .files import write_atomically
-from .identifiers import NO_ID
 from .lexicon import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
 from .lexicon.normalize import normalize_key, normalize_text
+from .lexicon.tsv import format_ids, parse_ids
 from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
 from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
 from .passages import layout_passages
+from .tasks.patientphex.identifiers import parse_identifier
 
 if TYPE_CHECKING:
     from .word_sets import WordSetIndex
@@ -55,7 +56,8 @@ class LearnSettings:
 
 @dataclass(frozen=True)
 class LearnedForm:
-    """A reliable surface form, its id(s), and the counts that made it reliable."""
+    """A reliable surface form, its id(s), and the counts that made it reliable: a row of
+    the learned lexicon, ids written as its id cells are (:func:`format_ids`)."""
 
     key: str
     surface: str
@@ -72,7 +74,8 @@ class LearnedForm:
 
 @dataclass(frozen=True)
 class BlockedString:
-    """A lexicon key whose matches with ``hpo_id`` the annotators (almost) never mark."""
+    """A lexicon key whose matches with ``hpo_id`` (an id cell) the annotators (almost)
+    never mark."""
 
     key: str
     hpo_id: str
@@ -90,43 +93,43 @@ class Learned:
     dropped_ids: Counter = field(default_factory=Counter)  # annotated ids outside the branch
     substitutions: list[Substitution] = field(default_factory=list)  # single-word substitutions of term words
 
-    def lexicon_rows(self) -> Iterator[tuple[str, str, str]]:
+    def lexicon_rows(self) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
 
         Written to a file, a row's source becomes ``learned.tsv:LINE``; in memory (in
         cross-validation) it is ``learned:KEY``.
         """
         for form in self.forms:
-            yield form.surface, form.hpo_id, f"learned:{form.key}"
+            yield form.surface, parse_ids(form.hpo_id), f"learned:{form.key}"
 
-    def blocklist(self) -> set[tuple[str, str]]:
-        return {(b.key, b.hpo_id) for b in self.blocked}
+    def blocklist(self) -> set[tuple[str, tuple[str, ...]]]:
+        return {(b.key, parse_ids(b.hpo_id)) for b in self.blocked}
 
 
 @dataclass(frozen=True)
 class _Article:
     text: str
     normal: str
-    gold: dict[tuple[int, int], list[str]]  # span -> annotated ids (resolved)
+    gold: dict[tuple[int, int], list[tuple[str, ...]]]  # span -> annotated ids (resolved), one tuple per mention
     spans: tuple[tuple[int, int], ...]  # gold spans, sorted
 
 
-def _resolve(ontology: Ontology, identifier: str) -> str | None:
-    parts = [part if part == NO_ID else ontology.resolve(part) for part in identifier.split(";")]
-    return ";".join(parts) if all(parts) else None
+def _resolve(ontology: Ontology, identifier: str) -> tuple[str, ...] | None:
+    hpo_ids = tuple(ontology.resolve(part) for part in parse_identifier(identifier))
+    return hpo_ids if all(hpo_ids) else None
 
 
 def _prepare(article: dict, ontology: Ontology, dropped: Counter) -> _Article:
     text = layout_passages(article["full_text"])
-    gold: dict[tuple[int, int], list[str]] = defaultdict(list)
+    gold: dict[tuple[int, int], list[tuple[str, ...]]] = defaultdict(list)
     for entity in article.get("entities") or []:
         start = entity["offset"] + len(entity["text"]) - len(entity["text"].lstrip())
         end = entity["offset"] + len(entity["text"].rstrip())
-        hpo_id = _resolve(ontology, entity["identifier"])
-        if hpo_id is None:
+        hpo_ids = _resolve(ontology, entity["identifier"])
+        if hpo_ids is None:
             dropped[entity["identifier"]] += 1
         elif end > start:
-            gold[(start, end)].append(hpo_id)
+            gold[(start, end)].append(hpo_ids)
     return _Article(text, normalize_text(text), dict(gold), tuple(sorted(gold)))
 
 
@@ -139,18 +142,19 @@ def _surfaces(articles: list[_Article], learn_unknown: bool) -> dict[str, str]:
     counts: dict[str, Counter] = defaultdict(Counter)
     for article in articles:
         for (start, end), ids in article.gold.items():
-            if learn_unknown or any(i != NO_ID for i in ids):
+            if learn_unknown or any(ids):  # some mention there has a term
                 surface = article.text[start:end]
                 counts[normalize_key(surface)][surface] += 1
     return {key: min(c, key=lambda s: (-c[s], s)) for key, c in counts.items()}
 
 
-def _base_id(base: PhraseMatcher, key: str, surface: str) -> str:
+def _base_ids(base: PhraseMatcher, key: str, surface: str) -> tuple[str, ...] | None:
+    """The ids the base lexicon gives ``surface``, None if it knows no such form."""
     index = base.automaton.get(key, None) if base.rows else None
     if index is None:
-        return ""
+        return None
     entry = best_entry(base.entries(index)[1], surface)
-    return entry.hpo_id if entry else ""
+    return entry.hpo_ids if entry else None
 
 
 def learn_forms(
@@ -160,11 +164,11 @@ def learn_forms(
     surfaces = _surfaces(articles, settings.learn_unknown)
     probe = Lexicon()
     for key, surface in surfaces.items():
-        probe.add(key, Entry(0, "", surface, "", "", is_abbreviation(surface)))
+        probe.add(key, Entry(0, (), surface, "", "", is_abbreviation(surface)))
     counter = PhraseMatcher(probe.finalize())
     occurrences: Counter = Counter()
     annotated: dict[str, Counter] = defaultdict(Counter)
-    articles_with: dict[tuple[str, str], set[int]] = defaultdict(set)
+    articles_with: dict[tuple[str, tuple[str, ...]], set[int]] = defaultdict(set)
     for number, article in enumerate(articles):
         for hit in counter.candidates(article.text, article.normal):
             key = article.normal[hit.start : hit.end]
@@ -172,19 +176,20 @@ def learn_forms(
             if ids is None and _inside_longer(article.spans, hit.start, hit.end):
                 continue
             occurrences[key] += 1
-            for hpo_id in sorted(set(ids or ())):
-                annotated[key][hpo_id] += 1
-                articles_with[(key, hpo_id)].add(number)
+            for hpo_ids in sorted(set(ids or ())):
+                annotated[key][hpo_ids] += 1
+                articles_with[(key, hpo_ids)].add(number)
     forms = []
     for key in sorted(annotated):
-        hpo_id = min(annotated[key], key=lambda i: (-annotated[key][i], i))
+        hpo_ids = min(annotated[key], key=lambda i: (-annotated[key][i], i))
         surface = surfaces[key]
-        form = LearnedForm(
-            key, surface, hpo_id, annotated[key][hpo_id], occurrences[key],
-            len(articles_with[(key, hpo_id)]), _base_id(base, key, surface),
-        )
-        if (hpo_id == NO_ID and not settings.learn_unknown) or form.lexicon_id == hpo_id:
+        base_ids = _base_ids(base, key, surface)
+        if (not hpo_ids and not settings.learn_unknown) or base_ids == hpo_ids:
             continue
+        form = LearnedForm(
+            key, surface, format_ids(hpo_ids), annotated[key][hpo_ids], occurrences[key],
+            len(articles_with[(key, hpo_ids)]), "" if base_ids is None else format_ids(base_ids),
+        )
         if len(key) < min_key_length and not is_abbreviation(surface):
             continue
         if (
@@ -202,10 +207,10 @@ def learn_blocklist(
     """(key, id) pairs the base matcher finds often and the annotators (almost) never mark."""
     hits: Counter = Counter()
     marked: Counter = Counter()
-    articles_with: dict[tuple[str, str], set[int]] = defaultdict(set)
+    articles_with: dict[tuple[str, tuple[str, ...]], set[int]] = defaultdict(set)
     for number, article in enumerate(articles):
         for match in base(article.text):
-            pair = (article.normal[match.start : match.end], match.entry.hpo_id)
+            pair = (article.normal[match.start : match.end], match.entry.hpo_ids)
             is_gold = (match.start, match.end) in article.gold
             if not is_gold and _inside_longer(article.spans, match.start, match.end):
                 continue
@@ -213,12 +218,12 @@ def learn_blocklist(
             marked[pair] += is_gold
             articles_with[pair].add(number)
     return [
-        BlockedString(key, hpo_id, hits[(key, hpo_id)], marked[(key, hpo_id)], len(articles_with[(key, hpo_id)]))
-        for key, hpo_id in sorted(hits)
+        BlockedString(key, format_ids(hpo_ids), hits[(key, hpo_ids)], marked[(key, hpo_ids)], len(articles_with[(key, hpo_ids)]))
+        for key, hpo_ids in sorted(hits)
         if key not in learned_keys
-        and hits[(key, hpo_id)] >= settings.block_min_hits
-        and len(articles_with[(key, hpo_id)]) >= settings.block_min_articles
-        and marked[(key, hpo_id)] <= settings.block_max_rate * hits[(key, hpo_id)]
+        and hits[(key, hpo_ids)] >= settings.block_min_hits
+        and len(articles_with[(key, hpo_ids)]) >= settings.block_min_articles
+        and marked[(key, hpo_ids)] <= settings.block_max_rate * hits[(key, hpo_ids)]
     ]
 
 
@@ -254,11 +259,11 @@ def learn_substitutions(
     add to ``word_sets`` in the training text are annotated with the term's id often enough."""
     names = term_names(ontology)
     triples = [
-        (number, article.text[start:end], hpo_id)
+        (number, article.text[start:end], hpo_ids[0])
         for number, article in enumerate(articles)
         for (start, end), ids in sorted(article.gold.items())
-        for hpo_id in sorted(set(ids))
-        if ";" not in hpo_id and hpo_id != NO_ID
+        for hpo_ids in sorted(set(ids))
+        if len(hpo_ids) == 1  # one term: not a compound, not unknown
     ]
     candidates = from_synonyms(names, word_sets.content_words, settings.substitution_min_terms)
     candidates += from_mentions(triples, names, word_sets.content_words, settings.substitution_min_articles, settings.substitution_min_terms)
@@ -271,7 +276,7 @@ def learn_substitutions(
             rule = match.entry.rule.rpartition("+")[2] if "subst:" in match.entry.rule else ""
             if not rule:
                 continue
-            is_gold = match.entry.hpo_id in article.gold.get((match.start, match.end), ())
+            is_gold = match.entry.hpo_ids in article.gold.get((match.start, match.end), ())
             if not is_gold and _inside_longer(article.spans, match.start, match.end):
                 continue
             hits[rule] += 1
@@ -290,10 +295,6 @@ def learn_substitutions(
     return kept
 
 
-def _label(ontology: Ontology, hpo_ids: str) -> str:
-    return "; ".join(ontology.names.get(i, "no HPO term") for i in hpo_ids.split(";"))
-
-
 def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings) -> None:
     """The learned lexicon and blocklist as TSV lexicon files with their counts as provenance."""
     summary = (
@@ -310,7 +311,7 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
     for form in learned.forms:
         cells = (
             form.surface, form.hpo_id, str(form.annotated), str(form.occurrences), f"{form.precision:.3f}",
-            str(form.articles), form.lexicon_id or "none", _label(ontology, form.hpo_id),
+            str(form.articles), form.lexicon_id or "none", ontology.label(parse_ids(form.hpo_id)),
         )
         lexicon_lines.append("\t".join(cells) + "\n")
     blocklist_lines = [
@@ -320,7 +321,7 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
         "# key\thpo_id\tmatches\tannotated\tarticles\tlabel\n",
     ]
     for block in learned.blocked:
-        cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), _label(ontology, block.hpo_id))
+        cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), ontology.label(parse_ids(block.hpo_id)))
         blocklist_lines.append("\t".join(cells) + "\n")
     for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
         write_atomically(str(path), lines, "the learned lexicon")

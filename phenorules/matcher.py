@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 import ahocorasick
 
@@ -104,12 +104,12 @@ class PackedRows:
         return self.text[start : self.ends[index]].decode()
 
 
-_FIELD, _RECORD = "\x1f", "\x1e"
+_FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"
 
 
 def encode_entries(key: str, entries: Sequence[Entry]) -> str:
     records = [
-        _FIELD.join((str(e.priority), e.hpo_id, e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
+        _FIELD.join((str(e.priority), _ID.join(e.hpo_ids), e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
         for e in entries
     ]
     return _RECORD.join([str(len(key))] + records)
@@ -119,8 +119,8 @@ def decode_entries(row: str) -> tuple[int, tuple[Entry, ...]]:
     length, *records = row.split(_RECORD)
     entries = []
     for record in records:
-        priority, hpo_id, surface, source, rule, case_sensitive = record.split(_FIELD)
-        entries.append(Entry(int(priority), hpo_id, surface, source, rule, bool(case_sensitive)))
+        priority, hpo_ids, surface, source, rule, case_sensitive = record.split(_FIELD)
+        entries.append(Entry(int(priority), tuple(hpo_ids.split(_ID)) if hpo_ids else (), surface, source, rule, bool(case_sensitive)))
     return int(length), tuple(entries)
 
 
@@ -133,17 +133,32 @@ def best_entry(entries: Sequence[Entry], surface: str) -> Entry | None:
 
 
 def resolve_overlaps(matches: Iterable[Match]) -> list[Match]:
-    """Longest match wins; on equal length the leftmost; the result is in text order.
+    """Longest match wins; on equal length the leftmost, then the best entry; the result
+    is in text order."""
+    return non_overlapping(matches, lambda m: (-m.length, m.start, m.entry))
 
-    The chosen matches never overlap, so in text order their ends rise with their starts:
-    a candidate overlaps one of them only if it overlaps its neighbours there (a binary
+
+class Extent(Protocol):
+    start: int
+    end: int
+
+
+E = TypeVar("E", bound=Extent)
+
+
+def non_overlapping(candidates: Iterable[E], rank: Callable[[E], Any]) -> list[E]:
+    """Greedy choice of non-empty spans: in ``rank`` order (ties in the given order), each
+    candidate that overlaps none chosen before; the result is in text order.
+
+    The chosen spans never overlap, so in text order their ends rise with their starts: a
+    candidate overlaps one of them only if it overlaps its neighbours there (a binary
     search, not a scan: a text of a million characters has tens of thousands of matches)."""
-    chosen: list[Match] = []
+    chosen: list[E] = []
     starts: list[int] = []  # chosen[i].start, in text order
-    for match in sorted(matches, key=lambda m: (-m.length, m.start, m.entry)):
-        i = bisect_right(starts, match.start)
-        if (i and chosen[i - 1].end > match.start) or (i < len(starts) and starts[i] < match.end):
+    for candidate in sorted(candidates, key=rank):
+        i = bisect_right(starts, candidate.start)
+        if (i and chosen[i - 1].end > candidate.start) or (i < len(starts) and starts[i] < candidate.end):
             continue
-        chosen.insert(i, match)
-        starts.insert(i, match.start)
+        chosen.insert(i, candidate)
+        starts.insert(i, candidate.start)
     return chosen

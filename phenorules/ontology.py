@@ -13,7 +13,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 from pathlib import Path
 
 from .errors import OntologyError
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 PHENOTYPIC_ABNORMALITY = "HP:0000118"
+NO_TERM_LABEL = "no HPO term"  # the label of a phenotype no HPO term fits
 HPO_ENV_VAR = "PHENORULES_HPO"
 
 
@@ -62,6 +63,11 @@ class Ontology:
 
     def __contains__(self, hpo_id: str) -> bool:
         return hpo_id in self.names
+
+    def label(self, hpo_ids: Sequence[str]) -> str:
+        """The names of a mention's ids, '; '-joined for a compound ("Cleft lip; Cleft
+        palate"); an id the release lacks stands for itself; no id is NO_TERM_LABEL."""
+        return "; ".join(self.names.get(hpo_id, hpo_id) for hpo_id in hpo_ids) if hpo_ids else NO_TERM_LABEL
 
     def resolve(self, hpo_id: str) -> str | None:
         """The current phenotype-branch id for ``hpo_id`` (itself, via alt_id or replaced_by)."""

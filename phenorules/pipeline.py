@@ -28,6 +28,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),
     ("measurements", "phenorules_measurements"),
+    ("scope", "phenorules_scope"),
     ("negation", "phenorules_negation"),
     ("patients", "phenorules_patients"),
 )

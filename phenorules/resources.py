@@ -68,7 +68,7 @@ def code_digest() -> str:
     cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "identifiers.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()

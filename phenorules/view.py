@@ -15,6 +15,9 @@ from spacy import displacy
 from spacy.tokens import Doc, Span
 
 from .document import PASSAGES, PHENOTYPES, non_overlapping
+from .ontology import NO_TERM_LABEL
+from .phenotype import patient_ids
+from .tasks.patientphex.identifiers import task_identifier
 
 HPO_URL = "https://hpo.jax.org/browse/term/{}"
 PATIENT_COLOURS = ("#a6dcef", "#ffd59e", "#c3e6b4", "#f4b6c2", "#d7c4f0", "#fff1a8", "#b8e0d2", "#f7c59f")
@@ -73,7 +76,7 @@ def passage_views(doc: Doc, colours: dict[str, str]) -> list[dict]:
 
 
 def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[str, str]) -> dict:
-    hpo_id = span._.hpo_id or "-1"
+    hpo_ids = span._.hpo_ids or ()
     patients = patient_ids(span._.patient)
     negated = bool(span._.negex)
     if negated:
@@ -85,7 +88,7 @@ def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[
     view = {
         "start": span.start_char - passage_start,
         "end": min(span.end_char, passage_end) - passage_start,
-        "label": escape(span._.hpo_label if hpo_id != "-1" else "no HPO term"),
+        "label": escape(span._.hpo_label if hpo_ids else NO_TERM_LABEL),
         "params": {
             "bg": colour,
             "border": NEGATED_BORDER if negated else "none",
@@ -93,17 +96,10 @@ def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[
             "patient": PATIENT_TEMPLATE.format(escape(", ".join(patients))) if patients else "",
         },
     }
-    if hpo_id != "-1":
-        view["kb_id"] = escape(hpo_id)
-        view["kb_url"] = HPO_URL.format(hpo_id.split(";")[0])
+    if hpo_ids:
+        view["kb_id"] = escape(task_identifier(hpo_ids))
+        view["kb_url"] = HPO_URL.format(hpo_ids[0])
     return view
-
-
-def patient_ids(value: object) -> list[str]:
-    """``span._.patient`` as a list of ids, whether a stage stored one id or a list."""
-    if not value:
-        return []
-    return [value] if isinstance(value, str) else [str(item) for item in value]
 
 
 def patient_colours(doc: Doc) -> dict[str, str]:

@@ -48,7 +48,7 @@ def compile_terms(terms):
 
     lexicon = Lexicon()
     for key, hpo_id, rule in terms:
-        lexicon.add(key, Entry(2, hpo_id, key, "name", rule))
+        lexicon.add(key, Entry(2, (hpo_id,), key, "name", rule))
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     return SimpleNamespace(matcher=matcher, word_sets=WordSetIndex.build(lexicon, matcher, data_dir("lexicons")))

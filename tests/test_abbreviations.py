@@ -6,11 +6,12 @@ from phenorules.pipeline import build_pipeline
 from phenorules.stages.abbreviations import read_guards
 
 from conftest import MINI_OBO
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span.start_char, span._.hpo_id) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, span.start_char, task_identifier(span._.hpo_ids)) for span in doc.spans[PHENOTYPES]]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def every_use_nlp():
 def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "The boy had global developmental delay (GDD)."))
     short = [span for span in doc.spans[PHENOTYPES] if span.text == "GDD"]
-    assert [(s.start_char, s._.hpo_id) for s in short] == [(40, "HP:0001263")]
+    assert [(s.start_char, task_identifier(s._.hpo_ids)) for s in short] == [(40, "HP:0001263")]
     assert short[0]._.provenance == ["abbreviation:defined:global developmental delay"]
 
 
@@ -42,10 +43,17 @@ def test_short_form_defined_with_another_sense_is_not_the_phenotype(every_use_nl
     assert mentions(every_use_nlp, text) == []
 
 
-def test_undefined_hpo_abbreviation_needs_the_lexicon(mini_nlp):
+def test_undefined_hpo_abbreviation_needs_the_lexicon(every_use_nlp):
     # VSD is listed in lexicons/abbreviations.tsv; ASD is ambiguous and is not
-    assert mentions(mini_nlp, "Echocardiography showed a VSD and an ASD.") == [("VSD", 26, "HP:0001629")]
-    assert mentions(mini_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
+    assert mentions(every_use_nlp, "Echocardiography showed a VSD and an ASD.") == [("VSD", 26, "HP:0001629")]
+    assert mentions(every_use_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
+
+
+def test_a_bare_undefined_abbreviation_counts_only_when_later_uses_are_switched_on(mini_nlp, every_use_nlp):
+    # annotators mark bare short forms in few articles: 0 of 15 undefined uses in 6 articles (docs/context.md)
+    text = "Echocardiography showed a VSD; the PDA was closed."
+    assert mentions(mini_nlp, text) == []
+    assert [m[0] for m in mentions(every_use_nlp, text)] == ["VSD", "PDA"]
 
 
 def test_defined_ambiguous_abbreviation_takes_the_definition(mini_nlp):
@@ -60,9 +68,9 @@ def test_abbreviation_used_as_a_gene_symbol_is_not_a_phenotype(mini_nlp):
     assert mentions(mini_nlp, text) == []
 
 
-def test_identifier_uses_are_not_phenotypes(mini_nlp):
-    assert mentions(mini_nlp, "The patient (ID: 51104) had a VSD.") == [("VSD", 30, "HP:0001629")]
-    assert mentions(mini_nlp, "ClinVar Variation ID 7894.") == []
+def test_identifier_uses_are_not_phenotypes(every_use_nlp):
+    assert mentions(every_use_nlp, "The patient (ID: 51104) had a VSD.") == [("VSD", 30, "HP:0001629")]
+    assert mentions(every_use_nlp, "ClinVar Variation ID 7894.") == []
 
 
 def test_switching_the_stage_off_keeps_dictionary_abbreviations():

@@ -7,11 +7,12 @@ from phenorules.resources import data_dir
 from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
 from conftest import MINI_OBO, compile_terms
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span._.hpo_id) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids)) for span in doc.spans[PHENOTYPES]]
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def all_patterns_nlp():
 def test_slashed_synonym_of_a_broader_term_becomes_a_compound(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "A boy with cleft lip/palate."))
     (span,) = doc.spans[PHENOTYPES]
-    assert (span.text, span._.hpo_id) == ("cleft lip/palate", "HP:0410030;HP:0000175")
+    assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip/palate", "HP:0410030;HP:0000175")
     assert span._.hpo_label == "Cleft lip; Cleft palate"
     assert span._.provenance == ["synonym:RELATED", "coordination:inner_modifier"]
 
@@ -57,7 +58,7 @@ def test_shared_head_is_rebuilt_and_checked_against_the_lexicon(all_patterns_nlp
 def test_shared_modifier_replaces_the_single_term_mention(all_patterns_nlp):
     doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "He had cleft lip and palate."))
     (span,) = doc.spans[PHENOTYPES]
-    assert (span.text, span._.hpo_id) == ("cleft lip and palate", "HP:0410030;HP:0000175")
+    assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip and palate", "HP:0410030;HP:0000175")
     assert span._.provenance == ["name", "coordination:shared_modifier"]
 
 

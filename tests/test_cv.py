@@ -168,3 +168,30 @@ def test_unwritable_ablation_directory_is_one_clear_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(InputError, match="cannot write the ablation results"):
         write_ablation(_result(), blocker / "sub")
+
+
+def test_cv_writes_the_pooled_out_of_fold_predictions(tmp_path):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+    from phenorules.tasks.patientphex.score import score
+
+    train, out = tmp_path / "train.jsonl", tmp_path / "oof.jsonl"
+    train.write_text("".join(json.dumps(article) + "\n" for article in CORPUS))
+    result = CliRunner().invoke(main, ["cv", str(train), "--folds", "2", "--min-articles", "1", "--json", "--predictions", str(out), "--hpo", MINI_OBO])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["pmc_id"] for r in records] == [a["pmc_id"] for a in CORPUS]  # the input's order, not the folds'
+    assert score(CORPUS, records)["score"] == json.loads(result.stdout[result.stdout.index("{"):])["score"]
+    assert any(e["text"] == "small jaw" for r in records for e in r["entities"])  # learned in the other fold
+
+
+def test_cv_refuses_to_write_its_predictions_over_the_training_file(tmp_path):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    train = tmp_path / "train.jsonl"
+    train.write_text("".join(json.dumps(article) + "\n" for article in CORPUS))
+    result = CliRunner().invoke(main, ["cv", str(train), "--folds", "2", "--predictions", str(train), "--hpo", MINI_OBO])
+    assert result.exit_code == 2 and "predictions" in result.output and "Traceback" not in result.output

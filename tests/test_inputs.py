@@ -11,6 +11,7 @@ from phenorules.inputs import detect_format, read_input
 from phenorules.tasks.patientphex.io import article_text
 
 from conftest import FIXTURES
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 BIOC = FIXTURES / "bioc_article.json"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "example_article.jsonl"
@@ -63,7 +64,7 @@ def test_bioc_phenotypes_are_at_the_bioc_offsets(mini_nlp):
     assert [span.label_ for span in doc.spans[PASSAGES]] == ["TITLE", "ABSTRACT", "CASE", "CASE", "FIG"]
     case = bioc_collection()[0]["documents"][0]["passages"][3]
     offset = case["offset"] + case["text"].index("atrial septal defect")
-    assert ("atrial septal defect", "HP:0001631") in [(s.text, s._.hpo_id) for s in doc.spans[PHENOTYPES] if s.start_char == offset]
+    assert ("atrial septal defect", "HP:0001631") in [(s.text, task_identifier(s._.hpo_ids)) for s in doc.spans[PHENOTYPES] if s.start_char == offset]
 
 
 def test_bioc_without_pmc_infons_gets_default_section_and_type(tmp_path):

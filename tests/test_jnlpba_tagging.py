@@ -51,10 +51,18 @@ def test_greek_variants(greek):
     assert "tnfα" in generate_variants("tnf alpha", greek)
 
 
+def test_a_variant_records_the_shortest_chain_that_makes_it(greek):
+    """'nf kb' is made by the abbreviation alone and after a spacing rule; the shorter
+    chain is its provenance, as in the phenotype lexicon (they share chain_rules)."""
+    variants = generate_variants("3' nf kappab binding site", greek)
+    assert variants["3' nf kb binding site"] == "greek_abbreviation"
+    assert variants["3' nf kb binding sites"] == "greek_abbreviation+number"
+
+
 def test_lexicon_keeps_counts_and_drops_unreliable_strings(documents, greek):
     lexicon = learn_lexicon(documents, greek, LearnConfig(min_precision=0.4))
     (il2,) = lexicon.entries["il 2"]
-    assert (il2.hpo_id, il2.surface, il2.source, il2.case_sensitive) == ("PROTEIN", "IL-2", "train:2/2", True)
+    assert (il2.hpo_ids[0], il2.surface, il2.source, il2.case_sensitive) == ("PROTEIN", "IL-2", "train:2/2", True)
     # 'Binding' is annotated once but occurs four times: 1/4 < 0.4
     assert "binding" not in lexicon.entries
     assert "binding" in learn_lexicon(documents, greek, LearnConfig(min_precision=0.25)).entries

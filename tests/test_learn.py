@@ -7,6 +7,7 @@ from phenorules.matcher import PhraseMatcher
 from phenorules.resources import data_dir
 
 from learn_corpus import CORPUS
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 BASE_CONFIG = without_learned_files(LexiconConfig())
 
@@ -60,7 +61,7 @@ def test_learned_files_load_from_an_absolute_path_and_outrank_the_ontology(tmp_p
     assert lexicon_path.read_text().splitlines()[3].split("\t") == ["cleft of the face", "HP:0000175", "2", "2", "1.000", "2", "HP:0000202", "Cleft palate"]
     config = LexiconConfig(extra_files=BASE_CONFIG.extra_files + (str(lexicon_path),), blocklist_files=BASE_CONFIG.blocklist_files + (str(blocklist_path),))
     matcher = PhraseMatcher(build_lexicon(mini_ontology, data_dir("lexicons"), config))
-    found = {m.entry.surface.lower(): (m.entry.hpo_id, m.entry.source) for m in matcher("A cleft of the face, a small jaw and ataxia.")}
+    found = {m.entry.surface.lower(): (task_identifier(m.entry.hpo_ids), m.entry.source) for m in matcher("A cleft of the face, a small jaw and ataxia.")}
     assert found == {"cleft of the face": ("HP:0000175", "learned.tsv:4"), "small jaw": ("HP:0000347", "learned.tsv:5")}
 
 

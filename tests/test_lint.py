@@ -1,4 +1,5 @@
-"""The code passes the linter configured in pyproject.toml (ruff: pyflakes, bugbear, syntax)."""
+"""The code passes the linters configured in pyproject.toml: ruff (pyflakes, bugbear,
+syntax) and import-linter (imports flow one way: core -> stages -> tasks -> application)."""
 
 import subprocess
 import sys
@@ -15,3 +16,24 @@ def test_ruff_finds_nothing():
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_imports_keep_the_layers():
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_module_of_the_package_is_in_a_layer():
+    from importlinter.api import read_configuration
+
+    (contract,) = read_configuration(str(ROOT / "pyproject.toml"))["contracts_options"]
+    layered = {name.strip() for layer in contract["layers"] for name in layer.split(":")}
+    package = ROOT / "phenorules"
+    modules = {path.stem for path in package.glob("*.py") if path.name != "__init__.py"}
+    modules |= {path.parent.name for path in package.glob("*/__init__.py")}
+    assert modules == layered

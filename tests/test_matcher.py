@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.matcher import Match, PhraseMatcher, resolve_overlaps
+from phenorules.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.resources import data_dir
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +18,7 @@ def matcher(mini_ontology):
 
 
 def spans(matcher, text):
-    return [(text[m.start : m.end], m.entry.hpo_id) for m in matcher(text)]
+    return [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in matcher(text)]
 
 
 def test_offsets_are_exact_in_the_original_text(matcher):
@@ -53,7 +55,7 @@ def test_longest_match_wins(matcher):
 
 
 def test_overlap_tie_prefers_leftmost():
-    entry = Entry(1, "HP:1", "x", "name")
+    entry = Entry(1, ("HP:1",), "x", "name")
     chosen = resolve_overlaps([Match(2, 6, entry), Match(0, 4, entry)])
     assert [(m.start, m.end) for m in chosen] == [(0, 4)]
 
@@ -95,7 +97,7 @@ def test_matcher_survives_pickling(matcher):
 def test_the_branch_root_is_not_a_lexicon_entry(mini_ontology):
     lexicon = build_lexicon(mini_ontology, data_dir("lexicons"))
     assert "phenotypic abnormality" not in lexicon.entries
-    assert all(e.hpo_id != "HP:0000118" for entries in lexicon.entries.values() for e in entries)
+    assert all(task_identifier(e.hpo_ids) != "HP:0000118" for entries in lexicon.entries.values() for e in entries)
 
 
 @settings(max_examples=300, deadline=None)
@@ -103,10 +105,23 @@ def test_the_branch_root_is_not_a_lexicon_entry(mini_ontology):
 def test_overlaps_are_resolved_by_the_definition(spans):
     """Longest first, then leftmost, then the entry; nothing chosen overlaps a longer or
     earlier choice (the definition, checked against every chosen match)."""
-    matches = [Match(start, start + length, Entry(priority, "HP:0000001", "x", "name", "")) for start, length, priority in spans]
+    matches = [Match(start, start + length, Entry(priority, ("HP:0000001",), "x", "name", "")) for start, length, priority in spans]
     chosen, taken = [], []
     for match in sorted(matches, key=lambda m: (-m.length, m.start, m.entry)):
         if all(match.end <= s or match.start >= e for s, e in taken):
             chosen.append(match)
             taken.append((match.start, match.end))
     assert resolve_overlaps(matches) == sorted(chosen, key=lambda m: (m.start, m.end))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 12)), max_size=40))
+def test_non_overlapping_keeps_the_given_order_on_a_tie(spans):
+    """Any rank (here longest, then leftmost, as the JNLPBA tagger ranks); on a tie the
+    candidate given first wins, checked against the definition."""
+    candidates = [Tagged(start, start + length, str(index), ()) for index, (start, length) in enumerate(spans)]
+    chosen = []
+    for _, tagged in sorted(enumerate(candidates), key=lambda p: (p[1].start - p[1].end, p[1].start, p[0])):
+        if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
+            chosen.append(tagged)
+    assert non_overlapping(candidates, lambda t: (t.start - t.end, t.start)) == sorted(chosen, key=lambda t: (t.start, t.end))

@@ -13,10 +13,13 @@ from click.testing import CliRunner
 from phenorules.cli import main
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 FIXTURES = Path(__file__).parent / "fixtures" / "medxpertqa"
 OBO = str(FIXTURES / "hp.obo")
 HPOA = str(FIXTURES / "phenotype.hpoa")
+GENES = str(FIXTURES / "genes_to_phenotype.txt")
+KNOWLEDGE_FILES = ["--hpo", OBO, "--annotations", HPOA, "--genes", GENES]
 QUESTIONS = str(FIXTURES / "questions.jsonl")
 
 
@@ -32,12 +35,12 @@ def knowledge(nlp):
     from phenorules.tasks.medxpertqa.answer import pipeline_ontology
     from phenorules.tasks.medxpertqa.knowledge import load_knowledge
 
-    return load_knowledge(pipeline_ontology(nlp), HPOA)
+    return load_knowledge(pipeline_ontology(nlp), HPOA, GENES)
 
 
 def findings(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span._.hpo_id, span._.provenance[0]) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids), span._.provenance[0]) for span in doc.spans[PHENOTYPES]]
 
 
 # --- measurement stage -----------------------------------------------------------------
@@ -61,6 +64,16 @@ def test_normal_values_thresholds_and_pairs(nlp):
     assert [f[1] for f in findings(nlp, "Serum K+ 2.9 mEq/L, Mg 1.2 mg/dL.")] == ["HP:0002900"]
     # "×10⁹/L" and "x 10^9/L" are one unit
     assert [f[1] for f in findings(nlp, "platelet count 40 ×10⁹/L")] == ["HP:0001873"]
+
+
+def test_a_unit_in_brackets_after_the_name_is_a_table_heading(nlp):
+    table = "| Platelet count (/mm3) | 40,000 | 150,000–450,000 |\n| Potassium (mEq/L): 4.1 |\n| BP (mm Hg) | 165/100 |"
+    assert [(text, hpo_id) for text, hpo_id, _ in findings(nlp, table)] == [
+        ("Platelet count (/mm3) | 40,000", "HP:0001873"),
+        ("BP (mm Hg) | 165/100", "HP:0000822"),
+    ]
+    # a number followed by a unit of its own is not the heading's
+    assert findings(nlp, "Platelet count (/mm3) 40 mg") == []
 
 
 def test_a_named_finding_is_not_repeated_by_its_measurement(nlp):
@@ -166,7 +179,7 @@ def test_one_word_stems_name_a_family_that_is_no_hpo_term(tmp_path, knowledge):
     lines = [header] + [f"{d}\t{name}\t\tHP:0001873\tPMID:1\tPCS\t\t\t\t\tP\tHPO:test" for d, name in rows]
     path = tmp_path / "families.hpoa"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    built = build_knowledge(knowledge.ontology, str(path))
+    built = build_knowledge(knowledge.ontology, str(path), GENES)
     assert built.diseases_named_in("Zetaosis") == [("zetaosis", ("OMIM:1", "OMIM:2"))]  # a family of two
     assert built.diseases_named_in("Kappaish") == []  # one disease's stem before a list
     assert built.diseases_named_in("Hypertension") == []  # an HPO term: the disease-like term speaks
@@ -183,7 +196,8 @@ def test_information_content_comes_from_the_annotations(knowledge):
 
 
 def test_resnik_and_query_similarity(knowledge):
-    from phenorules.tasks.medxpertqa.score import closure, query_similarity, resnik
+    from phenorules.tasks.medxpertqa.knowledge import closure
+    from phenorules.tasks.medxpertqa.phenomizer import query_similarity, resnik
 
     ic = knowledge.information_content
     assert resnik(knowledge, "HP:0001250", "HP:0002315") == pytest.approx(ic["HP:0000707"])  # common parent
@@ -200,7 +214,8 @@ def test_z_score_uses_the_exact_moments_of_all_random_queries(knowledge):
     import itertools
     import statistics
 
-    from phenorules.tasks.medxpertqa.score import closure, query_similarity, z_score
+    from phenorules.tasks.medxpertqa.knowledge import closure
+    from phenorules.tasks.medxpertqa.phenomizer import query_similarity, z_score
 
     population = [h for h, lineage in knowledge.lineage.items() if "HP:0000118" in lineage and h != "HP:0000118"]
     profile = frozenset({"HP:0001873", "HP:0001903"})
@@ -213,17 +228,52 @@ def test_z_score_uses_the_exact_moments_of_all_random_queries(knowledge):
     assert z_score(knowledge, query, profile) > z_score(knowledge, query, frozenset({"HP:0000988", "HP:0001649"}))
 
 
-def test_answer_is_the_argmax_and_ties_go_to_the_first_letter(nlp, knowledge):
+def test_simgic_is_the_ic_weighted_jaccard_index_of_the_closures(knowledge):
+    from phenorules.tasks.medxpertqa.simgic import similarity
+
+    ic = knowledge.information_content
+    thrombocytopenia, anemia, blood = "HP:0001873", "HP:0001903", "HP:0001871"
+    assert similarity(knowledge, frozenset({thrombocytopenia}), frozenset({thrombocytopenia})) == pytest.approx(1.0)
+    # closures share Abnormality of blood (and the IC-0 roots); the union holds all three
+    expected = ic[blood] / (ic[thrombocytopenia] + ic[anemia] + ic[blood])
+    assert similarity(knowledge, frozenset({thrombocytopenia}), frozenset({anemia})) == pytest.approx(expected)
+    # symmetric, and a profile predicting more than the query says scores lower
+    assert similarity(knowledge, frozenset({anemia}), frozenset({thrombocytopenia})) == pytest.approx(expected)
+    larger = frozenset({thrombocytopenia, "HP:0001744"})
+    assert similarity(knowledge, frozenset({thrombocytopenia}), larger) < 1.0
+    assert similarity(knowledge, frozenset({"HP:0001250"}), frozenset({thrombocytopenia})) == 0.0  # roots only
+    assert similarity(knowledge, frozenset(), frozenset()) == 0.0
+
+
+@pytest.mark.parametrize("similarity", ["simgic", "phenomizer"])
+def test_answer_is_the_argmax_and_ties_go_to_the_first_letter(nlp, knowledge, similarity):
     from phenorules.tasks.medxpertqa.io import Question
     from phenorules.tasks.medxpertqa.profile import question_profile
     from phenorules.tasks.medxpertqa.score import answer
 
     question = Question("Q", "A boy has a temperature of 39.5°C and a skin rash.", (("A", "Gamma seizure disorder"), ("B", "Alpha fever syndrome")))
-    result = answer(question_profile(nlp, knowledge, question), knowledge)
+    result = answer(question_profile(nlp, knowledge, question), knowledge, similarity)
     assert result.letter == "B" and result.speaks and result.scores["B"] > result.scores["A"]
+    tied = Question("Q", "A boy has a temperature of 39.5°C and a skin rash.", (("A", "Drug one"), ("B", "Alpha fever syndrome"), ("C", "Alpha fever syndrome")))
+    result = answer(question_profile(nlp, knowledge, tied), knowledge, similarity)
+    assert result.letter == "B" and result.scores["B"] == result.scores["C"] and "A" not in result.scores
     silent = Question("Q", "A boy has a temperature of 39.5°C.", (("A", "Drug one"), ("B", "Drug two")))
-    result = answer(question_profile(nlp, knowledge, silent), knowledge)
+    result = answer(question_profile(nlp, knowledge, silent), knowledge, similarity)
     assert result.letter == "A" and not result.speaks
+
+
+def test_an_option_naming_a_gene_stands_for_its_diseases(nlp, knowledge):
+    from phenorules.tasks.medxpertqa.profile import option_profile
+
+    assert knowledge.genes_named_in("Loss of ALFA1 and ALFA1 again") == [("ALFA1", ("OMIM:100001",))]
+    assert knowledge.genes_named_in("Loss of alfa1") == []  # symbols are case-sensitive
+    assert knowledge.genes_named_in("A BE variant") == []  # two-letter symbols are too ambiguous
+    assert knowledge.genes_named_in("GONE9 mutation") == []  # its disease has no annotations
+    option = option_profile(nlp, knowledge, "A", "Defective ALFA1 protein")
+    assert option.genes == (("ALFA1", ("OMIM:100001",)),)
+    assert option.terms == {"HP:0001945", "HP:0001649", "HP:0000988"}  # Alpha fever syndrome's annotations
+    # a gene of two diseases stands for the terms at least half of them (one) have
+    assert option_profile(nlp, knowledge, "B", "BETA2 deletion").terms == {"HP:0001873", "HP:0001903", "HP:0001744", "HP:0002240"}
 
 
 # --- evalscope's prompt and response ---------------------------------------------------
@@ -243,6 +293,7 @@ def test_prompt_is_parsed_and_answered_on_the_last_line(nlp, monkeypatch):
     assert question.letters == ("A", "B", "C", "D") and question.options[3] == ("D", "Vitamin deficiency")
     assert question.stem.startswith("A 30-year-old man")
     monkeypatch.setenv("PHENORULES_HPOA", HPOA)
+    monkeypatch.setenv("PHENORULES_GENES", GENES)
     response = answer_prompt(PROMPT, nlp)
     assert response.splitlines()[-1] == "ANSWER: B"
 
@@ -264,21 +315,37 @@ def test_wilson_interval():
     assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
 
 
+def test_the_split_is_a_fixed_hash_of_the_id():
+    from phenorules.tasks.medxpertqa.evaluate import half
+
+    # sha256("Text-1") starts with an even byte, sha256("Text-2") with an odd one
+    assert [half("Text-1"), half("Text-2"), half("Text-1")] == ["dev", "held-out", "dev"]
+
+
 def test_evaluate_command_prints_groups_and_intervals(tmp_path):
     answers = tmp_path / "answers.jsonl"
-    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "--answers", str(answers)])
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, *KNOWLEDGE_FILES, "--answers", str(answers)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
+    assert "| coverage (silent: first letter) |" in lines[0]
     assert lines[2] == "| all | 2 | 0.500 [0.095, 0.905] | 0.250 | 0.500 | 1/1 = 1.000 [0.207, 1.000] |"
     assert "| medical_task: Treatment | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |" in lines
+    assert lines[3:5] == [
+        "| split: dev | 1 | 1.000 [0.207, 1.000] | 0.250 | 1.000 | 1/1 = 1.000 [0.207, 1.000] |",
+        "| split: held-out | 1 | 0.000 [0.000, 0.793] | 0.250 | 0.000 | - |",
+    ]
     records = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
     assert [r["answer"] for r in records] == ["B", "A"]
     assert all(r["response"].splitlines()[-1] == f"ANSWER: {r['answer']}" for r in records)
+    assert "phenotypes (simGIC): B 1.000, " in records[0]["response"]
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, *KNOWLEDGE_FILES, "--similarity", "phenomizer", "--answers", str(answers)])
+    assert result.exit_code == 0 and result.output.splitlines()[2] == lines[2]
+    assert "phenotypes (z against chance): B " in answers.read_text(encoding="utf-8")
 
 
 def test_profile_command_writes_jsonl(tmp_path):
     out = tmp_path / "profiles.jsonl"
-    result = CliRunner().invoke(main, ["medxpertqa", "profile", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "-o", str(out)])
+    result = CliRunner().invoke(main, ["medxpertqa", "profile", QUESTIONS, *KNOWLEDGE_FILES, "-o", str(out)])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in records] == ["Text-1", "Text-2"]
@@ -288,6 +355,17 @@ def test_profile_command_writes_jsonl(tmp_path):
 def test_bad_annotation_file_is_one_line_error(tmp_path):
     bad = tmp_path / "bad.hpoa"
     bad.write_text("a\tb\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", str(bad)])
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", str(bad), "--genes", GENES])
     assert result.exit_code == 2
     assert "bad.hpoa:1: not an HPO annotation file" in result.output
+
+
+def test_bad_genes_file_is_one_line_error(tmp_path):
+    bad = tmp_path / "genes.txt"
+    bad.write_text("gene_symbol\thpo_id\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "--genes", str(bad)])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("genes.txt:1: not an HPO genes_to_phenotype file (no column disease_id)")
+    bad.write_text("gene_symbol\tdisease_id\nALFA1\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["medxpertqa", "evaluate", QUESTIONS, "--hpo", OBO, "--annotations", HPOA, "--genes", str(bad)])
+    assert result.exit_code == 2 and "genes.txt:2: expected 2 tab-separated columns, got 1" in result.output

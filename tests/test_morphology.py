@@ -9,11 +9,12 @@ from phenorules.lexicon.morphology import Morphology
 from phenorules.resources import data_dir
 
 from conftest import compile_terms
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
     "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
-    "skin", "coarse", "erythema",
+    "skin", "coarse", "erythema", "disease",
 }
 
 
@@ -33,6 +34,7 @@ def morphology():
         ("vertebrae", "vertebra"),  # -ae -> -a
         ("foramina", "foramen"),  # the table
         ("hernias", "hernia"),
+        ("diseases", "disease"),  # -ses -> -se when that is the word, not 'diseasis'
     ],
 )
 def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
@@ -74,10 +76,10 @@ def test_derivations_can_be_switched_off():
 def test_the_word_set_index_reads_derived_and_classical_forms():
     terms = compile_terms([("skin hyperkeratosis", "HP:0000962", ""), ("multiple exostoses", "HP:0002762", "")])
     text = "hyperkeratotic skin and an exostosis, multiple"
-    found = [(text[m.start : m.end], m.entry.hpo_id) for m in terms.word_sets.find(text, terms.matcher)]
+    found = [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in terms.word_sets.find(text, terms.matcher)]
     assert found == [("hyperkeratotic skin", "HP:0000962")]
     text = "multiple exostosis"
-    assert [m.entry.hpo_id for m in terms.word_sets.find(text, terms.matcher)] == ["HP:0002762"]
+    assert [task_identifier(m.entry.hpo_ids) for m in terms.word_sets.find(text, terms.matcher)] == ["HP:0002762"]
 
 
 def test_a_bad_stem_length_names_the_line(tmp_path):

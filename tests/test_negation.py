@@ -117,3 +117,31 @@ def test_a_list_item_with_its_own_article_or_degree_ends_the_scope(mini_nlp):
 
 def test_pseudo_negation_not_uncommon(mini_nlp):
     assert negated(mini_nlp, "Seizures are not uncommon in this group.") == {"Seizures": False}
+
+
+def test_a_copula_not_reaches_only_its_predicate(mini_nlp):
+    assert negated(mini_nlp, "His main problem was not developmental delay.") == {"developmental delay": True}
+    # "was not" reaches narrow_window (2) words: a clause after it is not its predicate
+    assert negated(mini_nlp, "The boy was not seen again, and developmental delay was noted later.") == {"developmental delay": False}
+
+
+def test_a_post_posed_is_negative_negates(mini_nlp):
+    assert negated(mini_nlp, "Testing for seizures is negative.") == {"seizures": True}
+
+
+def test_positive_for_ends_the_scope(mini_nlp):
+    assert negated(mini_nlp, "Workup was negative for edema and positive for seizures.") == {"edema": True, "seizures": False}
+
+
+def test_a_cue_matches_across_runs_of_spaces(mini_nlp):
+    doc = mini_nlp(make_text_doc(mini_nlp, "Testing   was negative   for seizures."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert span._.negex and span._.provenance[-1] == "negex:preceding_negations:negative for"
+    assert negated(mini_nlp, "There was no   evidence   of edema.") == {"edema": True}
+    assert negated(mini_nlp, "There was no  further  seizures.") == {"seizures": False}  # a pseudo-negation too
+
+
+def test_a_pseudo_negation_cancels_a_cue_that_overlaps_it(mini_nlp):
+    # "but not" and "was not" end where "not always" and "not only" begin
+    assert negated(mini_nlp, "The signs are usually, but not always symmetrical seizures.") == {"seizures": False}
+    assert negated(mini_nlp, "It was not only seizures.") == {"seizures": False}

@@ -40,10 +40,11 @@ loaded = spacy.load(sys.argv[2])
 
 import phenorules
 from phenorules.resources import data_dir
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 print(json.dumps({
-    "ents": [[ent.text, ent.label_, ent._.hpo_id] for ent in doc.ents],
-    "stages": [[span.text, span._.hpo_id] for span in staged.spans["phenotypes"]],
+    "ents": [[ent.text, ent.label_, task_identifier(ent._.hpo_ids)] for ent in doc.ents],
+    "stages": [[span.text, task_identifier(span._.hpo_ids)] for span in staged.spans["phenotypes"]],
     "loaded": [ent.text for ent in loaded(doc.text).ents],
     "package": phenorules.__file__,
     "data": [str(data_dir("lexicons")), str(data_dir("rules"))],

@@ -9,6 +9,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 ARTICLE = {
     "pmc_id": "T1",
@@ -28,7 +29,7 @@ def test_layout_places_passages_at_their_global_offsets():
 
 def test_every_span_is_the_article_text_at_its_offset(mini_nlp):
     doc = mini_nlp(make_article_doc(mini_nlp, ARTICLE))
-    found = [(s.start_char, s.text, s._.hpo_id) for s in doc.spans[PHENOTYPES]]
+    found = [(s.start_char, s.text, task_identifier(s._.hpo_ids)) for s in doc.spans[PHENOTYPES]]
     assert found == [(0, "Cleft palate", "HP:0000175"), (32, "cleft-lip", "HP:0410030"), (75, "oedema", "HP:0000969")]
     for span in doc.spans[PHENOTYPES]:
         assert doc.text[span.start_char : span.end_char] == span.text

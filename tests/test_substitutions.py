@@ -3,6 +3,7 @@
 from phenorules.lexicon.substitutions import Substitution, from_mentions, from_synonyms, one_word_apart
 
 from conftest import compile_terms
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def words(phrase):
@@ -42,14 +43,14 @@ def test_the_index_applies_a_substitution_with_its_provenance():
     from phenorules.word_sets import WordSetIndex
 
     lexicon = Lexicon()
-    lexicon.add("learning difficulty", Entry(2, "HP:0001328", "Learning difficulty", "name"))
-    lexicon.add("feeding problem", Entry(2, "HP:0011968", "Feeding problem", "name"))
+    lexicon.add("learning difficulty", Entry(2, ("HP:0001328",), "Learning difficulty", "name"))
+    lexicon.add("feeding problem", Entry(2, ("HP:0011968",), "Feeding problem", "name"))
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     pair = Substitution("difficulty", "problem", "synonyms", 3)
     index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons")).with_substitutions(matcher, [pair])
     text = "learning problems and feeding problems"
-    found = [(text[m.start : m.end], m.entry.hpo_id, m.entry.provenance) for m in index.find(text, matcher)]
+    found = [(text[m.start : m.end], task_identifier(m.entry.hpo_ids), m.entry.provenance) for m in index.find(text, matcher)]
     assert found == [
         ("learning problems", "HP:0001328", "name|subst:synonyms:difficulty>problem"),
         ("feeding problems", "HP:0011968", "name"),  # a key's own word set is never a substitution's

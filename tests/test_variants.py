@@ -160,3 +160,19 @@ def test_nominalised_findings_and_face_wordings(res):
     assert "growth restriction" in generate_variants("growth retardation", res)
     assert "caesarean section" in generate_variants("caesarian section", res)
     assert "mitochondrial disease" in generate_variants("abnormality of the mitochondrion", res)
+
+
+def test_an_organ_abnormality_is_not_written_as_manifestations(res):
+    # "ocular manifestations", "neurological manifestations": the annotators mark 1 of 18 (docs/context.md)
+    eye = generate_variants("abnormality of the eye", res)
+    assert "eye abnormality" in eye and "eye manifestations" not in eye and "ocular manifestations" not in eye
+    nervous = generate_variants("neurological abnormality", res)
+    assert "neurological symptoms" in nervous and "neurological manifestations" not in nervous
+
+
+def test_a_disease_class_is_not_a_plural_variant(res):
+    # "metabolic diseases", "mitochondrial diseases": groups of diseases, not a finding
+    variants = generate_variants("abnormality of metabolism", res)
+    assert "metabolism disease" in variants and "metabolism diseases" not in variants
+    assert number("mitochondrial disease", res) == []
+    assert number("renal cyst", res) == ["renal cysts"]

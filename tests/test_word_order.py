@@ -12,11 +12,12 @@ from phenorules.resources import data_dir
 from phenorules.word_sets import WordSetIndex, read_function_words
 
 from conftest import MINI_OBO, compile_terms
+from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def found(terms, text):
     compiled = compile_terms(terms)
-    return [(text[m.start : m.end], m.entry.hpo_id) for m in compiled.word_sets.find(text, compiled.matcher)]
+    return [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in compiled.word_sets.find(text, compiled.matcher)]
 
 
 ELBOW = ("elbow flexion contracture", "HP:0002987", "")
@@ -72,17 +73,17 @@ def test_single_words_and_rewritten_forms_are_not_indexed():
 
 def test_the_best_ranked_key_wins_a_shared_word_set():
     lexicon = Lexicon()
-    lexicon.add("hand cleft", Entry(6, "HP:0000002", "hand cleft", "synonym:BROAD"))
-    lexicon.add("cleft hand", Entry(2, "HP:0000001", "Cleft hand", "name"))
+    lexicon.add("hand cleft", Entry(6, ("HP:0000002",), "hand cleft", "synonym:BROAD"))
+    lexicon.add("cleft hand", Entry(2, ("HP:0000001",), "Cleft hand", "name"))
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     index = WordSetIndex.build(lexicon, matcher, data_dir("lexicons"))
-    assert [m.entry.hpo_id for m in index.find("clefts of the hands", matcher)] == ["HP:0000001"]
+    assert [task_identifier(m.entry.hpo_ids) for m in index.find("clefts of the hands", matcher)] == ["HP:0000001"]
 
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, span._.hpo_id, span._.provenance[-1]) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids), span._.provenance[-1]) for span in doc.spans[PHENOTYPES]]
 
 
 def test_stage_adds_the_reordered_mention(mini_nlp):
@@ -118,7 +119,7 @@ def test_bound_suffix_words_are_left_out_on_both_sides():
 
 def found_skipping_one(terms, text):
     compiled = compile_terms(terms)
-    return [(text[m.start : m.end], m.entry.hpo_id) for m in compiled.word_sets.find_skipping_one(text, compiled.matcher)]
+    return [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in compiled.word_sets.find_skipping_one(text, compiled.matcher)]
 
 
 SPACED = ("widely spaced teeth", "HP:0000687", "")

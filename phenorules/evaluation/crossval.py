@@ -86,6 +86,22 @@ def cross_validate(
 ) -> dict[str, dict]:
     """Setting name -> score of the pooled out-of-fold predictions (the task's scorer)."""
     settings = list(settings)
+    records = out_of_fold_predictions(articles, settings, folds, seed, hpo, learn_settings, progress)
+    return {setting.name: score(articles, records[setting.name]) for setting in settings}
+
+
+def out_of_fold_predictions(
+    articles: list[dict],
+    settings: Iterable[Setting],
+    folds: int = 5,
+    seed: int = 0,
+    hpo: str | None = None,
+    learn_settings: LearnSettings = LearnSettings(),
+    progress: Callable[[str], None] = lambda message: None,
+) -> dict[str, list[dict]]:
+    """Setting name -> the pooled out-of-fold prediction records, in the order of ``articles``
+    (each predicted by the fold that held it out)."""
+    settings = list(settings)
     fold_of = assign_folds(articles, folds, seed)
     groups: dict[tuple, dict[bool, list[Setting]]] = {}  # lexicon setup -> learn -> settings
     for setting in settings:
@@ -103,4 +119,5 @@ def cross_validate(
                 for setting in group:
                     records[setting.name].extend(predict(_pipeline(setting, hpo, learned), test))
             progress(f"{folds} folds done for {', '.join(s.name for s in group)}")
-    return {setting.name: score(articles, records[setting.name]) for setting in settings}
+    order = {article["pmc_id"]: index for index, article in enumerate(articles)}
+    return {name: sorted(pooled, key=lambda record: order[record["pmc_id"]]) for name, pooled in records.items()}

@@ -27,6 +27,7 @@ from ..ontology import Ontology
 from ..patients.mentions import build_profiles
 from ..patients.rules import load_patient_rules
 from ..resources import data_dir
+from ..tasks.patientphex.identifiers import parse_identifier
 from . import require
 
 NEGATED = "NO"
@@ -181,7 +182,7 @@ def _excluded_ids(record: dict) -> dict[str, set[str]]:
     for entity in record.get("entities") or []:
         if entity.get("note") != NEGATED:
             continue
-        ids = [part for part in entity["identifier"].split(";") if HPO_ID.fullmatch(part)]
+        ids = [part for part in parse_identifier(entity["identifier"]) if HPO_ID.fullmatch(part)]
         for patient_id in entity.get("patients") or []:
             excluded.setdefault(patient_id, set()).update(ids)
     return excluded

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import InputError
-from ..identifiers import NO_ID
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
-from .tsv import read_tsv
+from .tsv import parse_ids, read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
 from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
@@ -31,10 +30,11 @@ VARIANT_PENALTY = 10
 
 @dataclass(frozen=True, order=True)
 class Entry:
-    """One way of writing one HPO term (or compound, ``a;b``), with its provenance."""
+    """One way of writing one HPO term (or several, a compound; none: no term fits), with
+    its provenance."""
 
     priority: int
-    hpo_id: str
+    hpo_ids: tuple[str, ...]
     surface: str
     source: str  # "name", "synonym:EXACT:layperson", "lexicons/extra_terms.tsv:12", ...
     rule: str = ""  # the variant chain that made this form from ``surface``, or ""
@@ -70,9 +70,9 @@ class Lexicon:
     def finalize(self) -> "Lexicon":
         """Deduplicate per (key, id), keeping the best entry, and sort for determinism."""
         for key, entries in self.entries.items():
-            best: dict[str, Entry] = {}
+            best: dict[tuple[str, ...], Entry] = {}
             for entry in sorted(entries):
-                best.setdefault(entry.hpo_id, entry)
+                best.setdefault(entry.hpo_ids, entry)
             self.entries[key] = sorted(best.values())
         return self
 
@@ -87,25 +87,23 @@ def is_abbreviation(surface: str) -> bool:
 
 
 def _add_with_variants(
-    lexicon: Lexicon, surface: str, hpo_id: str, source: str, priority: int, config: LexiconConfig, res: VariantResources
+    lexicon: Lexicon, surface: str, hpo_ids: tuple[str, ...], source: str, priority: int, config: LexiconConfig, res: VariantResources
 ) -> None:
     if is_abbreviation(surface):  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
-        lexicon.add(surface.lower(), Entry(priority, hpo_id, surface, source, "", True))
-        lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_id, surface, source, "number", True))
+        lexicon.add(surface.lower(), Entry(priority, hpo_ids, surface, source, "", True))
+        lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_ids, surface, source, "number", True))
         return
     key = normalize_key(surface)
     variants = generate_variants(key, res, config.variant_rules, config.max_variant_chain)
     # 'Intellectual disability, severe' is written inverted in prose; the comma form is a list.
     if "comma_inversion" not in variants.values():
-        lexicon.add(key, Entry(priority, hpo_id, surface, source))
+        lexicon.add(key, Entry(priority, hpo_ids, surface, source))
     for variant, chain in variants.items():
         # Fewer rewriting steps = closer to the ontology's own wording = preferred on a tie.
-        lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_id, surface, source, chain))
+        lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_ids, surface, source, chain))
 
 
 def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:
-    if hpo_id == NO_ID:
-        return hpo_id
     resolved = ontology.resolve(hpo_id)
     if resolved is None:
         raise InputError(f"{place}: {hpo_id!r} is not a term of Phenotypic abnormality in {ontology.data_version}")
@@ -117,12 +115,16 @@ def is_learned_file(name: str) -> bool:
     return Path(name).name.startswith("learned")
 
 
-def load_blocklist(paths: Iterable[Path]) -> set[tuple[str, str]]:
-    """(key, hpo_id or '*') pairs that must not be matched."""
+ANY_ID = None  # a blocklist row's '*': the key with whatever id
+Blocked = set[tuple[str, "tuple[str, ...] | None"]]
+
+
+def load_blocklist(paths: Iterable[Path]) -> Blocked:
+    """(key, ids or ANY_ID) pairs that must not be matched."""
     blocked = set()
     for path in paths:
         for row, _ in read_tsv(path, 2):
-            blocked.add((normalize_key(row[0]), row[1]))
+            blocked.add((normalize_key(row[0]), ANY_ID if row[1] == "*" else parse_ids(row[1])))
     return blocked
 
 
@@ -145,15 +147,15 @@ def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantReso
     for hpo_id, name in ontology.names.items():
         if hpo_id == PHENOTYPIC_ABNORMALITY:
             continue
-        _add_with_variants(lexicon, name, hpo_id, "name", PRIORITY["name"], config, res)
+        _add_with_variants(lexicon, name, (hpo_id,), "name", PRIORITY["name"], config, res)
         for synonym in ontology.synonyms[hpo_id]:
             if synonym.scope in config.synonym_scopes:
                 source = ":".join(filter(None, ("synonym", synonym.scope, synonym.kind)))
-                _add_with_variants(lexicon, synonym.text, hpo_id, source, PRIORITY[synonym.scope], config, res)
+                _add_with_variants(lexicon, synonym.text, (hpo_id,), source, PRIORITY[synonym.scope], config, res)
     return lexicon
 
 
-def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, str, str]]:
+def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, tuple[str, ...], str]]:
     """(surface, resolved id(s), source) of a lexicon TSV.
 
     A curated file naming an unknown id is an error. A learned file was learned against
@@ -162,26 +164,26 @@ def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, str
     learned = is_learned_file(path.name)
     for row, number in read_tsv(path, 2):
         place = f"{path}:{number}"
-        ids = [ontology.resolve(i) if learned and i != NO_ID else _resolve_listed_id(ontology, i, place) for i in row[1].split(";")]
+        ids = [ontology.resolve(i) if learned else _resolve_listed_id(ontology, i, place) for i in parse_ids(row[1])]
         if all(ids):
-            yield row[0], ";".join(ids), f"{path.name}:{number}"
+            yield row[0], tuple(ids), f"{path.name}:{number}"
 
 
 def add_rows(
-    lexicon: Lexicon, rows: Iterable[tuple[str, str, str]], kind: str, config: LexiconConfig, res: VariantResources
+    lexicon: Lexicon, rows: Iterable[tuple[str, tuple[str, ...], str]], kind: str, config: LexiconConfig, res: VariantResources
 ) -> None:
     """Add (surface, id(s), source) rows with their variants at the priority of ``kind``."""
     for surface, hpo_ids, source in rows:
         _add_with_variants(lexicon, surface, hpo_ids, source, PRIORITY[kind], config, res)
 
 
-def apply_blocklist(lexicon: Lexicon, blocked: set[tuple[str, str]], min_key_length: int) -> Lexicon:
+def apply_blocklist(lexicon: Lexicon, blocked: Blocked, min_key_length: int) -> Lexicon:
     """Drop blocked (key, id) pairs and keys too short to match safely; then finalize."""
     for key in list(lexicon.entries):
         kept = [
             e
             for e in lexicon.entries[key]
-            if (key, "*") not in blocked and (key, e.hpo_id) not in blocked and (len(key) >= min_key_length or e.case_sensitive)
+            if (key, ANY_ID) not in blocked and (key, e.hpo_ids) not in blocked and (len(key) >= min_key_length or e.case_sensitive)
         ]
         if kept:
             lexicon.entries[key] = kept
@@ -197,7 +199,7 @@ class LexiconParts:
 
     lexicon: Lexicon  # ontology entries and lexicon files, not yet blocklisted
     res: VariantResources
-    blocked: set[tuple[str, str]]
+    blocked: Blocked
 
 
 def lexicon_parts(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig) -> LexiconParts:

@@ -155,6 +155,8 @@ class Morphology:
         out = _regular_singulars(word)
         if word.endswith("ies") and word in self.vocabulary and out[0] not in self.vocabulary:
             out = []  # 'facies' is a word; 'facy' is not
+        if word.endswith(("oses", "ases", "eses")) and word[:-1] in self.vocabulary:
+            out.append(word[:-1])  # 'diseases' is 'disease', as 'exostoses' is 'exostosis'
         if len(word) >= 4 and word.isalpha():
             found = [
                 word[: len(word) - len(plural)] + singular

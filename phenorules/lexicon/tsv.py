@@ -1,4 +1,10 @@
-"""Reading the tab-separated data files under ``lexicons/`` and ``rules/``."""
+"""Reading the tab-separated data files under ``lexicons/`` and ``rules/``.
+
+A lexicon file's id cell writes a phenotype's ids as PatientPheX does, since the learned
+lexicon is learned from its annotations: ids joined by ';' for a compound, '-1' for a
+form no HPO term fits. :func:`parse_ids` and :func:`format_ids` are the only readers and
+writers of that cell; everywhere else ids are a tuple (:mod:`phenorules.phenotype`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,20 @@ from typing import Iterator
 
 from ..errors import InputError
 from ..files import read_text
+
+NO_TERM_CELL = "-1"  # the id cell of a form no HPO term fits
+_ID_SEPARATOR = ";"
+
+
+def parse_ids(cell: str) -> tuple[str, ...]:
+    """The ids of an id cell, in the cell's order; none for '-1' (a '-1' part of a
+    compound is dropped)."""
+    return tuple(part for part in cell.split(_ID_SEPARATOR) if part != NO_TERM_CELL)
+
+
+def format_ids(hpo_ids: tuple[str, ...]) -> str:
+    """The id cell of ``hpo_ids``: :func:`parse_ids` reads it back."""
+    return _ID_SEPARATOR.join(hpo_ids) if hpo_ids else NO_TERM_CELL
 
 
 def read_tsv(path: str | Path, min_columns: int) -> Iterator[tuple[list[str], int]]:

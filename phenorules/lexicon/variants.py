@@ -8,6 +8,7 @@ and every variant keeps the chain of rule names that made it, so a match can be 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ class VariantResources:
     vocabulary: frozenset[str] = frozenset()  # words of the ontology, to split prefixes only into words
     anatomy_adjectives: dict[str, str] = field(default_factory=dict)  # "maxilla" -> "maxillary"
     rewrites: tuple[RewriteRule, ...] = ()
+    class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
 
     @classmethod
     def from_dir(
@@ -64,7 +66,8 @@ class VariantResources:
             RewriteRule(row[0], _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{line}"), tuple(t.strip() for t in row[2].split("|")))
             for row, line in read_tsv(lexicon_dir / "rewrite_rules.tsv", 3)
         )
-        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites)
+        class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
+        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
 
 
 def _compile(pattern: str, place: str) -> re.Pattern:
@@ -123,14 +126,17 @@ def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
 
 
 def number(phrase: str, res: VariantResources) -> list[str]:
-    """Plural or singular of a head word: the last word, and the word before 'of'."""
+    """Plural or singular of a head word: the last word, and the word before 'of'. A head
+    of ``class_plurals.tsv`` is not made plural: "metabolic diseases" names a class of
+    diseases, not a finding."""
     words = phrase.split(" ")
     heads = {len(words) - 1}
     if "of" in words[1:]:
         heads.add(words.index("of", 1) - 1)
     out = []
     for head in sorted(heads):
-        for inflect in (res.morphology.plurals, res.morphology.singulars):
+        inflections = (res.morphology.singulars,) if words[head] in res.class_plurals else (res.morphology.plurals, res.morphology.singulars)
+        for inflect in inflections:
             for form in inflect(words[head]):
                 out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
     return out
@@ -186,22 +192,26 @@ RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
 def generate_variants(
     phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES, max_chain: int = 3
 ) -> dict[str, str]:
-    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it.
-
-    At most ``max_chain`` rules are chained. The phrase itself is not included. When two
-    chains make the same form the shorter (then alphabetically first) chain is kept, so
-    provenance is deterministic.
-    """
+    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it
+    (:func:`chain_rules` over the enabled rules, at most ``max_chain`` chained)."""
     enabled = set(rules)
+    stages = [(name, functools.partial(rule, res=res)) for name, rule in RULE_STAGES if name in enabled]
+    return chain_rules(phrase, stages, max_chain)
+
+
+def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list[str]]]], max_chain: int) -> dict[str, str]:
+    """Every form the named rules make of ``phrase`` and of each other's forms, stage after
+    stage, at most ``max_chain`` chained, each with the '+'-joined chain that made it; the
+    phrase itself is not included. When two chains make the same form the shorter (then
+    alphabetically first) chain is kept, so provenance is deterministic. The phenotype
+    lexicon's rules and the JNLPBA tagger's Greek-letter rules both chain through it."""
     forms: dict[str, str] = {phrase: ""}
-    for name, rule in RULE_STAGES:
-        if name not in enabled:
-            continue
+    for name, rule in stages:
         for form, chain in sorted(forms.items()):
             depth = chain.count("+") + 1 if chain else 0
             if depth >= max_chain:
                 continue
-            for variant in rule(form, res):
+            for variant in rule(form):
                 variant = " ".join(variant.split())
                 new_chain = f"{chain}+{name}" if chain else name
                 old = forms.get(variant)

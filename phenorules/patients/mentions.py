@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from ..matcher import non_overlapping
 from .rules import MentionPattern, PatientRules
 
 NAMED, RELATIVE, OTHER, ANAPHOR, PRONOUN = "named", "relative", "other", "anaphor", "pronoun"
@@ -235,14 +236,7 @@ def _pattern_candidates(rules: PatientRules, text: str, lowered: str) -> list[_C
 
 def _non_overlapping(candidates: Iterable[_Candidate]) -> list[_Candidate]:
     """Greedy choice: given spans first, then literal labels, given texts, longest patterns."""
-    chosen: list[_Candidate] = []
-    taken: list[tuple[int, int]] = []
-    for cand in sorted(candidates, key=lambda c: (c.priority, c.start - c.end, c.rank, c.start)):
-        if any(cand.start < end and start < cand.end for start, end in taken):
-            continue
-        chosen.append(cand)
-        taken.append((cand.start, cand.end))
-    return sorted(chosen, key=lambda c: c.start)
+    return non_overlapping(candidates, lambda c: (c.priority, c.start - c.end, c.rank, c.start))
 
 
 def _nearest_given(profiles: list[PatientProfile], position: int) -> PatientProfile:

@@ -17,9 +17,10 @@ from typing import Any, Callable
 
 from ..errors import InputError
 from ..formats.phenopackets import phenopackets_for_record
-from ..identifiers import NO_ID, phenotype_values
+from ..phenotype import association_values
 from ..ontology import Ontology
 from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
+from ..tasks.patientphex.identifiers import parse_identifier
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
 
@@ -88,13 +89,14 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
             raise InputError(f"{where}.status: {mention.status!r} is none of {', '.join(STATUSES)}")
         if not 0 <= mention.start < mention.end:
             raise InputError(f"{where}: start {mention.start} and end {mention.end} are no span")
-        hpo_id = _checked_id(mention.hpo_id, ontology, f"{where}.hpo_id")
+        hpo_id = mention.hpo_id
+        hpo_ids = _checked_ids(hpo_id, ontology, f"{where}.hpo_id")
         given = mention.model_fields_set
         predicted = mention.predicted_id if "predicted_id" in given else hpo_id
         if mention.status == "rejected":
             continue
         if mention.status == "changed" or "label" not in given:
-            label = "; ".join(ontology.names.get(part, part) for part in hpo_id.split(";"))
+            label = ontology.label(hpo_ids)
         else:
             label = mention.label
         provenance = list(mention.provenance)
@@ -118,7 +120,7 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
             continue
         for patient in mention.patients:
             if patient in found:
-                found[patient].update(phenotype_values(hpo_id, mention.text))
+                found[patient].update(association_values(hpo_ids, mention.text))
     return {
         "pmc_id": article.id,
         "pmid": article.pmid,
@@ -128,8 +130,10 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
     }
 
 
-def _checked_id(hpo_id: str, ontology: Ontology, place: str) -> str:
-    for part in hpo_id.split(";"):
-        if part != NO_ID and part not in ontology:
+def _checked_ids(identifier: str, ontology: Ontology, place: str) -> tuple[str, ...]:
+    """The ids of a task identifier, each a term of the ontology's phenotype branch."""
+    hpo_ids = parse_identifier(identifier)
+    for part in hpo_ids:
+        if part not in ontology:
             raise InputError(f"{place}: {part!r} is no term of the loaded ontology's phenotype branch")
-    return hpo_id
+    return hpo_ids

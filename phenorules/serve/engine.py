@@ -17,9 +17,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .. import __version__
-from ..cli import mention_rows
 from ..document import PASSAGES, doc_text
-from ..tasks.patientphex.predict import annotate_articles, full_record
+from ..tasks.patientphex.predict import annotate_articles, full_record, mention_rows
 from .terms import TermIndex
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.

@@ -5,11 +5,12 @@ scispacy's Schwartz & Hearst (2003) implementation finds the definitions "long f
 letters. Only the search for parentheses is ours: the detector's own pattern ``( + )``
 makes a match for every pair of brackets in an article-sized Doc, which is quadratic. A short form whose long form is a phenotype (a
 mention the match stage found ending the long form, or a lexicon term) is that phenotype
-everywhere in the article: the definition and every later use ("intellectual disability
-(ID) ... ID was severe"). Undefined short forms are taken only from
-``lexicons/abbreviations.tsv`` and only when the article does not use them as gene
-symbols nor define them with another long form; a use that reads as an identifier
-("ID: 51104") is never taken. The cues are ``rules/abbreviation_guards.tsv``.
+in the article. Undefined short forms are taken only from ``lexicons/abbreviations.tsv``
+and only when the article does not use them as gene symbols nor define them with another
+long form; a use that reads as an identifier ("ID: 51104") is never taken. The cues are
+``rules/abbreviation_guards.tsv``. A short form counts where it is written in brackets
+(the definition, a re-definition); its bare uses ("the ID was severe", an undefined "VSD")
+only with ``later_uses``, as annotators mark them in few articles (docs/context.md).
 
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
 synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions.
@@ -38,9 +39,9 @@ from .match import RefinesMatches
 
 @dataclass(frozen=True)
 class Sense:
-    """What a short form means in one article: an id (or None: not a phenotype) and why."""
+    """What a short form means in one article: the ids (None: not a phenotype) and why."""
 
-    hpo_id: str | None
+    hpo_ids: tuple[str, ...] | None
     rule: str
     defined_at: int | None = None  # where the article defines it: 'long form (SF)'
 
@@ -54,7 +55,7 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
             raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id (HP:0000000)")
         resolved = ontology.resolve(hpo_id)
         if resolved is not None:
-            known[short] = Sense(resolved, f"abbreviation:lexicon:{path.name}:{number}")
+            known[short] = Sense((resolved,), f"abbreviation:lexicon:{path.name}:{number}")
     return known
 
 
@@ -139,17 +140,17 @@ class Abbreviations(RefinesMatches):
             if long_form is None or short.text in senses or long_form.end > short.start:
                 continue  # no alignment, a later definition, or 'SF (long form)'
             mention = ends.get(long_form.end)
-            hpo_id = self.term(long_form.text)  # '[profound [sensorineural hearing loss]] (SNHL)'
-            if hpo_id is None and mention is not None and mention.start <= long_form.start:
-                hpo_id = mention._.hpo_id
-            senses[short.text] = Sense(hpo_id, f"abbreviation:defined:{long_form.text}", short.start_char)
+            hpo_ids = self.term(long_form.text)  # '[profound [sensorineural hearing loss]] (SNHL)'
+            if hpo_ids is None and mention is not None and mention.start <= long_form.start:
+                hpo_ids = mention._.hpo_ids
+            senses[short.text] = Sense(hpo_ids, f"abbreviation:defined:{long_form.text}", short.start_char)
         return senses
 
     def takes(self, text: str, start: int, end: int, sense: Sense) -> bool:
         """Whether the use text[start:end] of a short form is the phenotype ``sense``."""
-        if sense.hpo_id is None or self.identifier_cue.match(text, end):
+        if sense.hpo_ids is None or self.identifier_cue.match(text, end):
             return False
-        return self.later_uses or sense.defined_at is None or text[start - 1 : start] == "("
+        return self.later_uses or text[start - 1 : start] == "("
 
     def dictionary_abbreviation(self, surface: str) -> bool:
         """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
@@ -163,15 +164,15 @@ class Abbreviations(RefinesMatches):
         return {found.group(1) for found in _occurrences(text, sorted(self.known)) if self.gene_cue.match(text, found.end())}
 
     def relabel(self, span: Span, sense: Sense) -> Span:
-        if span._.hpo_id != sense.hpo_id:
-            span._.hpo_id = sense.hpo_id
-            span._.hpo_label = self.names.get(sense.hpo_id, sense.hpo_id)
+        if span._.hpo_ids != sense.hpo_ids:
+            span._.hpo_ids = sense.hpo_ids
+            span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
         span._.provenance = [*(span._.provenance or []), sense.rule]
         return span
 
     def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense]) -> list[Span]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
-        phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_id is not None)
+        phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
         taken = sorted((s.start_char, s.end_char) for s in spans)
         out = []
         for found in _occurrences(text, phenotype_shorts):
@@ -183,8 +184,8 @@ class Abbreviations(RefinesMatches):
             span = doc.char_span(found.start(), found.end(), label=PHENOTYPE_LABEL)
             if span is None:
                 continue
-            span._.hpo_id = sense.hpo_id
-            span._.hpo_label = self.names.get(sense.hpo_id, sense.hpo_id)
+            span._.hpo_ids = sense.hpo_ids
+            span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
             span._.provenance = [sense.rule]
             out.append(span)
         return out

@@ -6,7 +6,7 @@ septal defects" (shared head), "cleft lip and palate" (shared modifier), "cleft 
 severity range). The dictionary stage finds at most the conjunct written in full; this
 stage rebuilds each elided phrase, keeps it only if the lexicon knows it as a term (the
 match stage's automaton decides), and replaces the covered mentions by one mention over
-the whole phrase whose ``hpo_id`` joins the ids with ";", as PatientPheX annotates
+the whole phrase whose ``hpo_ids`` are the ids of all its terms, as PatientPheX annotates
 compounds. Rules: ``rules/coordination.tsv`` (conjunctions per pattern) and
 ``rules/severity_ranges.tsv``; the ``patterns`` setting says which patterns run.
 """
@@ -25,6 +25,7 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_grouped, read_tsv
+from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -164,7 +165,7 @@ class Coordination(RefinesMatches):
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(doc_text(doc))
         if compounds:
-            doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.names)
+            doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
 
     def compounds(self, context: Context, starts: set[int]) -> list[Compound]:
@@ -187,10 +188,10 @@ class Coordination(RefinesMatches):
             return None
         text, offset = context.before
         found = self.word_and_conjunction.search(text)
-        hpo_id = self.term(f"{found.group(1)} {words[1]}") if found else None
-        if hpo_id is None:
+        hpo_ids = self.term(f"{found.group(1)} {words[1]}") if found else None
+        if hpo_ids is None:
             return None
-        return Compound(offset + found.start(), span.end_char, _joined(hpo_id, span._.hpo_id), "coordination:shared_head")
+        return Compound(offset + found.start(), span.end_char, _joined(hpo_ids, span._.hpo_ids), "coordination:shared_head")
 
     def shared_modifier(self, context: Context, starts: set[int]) -> Compound | None:
         """'[cleft lip] and palate': the word after borrows the mention's modifier.
@@ -206,10 +207,10 @@ class Coordination(RefinesMatches):
         found = self.conjunction_and_word.match(text)
         if found is None or offset + found.start(1) in starts:
             return None
-        hpo_id = self.term(f"{words[0]} {found.group(1)}")
-        if hpo_id is None:
+        hpo_ids = self.term(f"{words[0]} {found.group(1)}")
+        if hpo_ids is None:
             return None
-        return Compound(span.start_char, offset + found.end(), _joined(span._.hpo_id, hpo_id), "coordination:shared_modifier")
+        return Compound(span.start_char, offset + found.end(), _joined(span._.hpo_ids, hpo_ids), "coordination:shared_modifier")
 
     def inner_modifier(self, span: Span) -> Compound | None:
         """'cleft lip/palate' matched whole as a synonym of a broader term: split it.
@@ -247,10 +248,10 @@ class Coordination(RefinesMatches):
             bounds, rest = f"{found.group(1).lower()} to {words[0].lower()}", words[1]
             if bounds not in self.rules.severity_ranges:
                 return None
-        hpo_id = self.term(f"{self.rules.severity_ranges[bounds]} {rest}")
-        if hpo_id is None:
+        hpo_ids = self.term(f"{self.rules.severity_ranges[bounds]} {rest}")
+        if hpo_ids is None:
             return None
-        return Compound(offset + found.start(), span.end_char, (hpo_id,), f"coordination:severity_range:{bounds}")
+        return Compound(offset + found.start(), span.end_char, hpo_ids, f"coordination:severity_range:{bounds}")
 
 
     def distributed_lists(self, text: str) -> list[Compound]:
@@ -280,25 +281,25 @@ class Coordination(RefinesMatches):
         for size in range(len(words), 0, -1):
             head = " ".join(words[:size] if after else words[-size:])
             phrases = [[f"{item} {head}"] if after else [f"{head} of the {item}", f"{item} {head}"] for item in items]
-            ids = [next(filter(None, map(self.term, tried)), None) for tried in phrases]
-            if all(ids):
+            ids = [next((term for term in map(self.term, tried) if term is not None), None) for tried in phrases]
+            if all(term is not None for term in ids):
                 if after:
                     return Compound(start, end + 1 + len(head), _joined(*ids), "coordination:distributed_list")
                 return Compound(start + len(finding) - len(head), end, _joined(*ids), "coordination:distributed_list")
         return None
 
 
-def _joined(*hpo_ids: str) -> tuple[str, ...]:
-    """The ids in text order without repeats ('hypo- and hyperpigmentation' is one id)."""
+def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms' ids in text order without repeats ('hypo- and hyperpigmentation' is one id)."""
     out: list[str] = []
-    for hpo_id in hpo_ids:
-        for part in hpo_id.split(";"):
-            if part not in out:
-                out.append(part)
+    for hpo_ids in terms:
+        for hpo_id in hpo_ids:
+            if hpo_id not in out:
+                out.append(hpo_id)
     return tuple(out)
 
 
-def merge(doc: Doc, spans: list[Span], compounds: list[Compound], names: dict[str, str]) -> list[Span]:
+def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Ontology) -> list[Span]:
     """Compounds (longest first) replace the mentions they overlap; result in text order."""
     chosen: list[Span] = []
     for compound in sorted(compounds, key=lambda c: (c.start - c.end, c.start, c.hpo_ids)):
@@ -308,8 +309,8 @@ def merge(doc: Doc, spans: list[Span], compounds: list[Compound], names: dict[st
         if span is None:
             continue
         covered = [s for s in spans if s.start_char < compound.end and compound.start < s.end_char]
-        span._.hpo_id = ";".join(compound.hpo_ids)
-        span._.hpo_label = "; ".join(names.get(hpo_id, hpo_id) for hpo_id in compound.hpo_ids)
+        span._.hpo_ids = compound.hpo_ids
+        span._.hpo_label = ontology.label(compound.hpo_ids)
         span._.provenance = [p for s in covered for p in (s._.provenance or [])] + [compound.rule]
         chosen.append(span)
     kept = [s for s in spans if not any(s.start_char < c.end_char and c.start_char < s.end_char for c in chosen)]

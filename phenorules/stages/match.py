@@ -34,19 +34,15 @@ class RefinesMatches:
     def matcher(self) -> PhraseMatcher:
         return self.kb.matcher
 
-    @property
-    def names(self) -> dict[str, str]:
-        return self.kb.ontology.names
-
-    def term(self, phrase: str) -> str | None:
-        """The id(s) of ``phrase`` if the lexicon knows the whole phrase as one term, in
+    def term(self, phrase: str) -> tuple[str, ...] | None:
+        """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in
         its own word order or in another ('pain of the wrists' is Wrist pain)."""
         matches = self.matcher(phrase)
         if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
-            return matches[0].entry.hpo_id
+            return matches[0].entry.hpo_ids
         for match in self.kb.word_sets.find(phrase, self.matcher):
             if match.start == 0 and match.end == len(phrase):
-                return match.entry.hpo_id
+                return match.entry.hpo_ids
         return None
 
 
@@ -80,7 +76,7 @@ def align(doc: Doc, match: Match) -> tuple[Span, list[str]]:
 
 
 def annotate(span: Span, entry: Entry, provenance: list[str], kb: KnowledgeBase) -> Span:
-    span._.hpo_id = entry.hpo_id
-    span._.hpo_label = kb.label(entry.hpo_id)
+    span._.hpo_ids = entry.hpo_ids
+    span._.hpo_label = kb.ontology.label(entry.hpo_ids)
     span._.provenance = provenance
     return span

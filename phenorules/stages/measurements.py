@@ -1,7 +1,8 @@
 """Vital signs and laboratory values outside their reference range become HPO findings.
 
 Case reports and clinical vignettes write findings as numbers: "temperature is 102°F",
-"platelets 40,000/µL", "blood pressure 157/98 mmHg". Each row of
+"platelets 40,000/µL", "blood pressure 157/98 mmHg", and lab tables put the unit in the
+column heading: "| Total cholesterol (mg/dL) | 426 | 125–200 |". Each row of
 ``rules/measurements.tsv`` names a measure, its unit, the reference range and the HPO term
 of a value below or above it; a measurement whose value falls outside becomes a phenotype
 span over the name, the number and the unit, with provenance
@@ -47,7 +48,7 @@ class MeasurementRule:
     below: str | None
     above: str | None
     line: int
-    pattern: re.Pattern
+    patterns: tuple[re.Pattern, ...]  # the unit after the number; the unit in brackets after the name
 
     def finding(self, value: float) -> tuple[str, str] | None:
         """(HPO id, "below" or "above") for a value outside the range, else None."""
@@ -99,12 +100,13 @@ def read_rules(path: Path, known_ids) -> list[MeasurementRule]:
         if not any(findings):
             continue
         number_part = f"{_NUMBER}\\s*/\\s*{_NUMBER}" if part != "value" else _NUMBER
-        unit_part = r"\s*(?:" + _alternatives(units, _unit_pattern) + ")"
-        pattern = re.compile(
-            r"(?<![\w+-])(?:" + _alternatives(names, _name_pattern) + r")(?![\w+-])" + _GAP + r"(?<![\d.])" + number_part + unit_part + r"(?![A-Za-z\d])",
-            re.IGNORECASE,
+        unit = "(?:" + _alternatives(units, _unit_pattern) + ")"
+        name = r"(?<![\w+-])(?:" + _alternatives(names, _name_pattern) + r")(?![\w+-])"
+        patterns = (
+            re.compile(name + _GAP + r"(?<![\d.])" + number_part + r"\s*" + unit + r"(?![A-Za-z\d])", re.IGNORECASE),
+            re.compile(name + r"\s*\(\s*" + unit + r"\s*\)" + _GAP + r"(?<![\d.])" + number_part + r"(?![\d.,]*\d)(?!\s*[A-Za-z%/])", re.IGNORECASE),
         )
-        rules.append(MeasurementRule(measure, part, _bound(low, path, number), _bound(high, path, number), findings[0], findings[1], number, pattern))
+        rules.append(MeasurementRule(measure, part, _bound(low, path, number), _bound(high, path, number), findings[0], findings[1], number, patterns))
     return rules
 
 
@@ -129,10 +131,10 @@ class Measurements:
         spans = list(doc.spans.get(PHENOTYPES, []))
         taken = [(s.start_char, s.end_char) for s in spans]
         ontology = self.kb.ontology
-        named = {hpo_id for s in spans for hpo_id in (s._.hpo_id or "").split(";") if hpo_id in ontology}
+        named = {hpo_id for s in spans for hpo_id in (s._.hpo_ids or ()) if hpo_id in ontology}
         text = doc_text(doc).translate(_SAME_LENGTH)
         for rule in self.rules:
-            for match in rule.pattern.finditer(text):
+            for match in (match for pattern in rule.patterns for match in pattern.finditer(text)):
                 found = rule.finding(measured_value(match, rule.part))
                 start, end = match.span()
                 if found is None or any(a < end and start < b for a, b in taken):
@@ -143,8 +145,8 @@ class Measurements:
                 hpo_id, side = found
                 if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
                     continue
-                span._.hpo_id = hpo_id
-                span._.hpo_label = self.kb.label(hpo_id)
+                span._.hpo_ids = (hpo_id,)
+                span._.hpo_label = ontology.label(span._.hpo_ids)
                 span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
                 spans.append(span)
                 taken.append((span.start_char, span.end_char))

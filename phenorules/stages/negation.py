@@ -10,12 +10,16 @@ the sentence up to a termination. Changes on top:
 * asides: words inside brackets and list openers ("such as") do not count either, and
   for a cue written after its finding neither do comma-delimited asides ("Hearing loss,
   reported in other families, was absent here"); a cue before a quantified subject ("neither of the affected
-  individuals presented with X") reaches ``wide_window`` words;
+  individuals presented with X") reaches ``wide_window`` words, and a copula's "not" ("the
+  patient was not anemic") only ``narrow_window`` words: the finding is its predicate;
 * sections: in ``skipped_sections`` (DISCUSS) a negation stands only in a sentence that
   speaks of the article's own cases (``rules/negation_scope.tsv``: "our patients",
   "the proband", "here"); the other negated findings there are about other patients and
   the literature, which annotators mark as present about as often as negated
   (docs/context.md);
+* cue matching (``CueMatcher``): a cue's words may stand apart by runs of spaces
+  ("negative   for" in line-wrapped clinical notes), and a pseudo-negation cancels every
+  cue that overlaps it ("was not only", "but not always");
 * provenance: negspacy only sets ``span._.negex``; the cue that fired is appended to
   ``span._.provenance`` (``negex:preceding_negations:no evidence of``).
 
@@ -33,6 +37,7 @@ import numpy
 from negspacy.negation import Negex
 from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH
 from spacy.language import Language
+from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text
@@ -40,7 +45,7 @@ from ..lexicon.tsv import read_grouped
 from ..resources import data_dir
 
 FAMILIES = ("pseudo_negations", "preceding_negations", "following_negations", "termination")
-SCOPE_KINDS = ("own_case", "wide_cue", "list_opener")
+SCOPE_KINDS = ("own_case", "wide_cue", "narrow_cue", "list_opener")
 _NUMBER = "#"  # in an own-case reference: any number ("patient #" = "patient 2")
 
 
@@ -53,6 +58,7 @@ def read_termset(path: Path) -> dict[str, list[str]]:
 class ScopeRules:
     own_case: re.Pattern  # a sentence about the article's own cases
     wide_cues: frozenset[str]  # cues (lower case) that reach wide_window words
+    narrow_cues: frozenset[str]  # cues (lower case) that reach only narrow_window words
     list_openers: re.Pattern  # "such as": not counted in a window
 
 
@@ -64,22 +70,34 @@ def _phrases(phrases: list[str]) -> re.Pattern:
 
 def read_scope_rules(path: Path) -> ScopeRules:
     grouped = read_grouped(path, SCOPE_KINDS, "kind")
-    return ScopeRules(_phrases(grouped["own_case"]), frozenset(c.lower() for c in grouped["wide_cue"]), _phrases(grouped["list_opener"]))
+    return ScopeRules(
+        _phrases(grouped["own_case"]),
+        frozenset(c.lower() for c in grouped["wide_cue"]),
+        frozenset(c.lower() for c in grouped["narrow_cue"]),
+        _phrases(grouped["list_opener"]),
+    )
 
 
 @Language.factory(
     "phenorules_negation",
-    default_config={"terms_file": None, "scope_file": None, "window": 5, "wide_window": 10, "skipped_sections": ["DISCUSS"]},
+    default_config={"terms_file": None, "scope_file": None, "window": 5, "wide_window": 10, "narrow_window": 2, "skipped_sections": ["DISCUSS"]},
 )
 def make_negation(
-    nlp: Language, name: str, terms_file: str | None, scope_file: str | None, window: int, wide_window: int, skipped_sections: list[str]
+    nlp: Language,
+    name: str,
+    terms_file: str | None,
+    scope_file: str | None,
+    window: int,
+    wide_window: int,
+    narrow_window: int,
+    skipped_sections: list[str],
 ):
     rules_dir = data_dir("rules")
     termset = read_termset(Path(terms_file) if terms_file else rules_dir / "negation_terms.tsv")
     scope = read_scope_rules(Path(scope_file) if scope_file else rules_dir / "negation_scope.tsv")
     return WindowedNegex(
         nlp, name, neg_termset=termset, span_keys=[PHENOTYPES], window=window, skipped_sections=frozenset(skipped_sections), scope=scope,
-        wide_window=wide_window,
+        wide_window=wide_window, narrow_window=narrow_window,
     )
 
 
@@ -140,16 +158,23 @@ class WindowedNegex(Negex):
         skipped_sections: frozenset[str],
         scope: ScopeRules,
         wide_window: int,
+        narrow_window: int,
     ):
         super().__init__(nlp, name, neg_termset=neg_termset, span_keys=span_keys)
         self.window = window
         self.skipped_sections = skipped_sections
         self.scope = scope
         self.wide_window = wide_window
+        self.narrow_window = narrow_window
         self._spans: list[Span] = []
         self._starts: list[int] = []
         self._words: list[int] = []
         self._words_after: list[int] = []
+
+    def build_patterns(self) -> None:
+        super().build_patterns()
+        cues = [*self.pseudo_patterns, *self.preceding_patterns, *self.following_patterns, *self.termination_patterns]
+        self.matcher = CueMatcher(self.matcher, max((len(cue) for cue in cues), default=1))
 
     def __call__(self, doc: Doc) -> Doc:
         mentions = doc.spans.get(PHENOTYPES, [])
@@ -196,7 +221,51 @@ class WindowedNegex(Negex):
     def reach(self, doc: Doc, cue) -> int:
         """How many words a preceding cue reaches."""
         _, start, end = cue
-        return self.wide_window if doc[start:end].text.lower() in self.scope.wide_cues else self.window
+        text = cue_text(doc, start, end)
+        if text in self.scope.wide_cues:
+            return self.wide_window
+        return self.narrow_window if text in self.scope.narrow_cues else self.window
+
+
+class CueMatcher:
+    """negspacy's cue phrase matcher with two changes.
+
+    * Runs of spaces: the word tokenizer makes a run of spaces a token, which would stand
+      between a cue's words ("negative   for" in line-wrapped clinical notes); around each
+      run the phrase matcher runs again over the tokens less the runs (line breaks stay),
+      within the longest cue's length, and adds the matches that span a run.
+    * Overlaps: a pseudo-negation cancels every cue that overlaps it; negspacy cancels
+      only a cue that starts inside it, so "was not" in "was not only" and "but not" in
+      "but not always" would negate.
+    """
+
+    def __init__(self, matcher: PhraseMatcher, longest: int):
+        self.matcher = matcher
+        self.longest = longest  # tokens in the longest cue
+
+    def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
+        matches = set(self.matcher(doc))
+        runs = [i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text]
+        dropped = set(runs)
+        for run in runs:
+            kept = [i for i in range(max(0, run - self.longest), min(len(doc), run + self.longest + 1)) if i not in dropped]
+            words = Doc(doc.vocab, words=[doc[i].text for i in kept])
+            for match_id, start, end in self.matcher(words):
+                if kept[end - 1] - kept[start] != end - 1 - start:  # spans a run
+                    matches.add((match_id, kept[start], kept[end - 1] + 1))
+        pseudo_id = doc.vocab.strings["pseudo"]
+        pseudo = [(start, end) for match_id, start, end in matches if match_id == pseudo_id]
+        kept_matches = [
+            (match_id, start, end)
+            for match_id, start, end in matches
+            if match_id == pseudo_id or not any(start < p_end and end > p_start for p_start, p_end in pseudo)
+        ]
+        return sorted(kept_matches, key=lambda match: (match[1], match[2], match[0]))
+
+
+def cue_text(doc: Doc, start: int, end: int) -> str:
+    """A matched cue as written in the termset: lower case, single spaces."""
+    return " ".join(doc[start:end].text.lower().split())
 
 
 def firing_cue(span: Span, preceding, following) -> str:
@@ -204,6 +273,6 @@ def firing_cue(span: Span, preceding, following) -> str:
     doc = span.doc
     if preceding:
         _, start, end = max(preceding, key=lambda m: (m[1], m[2]))
-        return f"negex:preceding_negations:{doc[start:end].text.lower()}"
+        return f"negex:preceding_negations:{cue_text(doc, start, end)}"
     _, start, end = min(following, key=lambda m: m[1])
-    return f"negex:following_negations:{doc[start:end].text.lower()}"
+    return f"negex:following_negations:{cue_text(doc, start, end)}"

@@ -16,7 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
-from ..identifiers import phenotype_values
+from ..phenotype import association_values
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import find_people
 from ..patients.rules import PatientRules, load_patient_rules
@@ -74,7 +74,7 @@ def associations(spans: list[Span], attributions: list[Attribution], patient_ids
         span = spans[attribution.index]
         if span._.negex:
             continue
-        values = phenotype_values(span._.hpo_id, span.text)
+        values = association_values(span._.hpo_ids, span.text)
         for patient_id in attribution.patients:
             found[patient_id].update(values)
     return {patient_id: sorted(values) for patient_id, values in found.items()}

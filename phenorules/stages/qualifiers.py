@@ -27,6 +27,7 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
+from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -103,7 +104,7 @@ class Qualifiers(RefinesMatches):
     def qualified(self, doc: Doc, text: str, span: Span, previous_end: int, next_start: int) -> Span | None:
         """The longer span with the qualified term (a qualifier before the mention tried
         first), or None."""
-        if span._.hpo_id not in self.kb.ontology:  # a compound or an unknown (-1) phenotype
+        if not _one_term(span._.hpo_ids, self.kb.ontology):  # a compound or an unknown phenotype
             return None
         before = self.qualifier_before.search(text, max(previous_end, span.start_char - _NEAR), span.start_char)
         if before is not None:
@@ -122,16 +123,21 @@ class Qualifiers(RefinesMatches):
         qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
         head = text[span.start_char : span.end_char]
         for reading, line in qualifier.readings:
-            hpo_id = self.term(f"{reading} {head}")
-            if hpo_id is None or hpo_id == span._.hpo_id or hpo_id not in ontology:
+            hpo_ids = self.term(f"{reading} {head}")
+            if hpo_ids is None or hpo_ids == span._.hpo_ids or not _one_term(hpo_ids, ontology):
                 continue
-            if self.more_specific_only and not ontology.is_ancestor(span._.hpo_id, hpo_id):
+            if self.more_specific_only and not ontology.is_ancestor(span._.hpo_ids[0], hpo_ids[0]):
                 continue
             grown = doc.char_span(start, end, label=PHENOTYPE_LABEL)
             if grown is None:
                 return None
-            grown._.hpo_id = hpo_id
-            grown._.hpo_label = self.kb.label(hpo_id)
+            grown._.hpo_ids = hpo_ids
+            grown._.hpo_label = ontology.label(hpo_ids)
             grown._.provenance = [*(span._.provenance or []), f"qualifier:{self.file_name}:{line}"]
             return grown
         return None
+
+
+def _one_term(hpo_ids: tuple[str, ...], ontology: Ontology) -> bool:
+    """Whether the ids are one term of the ontology (not a compound, not unknown)."""
+    return len(hpo_ids) == 1 and hpo_ids[0] in ontology

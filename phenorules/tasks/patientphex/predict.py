@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ...document import PASSAGES, PHENOTYPES, doc_text, make_article_doc
-from ...identifiers import NO_ID, phenotype_values
+from ...document import PASSAGES, PHENOTYPES, make_article_doc
+from ...phenotype import Phenotype, association_values, phenotypes
+from .identifiers import parse_identifier, task_identifier
 
 # Without the patient stage every given patient gets every non-negated id found outside
 # these sections (the floor the task statistics describe).
@@ -22,21 +23,33 @@ def annotate_articles(nlp: Language, articles: Iterable[dict], batch_size: int =
     yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
 
 
-def entity_records(doc: Doc) -> list[dict]:
-    text = doc_text(doc)  # span.text would build each text from Token objects
-    return [entity_record(span, text) for span in doc.spans[PHENOTYPES]]
-
-
-def entity_record(span: Span, text: str) -> dict:
-    extensions = span._  # one accessor object, not one per attribute read
+def entity_record(phenotype: Phenotype) -> dict:
     return {
-        "identifier": extensions.hpo_id,
+        "identifier": task_identifier(phenotype.hpo_ids),
         "type": "Phenotype",
-        "offset": span.start_char,
-        "length": span.end_char - span.start_char,
-        "text": text[span.start_char : span.end_char],
-        "note": "NO" if extensions.negex else None,
+        "offset": phenotype.start,
+        "length": phenotype.end - phenotype.start,
+        "text": phenotype.text,
+        "note": "NO" if phenotype.negated else None,
     }
+
+
+def mention_rows(doc: Doc) -> list[dict]:
+    """The mentions as ``phenorules annotate --json`` and ``/annotate`` list them."""
+    return [
+        {
+            "article": doc._.article_id,
+            "start": phenotype.start,
+            "end": phenotype.end,
+            "text": phenotype.text,
+            "hpo_id": task_identifier(phenotype.hpo_ids),
+            "label": phenotype.label,
+            "negated": phenotype.negated,
+            "patients": list(phenotype.patients),
+            "provenance": list(phenotype.provenance),
+        }
+        for phenotype in phenotypes(doc)
+    ]
 
 
 def fallback_associations(doc: Doc) -> dict[str, list[str]]:
@@ -46,18 +59,21 @@ def fallback_associations(doc: Doc) -> dict[str, list[str]]:
         hpo_id
         for span in doc.spans[PHENOTYPES]
         if not span._.negex and not any(a <= span.start_char < b for a, b in skipped)
-        for hpo_id in span._.hpo_id.split(";")
-        if hpo_id != NO_ID
+        for hpo_id in span._.hpo_ids
     }
     return {patient["patient_id"]: sorted(ids) for patient in doc._.patients}
 
 
 def to_record(article: dict, doc: Doc) -> dict:
+    return _record(article, doc, phenotypes(doc))
+
+
+def _record(article: dict, doc: Doc, found: list[Phenotype]) -> dict:
     associations = doc._.associations if doc._.associations is not None else fallback_associations(doc)
     return {
         "pmc_id": article["pmc_id"],
         "pmid": article.get("pmid"),
-        "entities": entity_records(doc),
+        "entities": [entity_record(phenotype) for phenotype in found],
         "association": [
             {"patient_id": patient["patient_id"], "phenotype": sorted(set(associations.get(patient["patient_id"], [])))}
             for patient in article.get("patient") or []
@@ -70,10 +86,10 @@ def full_record(article: dict, doc: Doc) -> dict:
     also need: the article's ``patient`` list (ids and given mentions, where sex and age
     are read from) and on each entity its ``label``, ``patients`` (attributed to, negated
     or not) and ``provenance``. The submission writer keeps only the task's fields."""
-    record = to_record(article, doc)
-    for entity, span in zip(record["entities"], doc.spans[PHENOTYPES]):
-        extensions = span._
-        entity.update(label=extensions.hpo_label, patients=list(extensions.patient or []), provenance=list(extensions.provenance or []))
+    found = phenotypes(doc)
+    record = _record(article, doc, found)
+    for entity, phenotype in zip(record["entities"], found):
+        entity.update(label=phenotype.label, patients=list(phenotype.patients), provenance=list(phenotype.provenance))
     record["patient"] = article.get("patient") or []
     return record
 
@@ -83,7 +99,7 @@ def evidence_record(article: dict, doc: Doc) -> dict:
     article: every attributed mention, and per association (patient, phenotype) the mentions
     that made it with their chains of rule rows."""
     evidence = [
-        {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": span._.hpo_id, "note": "NO" if span._.negex else None, **reason}
+        {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": task_identifier(span._.hpo_ids), "note": "NO" if span._.negex else None, **reason}
         for span in doc.spans[PHENOTYPES]
         for reason in span._.patient_evidence or []
     ]
@@ -91,7 +107,7 @@ def evidence_record(article: dict, doc: Doc) -> dict:
     for item in evidence:
         if item["note"] == "NO":  # stated absent: no association
             continue
-        values = phenotype_values(item["identifier"], item["text"])
+        values = association_values(parse_identifier(item["identifier"]), item["text"])
         for patient_id in item["patients"]:
             for value in values:
                 by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from phenorules.errors import InputError
-from phenorules.identifiers import NO_ID
+from phenorules.tasks.patientphex.identifiers import NO_ID
 from phenorules.tasks.patientphex.io import ID_PART
 
 NEGATED = "NO"

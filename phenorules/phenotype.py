@@ -1,0 +1,73 @@
+"""What the core says a phenotype mention is.
+
+A mention names a tuple of HPO ids: one term, or several for a compound mention ("cleft
+lip/palate" is Cleft lip and Cleft palate); an empty tuple when no HPO term fits the
+phenotype (``unknown``). Spans carry it as ``span._.hpo_ids``; :func:`phenotypes` hands a
+Doc's mentions out as typed :class:`Phenotype` records. How a task or a data file writes
+ids (PatientPheX joins them with ';' and writes '-1' for no term) is its adapter's
+business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.lexicon.tsv`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.tokens import Doc
+
+from .document import PHENOTYPES, doc_text
+
+HpoIds = tuple[str, ...]
+
+
+def association_values(hpo_ids: HpoIds | None, text: str) -> list[str]:
+    """What a mention gives the patients it is attributed to: its ids, or its text when no
+    HPO term fits (a span without ids gives nothing)."""
+    if hpo_ids is None:
+        return []
+    return list(hpo_ids) if hpo_ids else [text]
+
+
+@dataclass(frozen=True)
+class Phenotype:
+    """One phenotype mention of a Doc, as the core hands it out."""
+
+    start: int  # character offsets in the Doc (the article's global offsets)
+    end: int
+    text: str
+    hpo_ids: HpoIds  # empty: no HPO term fits
+    label: str
+    negated: bool
+    patients: tuple[str, ...]  # patient ids it is attributed to
+    provenance: tuple[str, ...]  # the lexicon entry and every rule that made or changed it
+
+    @property
+    def unknown(self) -> bool:
+        return not self.hpo_ids
+
+
+def patient_ids(value: object) -> list[str]:
+    """``span._.patient`` as a list of ids, whether a stage stored one id or a list."""
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else [str(item) for item in value]
+
+
+def phenotypes(doc: Doc) -> list[Phenotype]:
+    """The Doc's phenotype mentions (``doc.spans["phenotypes"]``), in text order."""
+    text = doc_text(doc)
+    out = []
+    for span in doc.spans[PHENOTYPES]:
+        extensions = span._
+        out.append(
+            Phenotype(
+                span.start_char,
+                span.end_char,
+                text[span.start_char : span.end_char],
+                extensions.hpo_ids or (),
+                extensions.hpo_label,
+                bool(extensions.negex),
+                tuple(patient_ids(extensions.patient)),
+                tuple(extensions.provenance or ()),
+            )
+        )
+    return out
