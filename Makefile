@@ -63,7 +63,11 @@ $(BENCH_VENV)/bin/python:
 	$(BENCH_VENV)/bin/pip install --quiet fasthpocr==0.1.4 pronto
 	touch $@
 
+# The editable install leaves phenorules' own modules uncompiled, and with
+# PYTHONDONTWRITEBYTECODE set every run would compile them again: compiled here once,
+# as installing a wheel compiles them (and as FastHPOCR's are in its environment).
 bench: install $(BENCH_VENV)/bin/python
+	$(BIN)/python -m compileall -q phenorules
 	nice $(BIN)/python benchmarks/bench.py $(SHARED) --fasthpocr $(BENCH_VENV)/bin/python
 	nice $(BIN)/python benchmarks/serve_bench.py $(SHARED)
 

@@ -1,6 +1,8 @@
 """Morphology (phenorules/lexicon/morphology.py): one notion of "the same word"."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon.morphology import Morphology
@@ -118,3 +120,19 @@ def test_an_adverb_is_its_adjective():
     text = "developmentally delayed, with a highly arched palate"
     found = [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in terms.word_sets.find(text, terms.matcher)]
     assert found == [("developmentally delayed", "HP:0001263"), ("highly arched palate", "HP:0000218")]
+
+
+ENDING_LETTERS = sorted({c for row in Morphology.from_dir(data_dir("lexicons")).derivations for ending in row[:2] for c in ending})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=ENDING_LETTERS, max_size=12))
+def test_derived_forms_are_the_table_s_endings_in_its_order(morphology, word):
+    """The endings are looked up by a word's last letters; the forms are the definition's:
+    every row, both ways, in table order, when the stem is long enough."""
+    expected = []
+    for a, b, shortest_stem in morphology.derivations:
+        for old, new in ((a, b), (b, a)):
+            if word.endswith(old) and len(word) - len(old) >= shortest_stem:
+                expected.append(word[: len(word) - len(old)] + new)
+    assert morphology.derived_forms(word) == [form for form in dict.fromkeys(expected) if form != word]
