@@ -190,6 +190,7 @@ def main() -> None:
     parser.add_argument("corpus", metavar="CORPUS_DIR")
     parser.add_argument("--fasthpocr", metavar="PYTHON", default=None)
     parser.add_argument("--details", metavar="OUT.json", default=None)
+    parser.add_argument("--enable", metavar="STAGE", action="append", default=[], help="an optional stage to switch on (nested, measurements); repeatable")
     options = parser.parse_args()
     corpus = Path(options.corpus)
     if not corpus.is_dir():
@@ -198,7 +199,7 @@ def main() -> None:
 
     from phenorules.pipeline import build_pipeline
 
-    nlp = build_pipeline()
+    nlp = build_pipeline(enable=options.enable)
     ontology = nlp.get_pipe("match").kb.ontology
     ids = IdMap(ontology)
     systems = {"phenorules": {name: phenorules_mentions(documents, nlp) for name, documents in corpora.items()}}
