@@ -1,6 +1,7 @@
 # phenorules: `make predict` installs (once) and runs the main job on the bundled example;
 # `make test` runs the tests, `make fuzz` the long fuzz profile. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
+# `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+ and JAX (docs/context.md).
 # `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +13,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench evalscope clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public evalscope clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -62,9 +63,19 @@ $(BENCH_VENV)/bin/python:
 	$(BENCH_VENV)/bin/pip install --quiet fasthpocr==0.1.4 pronto
 	touch $@
 
+# The editable install leaves phenorules' own modules uncompiled, and with
+# PYTHONDONTWRITEBYTECODE set every run would compile them again: compiled here once,
+# as installing a wheel compiles them (and as FastHPOCR's are in its environment).
 bench: install $(BENCH_VENV)/bin/python
+	$(BIN)/python -m compileall -q phenorules
 	nice $(BIN)/python benchmarks/bench.py $(SHARED) --fasthpocr $(BENCH_VENV)/bin/python
 	nice $(BIN)/python benchmarks/serve_bench.py $(SHARED)
+
+# Public corpora of abstracts (GSC+, JAX; CORPUS=DIR as PhenoTagger distributes them),
+# phenorules beside FastHPOCR: document- and mention-level P/R/F1.
+public: install $(BENCH_VENV)/bin/python
+	@if [ -d "$(CORPUS)" ]; then $(BIN)/python benchmarks/public_corpora.py $(CORPUS) --fasthpocr $(BENCH_VENV)/bin/python; \
+	else echo "make public needs CORPUS=DIR (GSC/ and JAX/ of PhenoTagger's data/corpus)"; fi
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)

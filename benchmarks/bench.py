@@ -153,16 +153,22 @@ def predict_run(articles: str, env: dict, jobs: int, out_dir: str) -> dict:
     return result
 
 
-def fasthpocr_run(python: str, articles: str, env: dict) -> dict:
-    """FastHPOCR end to end (its index built beforehand, once per ontology file)."""
+def fasthpocr_index(python: str, obo: str | None = None) -> Path:
+    """FastHPOCR's index of ``obo`` (default: phenorules' ontology), built once per
+    ontology file beside the interpreter's venv."""
     from phenorules.ontology import default_obo_path
 
-    obo = str(default_obo_path())
+    obo = str(obo or default_obo_path())
     digest = hashlib.sha256(Path(obo).read_bytes()).hexdigest()[:16]
     index_dir = Path(python).resolve().parent.parent / f"fasthpocr-index-{digest}"
     if not (index_dir / "hp.index").exists():
         subprocess.run([python, str(FASTHPOCR_RUN), "index", obo, str(index_dir)], check=True, capture_output=True)
-    return measured([python, str(FASTHPOCR_RUN), "annotate", str(index_dir), articles], env)
+    return index_dir
+
+
+def fasthpocr_run(python: str, articles: str, env: dict) -> dict:
+    """FastHPOCR end to end (its index built beforehand, once per ontology file)."""
+    return measured([python, str(FASTHPOCR_RUN), "annotate", str(fasthpocr_index(python)), articles], env)
 
 
 def scaled_inputs(articles: str, directory: str) -> tuple[str, str]:

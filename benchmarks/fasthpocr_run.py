@@ -3,6 +3,7 @@ time beside phenorules. Runs in the bench's own environment (.venv-bench).
 
     python fasthpocr_run.py index HP.OBO INDEX_DIR
     python fasthpocr_run.py annotate INDEX_DIR ARTICLES.jsonl
+    python fasthpocr_run.py texts INDEX_DIR TEXTS.json
 
 ``index`` builds FastHPOCR's index once (as phenorules builds its cache once). FastHPOCR's
 ``CRIndexKB.compileClusterList`` scans every base-cluster token for every cluster (hours on
@@ -10,6 +11,8 @@ a current HPO); here the same lists are read from one inverted mapping (cluster 
 in the base clusters' order), which gives the same index file in seconds.
 ``annotate`` loads the index and annotates every passage of every article; the caller
 times the whole process (start-up included). Prints the number of annotations found.
+``texts`` (for ``benchmarks/public_corpora.py``) annotates each text of a JSON object
+{id: text} with FastHPOCR's defaults and prints {id: [[start, end, hpo_id], ...]} as JSON.
 """
 
 from __future__ import annotations
@@ -56,6 +59,19 @@ def annotate(index_dir: str, articles: str) -> None:
     print(found)
 
 
+def annotate_texts(index_dir: str, texts: str) -> None:
+    from FastHPOCR.HPOAnnotator import HPOAnnotator
+
+    annotator = HPOAnnotator(os.path.join(index_dir, "hp.index"))
+    with open(texts, encoding="utf-8") as handle:
+        by_id = json.load(handle)
+    found = {
+        text_id: sorted([a.getStartOffset(), a.getEndOffset(), a.getHPOUri()] for a in annotator.annotate(text))
+        for text_id, text in by_id.items()
+    }
+    print(json.dumps(found, sort_keys=True))
+
+
 if __name__ == "__main__":
     command, *arguments = sys.argv[1:]
-    {"index": build_index, "annotate": annotate}[command](*arguments)
+    {"index": build_index, "annotate": annotate, "texts": annotate_texts}[command](*arguments)

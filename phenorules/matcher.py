@@ -11,6 +11,7 @@ lowest id.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
@@ -85,6 +86,22 @@ class PhraseMatcher:
 
     def __call__(self, text: str) -> list[Match]:
         return resolve_overlaps(self.candidates(text))
+
+
+class PackedRows:
+    """The encoded rows of a cached matcher, by row index: one UTF-8 text and each row's
+    end offset. A row becomes a string only when its key is hit, so loading makes no
+    string per key (400,000 of them for the HPO lexicon)."""
+
+    def __init__(self, text: bytes, ends: array):
+        self.text, self.ends = text, ends
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, index: int) -> str:
+        start = self.ends[index - 1] if index else 0
+        return self.text[start : self.ends[index]].decode()
 
 
 _FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"

@@ -28,6 +28,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),
     ("measurements", "phenorules_measurements"),
+    ("nested", "phenorules_nested"),
     ("scope", "phenorules_scope"),
     ("negation", "phenorules_negation"),
     ("patients", "phenorules_patients"),
@@ -35,7 +36,9 @@ STAGES: tuple[tuple[str, str], ...] = (
 REQUIRED_STAGES = frozenset({"sentences", "match"})
 # Stages that run only when enabled: the measurements stage serves clinical vignettes
 # (MedXpertQA); on PatientPheX articles it was measured to cost Score (docs/medxpertqa.md).
-OPTIONAL_STAGES = frozenset({"measurements"})
+# The nested stage serves corpora that annotate terms nested in longer ones (GSC+); the
+# PatientPheX annotators mark the longest mention only (docs/context.md).
+OPTIONAL_STAGES = frozenset({"measurements", "nested"})
 
 
 def blank_english() -> Language:

@@ -20,9 +20,11 @@ import sys
 import threading
 import time
 import zlib
+from array import array
 from contextlib import contextmanager
 from dataclasses import asdict
 from importlib.metadata import version
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterator
 
@@ -35,7 +37,7 @@ from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution, read_substitutions
-from .matcher import PhraseMatcher
+from .matcher import PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
 
@@ -156,14 +158,20 @@ def read_cache_file(path: Path) -> CacheFile | None:
 
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
     """A matcher as cache sections: pyahocorasick's own node data (the bytes its pickling
-    support writes, integer values only) and the msgpack'd entry rows."""
+    support writes, integer values only) and the entry rows, as one UTF-8 text and the
+    end offset of each row (little-endian 64-bit), read back as :class:`PackedRows`."""
     _, args = matcher.automaton.__reduce__()
     chunks, *numbers = args
     if numbers[-1] is not None:  # values other than integers: not storable without pickle
         raise ValueError("only an automaton with integer values can be cached")
     sections = {f"{prefix}.automaton.{i}": bytes(chunk) for i, chunk in enumerate(chunks)}
     sections[f"{prefix}.meta"] = srsly.msgpack_dumps({"automaton": numbers[:-1], "chunks": len(chunks)})
-    sections[f"{prefix}.rows"] = srsly.msgpack_dumps(matcher.rows)
+    encoded = [row.encode() for row in matcher.rows]
+    ends = array("Q", accumulate(map(len, encoded)))
+    if sys.byteorder == "big":
+        ends.byteswap()
+    sections[f"{prefix}.rows.text"] = b"".join(encoded)
+    sections[f"{prefix}.rows.ends"] = ends.tobytes()
     return sections
 
 
@@ -171,9 +179,12 @@ def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatch
     """The matcher of a cache file; None if a checksum fails (before the automaton's bytes
     reach pyahocorasick, whose reader trusts them)."""
     meta = unpacked(cache[f"{prefix}.meta"])
-    rows = unpacked(cache[f"{prefix}.rows"])
     if not cache.verified():
         return None
+    ends = array("Q", cache[f"{prefix}.rows.ends"])
+    if sys.byteorder == "big":
+        ends.byteswap()
+    rows = PackedRows(cache[f"{prefix}.rows.text"], ends)
     chunks = [cache[f"{prefix}.automaton.{i}"] for i in range(meta["chunks"])]
     automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if rows else ahocorasick.Automaton(ahocorasick.STORE_INTS)
     matcher = PhraseMatcher.__new__(PhraseMatcher)

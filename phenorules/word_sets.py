@@ -155,14 +155,17 @@ class WordSetIndex:
         out = []
         for k in firsts:
             first = kept[k]
-            allowed = partners[words[first]]
+            phrase = breaks[first]
             content = [words[first]]
+            # The words every word so far shares a set with, as the partner sets of the
+            # words so far: testing a word against each is cheaper than intersecting them.
+            shared = [partners[words[first]]]
             for last in kept[k + 1 : k + max_words]:
                 word = words[last]
-                if breaks[last] != breaks[first] or word not in allowed:
+                if breaks[last] != phrase or not all(word in others for others in shared):
                     break
                 content.append(word)
-                allowed = allowed & partners[word]
+                shared.append(partners[word])
                 word_set = tuple(sorted(content))
                 row = rows.get(word_set)
                 if row is not None:
@@ -182,30 +185,39 @@ class WordSetIndex:
         in FastHPOCR's runs of known words, the skipped word is a word of an indexed set;
         the run still starts and ends with words of the set, and never crosses a break."""
         surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
-        partners, rows, rules = self.partners, self.rows, self.rules
+        partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words
+        # A run goes on past its first word only if the next kept word is in its phrase and
+        # in some indexed set (shared with the first word or skipped).
+        firsts = [
+            k
+            for k, (i, j) in enumerate(zip(kept, kept[1:]))
+            if breaks[i] == breaks[j] and words[i] in partners and words[j] in partners
+        ]
         out = []
-        for k, first in enumerate(kept):
-            if words[first] not in partners:
-                continue
-            content, allowed, skipped = [words[first]], partners[words[first]], False
-            for last in kept[k + 1 : k + self.max_words + 1]:
+        for k in firsts:
+            first = kept[k]
+            phrase = breaks[first]
+            content, shared, skipped = [words[first]], [partners[words[first]]], False
+            for last in kept[k + 1 : k + max_words + 1]:
                 word = words[last]
-                if breaks[last] != breaks[first] or word is None:
+                if breaks[last] != phrase or word is None:
                     break
-                if word not in allowed:
+                if not all(word in others for others in shared):
                     if skipped or word not in partners:
                         break
                     skipped = True
                     continue
                 content.append(word)
-                allowed = allowed & partners[word]
-                row = rows.get(tuple(sorted(content))) if skipped else None
-                if row is not None:
-                    starts = starts or word_offsets(surfaces, gaps)
-                    start, end = starts[first], starts[last] + len(surfaces[last])
-                    entry = best_entry(matcher.entries(row)[1], text[start:end])
-                    if entry is not None and not rules.get(tuple(sorted(content))):
-                        out.append(Match(start, end, entry))
+                shared.append(partners[word])
+                if skipped:
+                    word_set = tuple(sorted(content))
+                    row = rows.get(word_set)
+                    if row is not None:
+                        starts = starts or word_offsets(surfaces, gaps)
+                        start, end = starts[first], starts[last] + len(surfaces[last])
+                        entry = best_entry(matcher.entries(row)[1], text[start:end])
+                        if entry is not None and not rules.get(word_set):
+                            out.append(Match(start, end, entry))
         return out
 
     def _base(self, surface: str) -> str | None:

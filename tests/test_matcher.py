@@ -44,6 +44,15 @@ def test_variants_match(matcher):
     ]
 
 
+def test_accented_letters_match_their_base_letter(matcher):
+    # "Sjögren", "café", "naïve": a letter with a diacritic is its base letter, offsets kept.
+    assert spans(matcher, "Séizures, then ÁTAXIA; hypoplastic mandíble.") == [
+        ("Séizures", "HP:0001250"),
+        ("ÁTAXIA", "HP:0001251"),
+        ("hypoplastic mandíble", "HP:0000347"),
+    ]
+
+
 def test_abbreviations_are_case_sensitive(matcher):
     assert spans(matcher, "an ASD and VSDs; we did not find an asd") == [("ASD", "HP:0001631"), ("VSDs", "HP:0001629")]
 

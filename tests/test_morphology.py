@@ -1,6 +1,8 @@
 """Morphology (phenorules/lexicon/morphology.py): one notion of "the same word"."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.errors import InputError
 from phenorules.lexicon.morphology import Morphology
@@ -12,7 +14,7 @@ from phenorules.tasks.patientphex.identifiers import task_identifier
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",
     "hernia", "hyperkeratosis", "underdeveloped", "stereotypy", "position", "positive", "atrophy",
-    "skin", "coarse", "erythema", "disease",
+    "skin", "coarse", "erythema", "disease", "testis", "pelvis",
 }
 
 
@@ -33,6 +35,8 @@ def morphology():
         ("foramina", "foramen"),  # the table
         ("hernias", "hernia"),
         ("diseases", "disease"),  # -ses -> -se when that is the word, not 'diseasis'
+        ("testes", "testis"),  # -es -> -is
+        ("pelves", "pelvis"),
     ],
 )
 def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
@@ -43,6 +47,8 @@ def test_greco_latin_plurals_have_one_singular(morphology, plural, singular):
 def test_an_ending_never_makes_up_a_word(morphology):
     assert morphology.singular("facies") == "facies"  # not 'facy'
     assert morphology.singular("hernia") == "hernia"  # not a plural of 'hernium'
+    assert morphology.singular("types") == "type"  # 'typis' is no word
+    assert "testes" not in morphology.plurals("testis")  # singulars only: no -itis -> -ites plurals
     assert morphology.base("position") != morphology.base("positive")  # 'ive'/'ion' needs a six-letter stem
 
 
@@ -99,3 +105,34 @@ def test_ordinals_roman_numerals_and_aplasia_are_families(morphology):
     assert morphology.base("3rd") == morphology.base("third")
     assert morphology.base("i") == morphology.base("1")
     assert morphology.base("aplasia") == morphology.base("absent") == morphology.base("absence")
+
+
+def test_retardation_is_delay():
+    # "psychomotor retardation" is Psychomotor delay, "growth retardation" Growth delay
+    terms = compile_terms([("psychomotor delay", "HP:0001263", "")])
+    text = "marked psychomotor retardation"
+    assert [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in terms.word_sets.find(text, terms.matcher)] == [("psychomotor retardation", "HP:0001263")]
+
+
+def test_an_adverb_is_its_adjective():
+    # "developmentally delayed" is Developmental delay, "highly arched palate" High, arched palate
+    terms = compile_terms([("developmental delay", "HP:0001263", ""), ("high arched palate", "HP:0000218", "")])
+    text = "developmentally delayed, with a highly arched palate"
+    found = [(text[m.start : m.end], task_identifier(m.entry.hpo_ids)) for m in terms.word_sets.find(text, terms.matcher)]
+    assert found == [("developmentally delayed", "HP:0001263"), ("highly arched palate", "HP:0000218")]
+
+
+ENDING_LETTERS = sorted({c for row in Morphology.from_dir(data_dir("lexicons")).derivations for ending in row[:2] for c in ending})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=ENDING_LETTERS, max_size=12))
+def test_derived_forms_are_the_table_s_endings_in_its_order(morphology, word):
+    """The endings are looked up by a word's last letters; the forms are the definition's:
+    every row, both ways, in table order, when the stem is long enough."""
+    expected = []
+    for a, b, shortest_stem in morphology.derivations:
+        for old, new in ((a, b), (b, a)):
+            if word.endswith(old) and len(word) - len(old) >= shortest_stem:
+                expected.append(word[: len(word) - len(old)] + new)
+    assert morphology.derived_forms(word) == [form for form in dict.fromkeys(expected) if form != word]

@@ -97,6 +97,21 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch):
+    """The rows are one packed text in the cache: a row is decoded only when its key is hit."""
+    from phenorules import resources
+    from phenorules.matcher import PackedRows
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    built = resources.load_resources(MINI_OBO).matcher.rows
+    monkeypatch.setattr(resources, "_LOADED", {})
+    cached = resources.load_resources(MINI_OBO).matcher.rows
+    assert isinstance(cached, PackedRows) and isinstance(built, list)
+    assert len(cached) == len(built) > 0
+    assert [cached[i] for i in range(len(cached))] == built
+
+
 def _counting(built, args):
     from phenorules.lexicon import lexicon_parts
 

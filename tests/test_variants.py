@@ -126,6 +126,12 @@ def test_a_graded_global_delay_is_also_written_without_global(res):
     assert "global developmental delay" not in generate_variants("severe global developmental delay", res)
 
 
+def test_an_intensifier_may_be_left_out(res):
+    assert generate_variants("conspicuously happy disposition", res)["happy disposition"] == "rewrite"
+    assert generate_variants("markedly elevated lactate", res)["elevated lactate"] == "rewrite"
+    assert "shaped erythrocytes" not in generate_variants("abnormally shaped erythrocytes", res)  # abnormally is the finding
+
+
 def test_adjective_abnormality_and_disease_disorder(res):
     variants = generate_variants("neurodevelopmental abnormality", res)
     assert variants["neurodevelopmental disorder"] == "rewrite"

@@ -6,7 +6,7 @@ the head of its word family). Two sources, in this order:
 
 * tables kept as data: irregular and Greco-Latin plurals (``irregular_plurals.tsv``),
   noun/adjective pairs (``noun_adjective.tsv``), word families (``word_clusters.tsv``);
-* rules: regular English and Greco-Latin endings ("-ses" -> "-sis", "-ces" -> "-x",
+* rules: regular English and Greco-Latin endings ("-ses" -> "-sis", "-es" -> "-is", "-ces" -> "-x",
   "-ata" -> "-a", "-itides" -> "-itis", "-ae" -> "-a", "-i" -> "-us", "-a" -> "-um") and
   derivational endings (``derivations.tsv``: "-otic" = "-osis", "-ic" = "-y", "-ied" = "-y").
 
@@ -33,7 +33,7 @@ DEFAULT_SHORTEST_STEM = 4  # 'face' + 'ing' is not 'facing'
 # (plural ending, singular ending), tried longest first: Greco-Latin nouns.
 _CLASSICAL_SINGULARS = (
     ("itides", "itis"), ("omata", "oma"), ("ices", "ix"), ("ices", "ex"), ("ges", "x"), ("ces", "x"),
-    ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"),
+    ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"), ("es", "is"),
 )
 _CLASSICAL_PLURALS = tuple((singular, plural) for plural, singular in _CLASSICAL_SINGULARS)
 
@@ -83,9 +83,12 @@ class Morphology:
     families: dict[str, str] = field(init=False, repr=False)
     _irregular_singulars: dict[str, str] = field(init=False, repr=False)
     _singular_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _endings: dict[str, tuple[tuple[int, str, int], ...]] = field(init=False, repr=False, compare=False)
+    _ending_lengths: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._irregular_singulars = {plural: singular for singular, plural in self.irregular_plurals.items()}
+        self._index_endings()
         links = list(self.family_pairs)
         for word in sorted(self.vocabulary):
             links += [(word, other) for other in self.derived_forms(word) if other in self.vocabulary]
@@ -112,6 +115,7 @@ class Morphology:
         morphology.families = state["families"]
         morphology._irregular_singulars = {plural: singular for singular, plural in morphology.irregular_plurals.items()}
         morphology._singular_cache = {}
+        morphology._index_endings()
         return morphology
 
     @classmethod
@@ -139,7 +143,7 @@ class Morphology:
         out = _regular_plurals(word)
         if word in self.vocabulary and len(word) >= 5:
             for singular, plural in _CLASSICAL_PLURALS:
-                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis"):
+                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is"):
                     out.append(word[: len(word) - len(singular)] + plural)
         return list(dict.fromkeys(out))
 
@@ -175,15 +179,31 @@ class Morphology:
 
     # ------------------------------------------------------------ derivation
 
+    def _index_endings(self) -> None:
+        """Each ending of :attr:`derivations` -> (place in the table, the other ending,
+        shortest stem), so that a word is looked up by its last letters, not tested
+        against every ending."""
+        endings: dict[str, list[tuple[int, str, int]]] = {}
+        for i, (a, b, shortest_stem) in enumerate(self.derivations):
+            for place, (old, new) in enumerate(((a, b), (b, a)), start=2 * i):
+                endings.setdefault(old, []).append((place, new, shortest_stem))
+        self._endings = {old: tuple(rows) for old, rows in endings.items()}
+        self._ending_lengths = tuple(sorted({len(old) for old in endings}))
+
     def derived_forms(self, word: str) -> list[str]:
         """Other forms of the word by one derivational ending ('kyphotic' -> 'kyphosis',
-        'atrophied' -> 'atrophy'); not checked against the vocabulary."""
-        out = []
-        for a, b, shortest_stem in self.derivations:
-            for old, new in ((a, b), (b, a)):
-                if word.endswith(old) and len(word) - len(old) >= shortest_stem:
-                    out.append(word[: len(word) - len(old)] + new)
-        return [form for form in dict.fromkeys(out) if form != word]
+        'atrophied' -> 'atrophy'), in the order of the table; not checked against the
+        vocabulary."""
+        found = []
+        for length in self._ending_lengths:
+            stem = len(word) - length
+            if stem < 0:
+                break
+            for place, new, shortest_stem in self._endings.get(word[stem:], ()):
+                if stem >= shortest_stem:
+                    found.append((place, word[:stem] + new))
+        found.sort()
+        return [form for form in dict.fromkeys(form for _, form in found) if form != word]
 
     def base(self, word: str) -> str:
         """The word's singular, then the head of its word family: 'contractures' ->

@@ -7,20 +7,37 @@ same offset into the original text: matches map back to exact spans for free.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-# Hyphens, dashes and white space all become one space; typographic quotes become ASCII.
+
+def _base_letters() -> dict[str, str]:
+    """Latin letters with diacritics -> their base letter ("café" = "cafe", "Sjögren" =
+    "Sjogren"): each a letter whose canonical decomposition is one ASCII letter followed by
+    combining marks, so folding keeps every offset."""
+    folded = {}
+    for code in range(0x00C0, 0x0250):
+        letter = chr(code)
+        decomposed = unicodedata.normalize("NFD", letter)
+        if len(decomposed) > 1 and decomposed[0].isascii() and decomposed[0].isalpha() and all(unicodedata.combining(mark) for mark in decomposed[1:]):
+            folded[letter] = decomposed[0]
+    return folded
+
+
+# Hyphens, dashes and white space all become one space; typographic quotes become ASCII;
+# accented Latin letters become their base letter.
 _FOLD = str.maketrans(
     {
         **{c: " " for c in "-\u2010\u2011\u2012\u2013\u2014\u2212\u00ad\t\n\r\f\v\u00a0\u2009\u202f"},
         "\u2019": "'",
         "\u2018": "'",
+        **_base_letters(),
     }
 )
 _SPACES = re.compile(r"\s+")
 
 
 def normalize_text(text: str) -> str:
-    """Lower-case and fold separators, keeping every character at its offset."""
+    """Lower-case and fold separators and diacritics, keeping every character at its offset."""
     folded = text.translate(_FOLD)
     lowered = folded.lower()
     if len(lowered) == len(folded):

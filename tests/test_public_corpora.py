@@ -1,0 +1,52 @@
+"""benchmarks/public_corpora.py on a hand-written corpus in the GSC+ and JAX layouts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import public_corpora  # noqa: E402
+
+ABSTRACT = "Seizures and ataxia; no micrognathia."
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    (tmp_path / "GSC").mkdir()
+    (tmp_path / "JAX" / "txt").mkdir(parents=True)
+    # gold: Seizure; Hypoplasia of the mandible by its alt id; a mode of inheritance and a
+    # malformed id, both kept out of scoring
+    block = f"1\n{ABSTRACT}\n0\t8\tSeizures\tHP:0001250\n24\t36\tmicrognathia\tHP:0004426\n0\t8\tSeizures\tHP:0000006\n13\t19\tataxia\tHP:001251\n"
+    for name in ("dev", "test"):
+        (tmp_path / "GSC" / f"GSCplus_{name}_gold.tsv").write_text(block + "\n", encoding="utf-8")
+    (tmp_path / "JAX" / "JAX_gold.json").write_text(json.dumps({"2": {"HP:0001251": "Ataxia", "HP:0000347": "x"}, "3": {"HP:0001250": "Seizure"}}), encoding="utf-8")
+    (tmp_path / "JAX" / "txt" / "2.txt").write_text("Ataxia was seen.", encoding="utf-8")
+    return tmp_path
+
+
+def test_ids_are_mapped_and_negated_mentions_count(corpus, mini_nlp, mini_ontology):
+    corpora = public_corpora.read_corpora(corpus)
+    assert [len(documents) for documents in corpora.values()] == [1, 1, 1]  # JAX: only articles with a text
+    ids = public_corpora.IdMap(mini_ontology)
+    found = public_corpora.phenorules_mentions(corpora["GSC+ dev"], mini_nlp)
+    assert [(s, e, i, n) for s, e, i, n in found["1"]] == [(0, 8, "HP:0001250", False), (13, 19, "HP:0001251", False), (24, 36, "HP:0000347", True)]
+    rows = public_corpora.score("phenorules", corpora["GSC+ dev"], found, ids, {}, True)
+    # gold {Seizure, Hypoplasia of the mandible}; predicted those and Ataxia (its gold id malformed)
+    assert rows[0].startswith("document  P 0.6667  R 1.0000") and "1 true from negated mentions only" in rows[0]
+    assert rows[1].startswith("mention   P 0.6667  R 1.0000")
+    assert dict(ids.counts) == {("gold", "alt or obsolete id mapped"): 1, ("gold", "outside Phenotypic abnormality"): 1, ("gold", "unknown id"): 1}
+    jax = public_corpora.score("phenorules", corpora["JAX"], public_corpora.phenorules_mentions(corpora["JAX"], mini_nlp), ids, {}, False)
+    assert jax == ["document  P 1.0000  R 0.5000  F1 0.6667  (1 of 1 predicted, 2 gold; 0 true from negated mentions only)"]
+
+
+def test_a_missing_corpus_file_is_one_line(tmp_path):
+    script = Path(public_corpora.__file__)
+    run = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"public_corpora: error: {tmp_path}/GSC/GSCplus_dev_gold.tsv: not found (CORPUS_DIR must hold GSC/ and JAX/)"
