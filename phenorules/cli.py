@@ -290,7 +290,8 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     from .files import write_atomically
     from .inputs import read_input
     from .progress import progress
-    from .tasks.patientphex.predict import annotate_articles, mention_rows
+    from .document import annotate_articles
+    from .tasks.patientphex.predict import mention_rows
     from .view import render_page
 
     if html_path:

@@ -8,7 +8,7 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy
 from spacy.attrs import IDX, SENT_START
@@ -78,6 +78,13 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
             spans.append(span)
     doc.spans[PASSAGES] = spans
     return doc
+
+
+def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8) -> Iterator[tuple[Article, Doc]]:
+    """(article, processed Doc) pairs in input order."""
+    articles = list(articles)
+    docs = (make_article_doc(nlp, article) for article in articles)
+    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
 
 
 def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYPE) -> Doc:

@@ -39,7 +39,8 @@ Result = tuple[str, str, "str | None"]
 def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
     """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
     None for a blank line (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from .tasks.patientphex.predict import annotate_articles, evidence_record, to_record
+    from .document import annotate_articles
+    from .tasks.patientphex.predict import evidence_record, to_record
     from .tasks.patientphex.io import jsonl_line, prediction_line
 
     articles = [_article(item, on_error) for item in items]

@@ -18,8 +18,8 @@ from spacy.tokens import Doc
 
 from .. import __version__
 from ..article import Article
-from ..document import PASSAGES, doc_text
-from ..tasks.patientphex.predict import annotate_articles, full_record, mention_rows
+from ..document import PASSAGES, annotate_articles, doc_text
+from ..tasks.patientphex.predict import full_record, mention_rows
 from .terms import TermIndex
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.

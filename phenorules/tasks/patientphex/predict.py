@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ...article import Article
-from ...document import PASSAGES, PHENOTYPES, make_article_doc
+from ...document import PASSAGES, PHENOTYPES, annotate_articles
 from ...phenotype import Phenotype, association_values, phenotypes
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
@@ -16,13 +16,6 @@ from .identifiers import parse_identifier, task_identifier
 # Without the patient stage every given patient gets every non-negated id found outside
 # these sections (the floor the task statistics describe).
 FALLBACK_SKIPPED_SECTIONS = frozenset({"INTRO", "DISCUSS"})
-
-
-def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8) -> Iterator[tuple[Article, Doc]]:
-    """(article, processed Doc) pairs in input order."""
-    articles = list(articles)
-    docs = (make_article_doc(nlp, article) for article in articles)
-    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
 
 
 def entity_record(phenotype: Phenotype) -> dict:
