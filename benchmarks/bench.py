@@ -42,12 +42,13 @@ import json, resource, sys, time
 t0 = time.perf_counter()
 from phenorules.document import make_article_doc
 from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
 from phenorules.tasks.patientphex.predict import to_record
 nlp = build_pipeline(disable=sys.argv[2:])
 startup = time.perf_counter() - t0
-articles = read_articles(sys.argv[1])
-chars = sum(len(p["text"]) for a in articles for p in a["full_text"])
+articles = [to_article(record) for record in read_articles(sys.argv[1])]
+chars = sum(len(p.text) for a in articles for p in a.passages)
 seconds = {"make_doc": 0.0, **{name: 0.0 for name in nlp.pipe_names}, "records": 0.0}
 mentions = 0
 for article in articles:

@@ -11,6 +11,7 @@ import sys
 
 from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES, make_article_doc
 from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.identifiers import parse_identifier
 from phenorules.tasks.patientphex.io import read_articles
 from phenorules.tasks.patientphex.predict import to_record
@@ -19,7 +20,7 @@ from phenorules.tasks.patientphex.score import format_table, score
 
 def gold_mention_doc(nlp, article):
     """The article Doc after sentence splitting, with the gold mentions as phenotype spans."""
-    doc = nlp.get_pipe("sentences")(make_article_doc(nlp, article))
+    doc = nlp.get_pipe("sentences")(make_article_doc(nlp, to_article(article)))
     spans = []
     for entity in article["entities"]:
         span = doc.char_span(entity["offset"], entity["offset"] + entity["length"], label=PHENOTYPE_LABEL, alignment_mode="expand")
@@ -39,7 +40,7 @@ def main(path: str, disable: list[str]) -> None:
         doc = gold_mention_doc(nlp, article)
         if "patients" in nlp.pipe_names:
             doc = nlp.get_pipe("patients")(doc)
-        record = to_record(article, doc)
+        record = to_record(to_article(article), doc)
         record["entities"] = article["entities"]
         records.append(record)
     print(format_table(score(articles, records)))

@@ -15,7 +15,7 @@ folder data/corpus) distributes them; none of them is part of phenorules:
   with a text are scored (the gold names 289).
 
 Each abstract is one plain-text article, annotated through the library API of
-``phenorules annotate`` (``inputs.parse_input`` as text, ``annotate_articles``). Gold and
+``phenorules annotate`` (``inputs.parse_input`` as text, ``document.annotate_articles``). Gold and
 predicted ids are mapped to the loaded ontology's primary ids (alt_id and replaced_by
 resolved, ``Ontology.resolve``); an id that resolves to no term of the Phenotypic
 abnormality branch (one of another branch, such as a mode of inheritance, or one the
@@ -125,12 +125,12 @@ def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int,
     """{document id: [(start, end, raw id, negated)]} from the annotate command's API."""
     from phenorules.document import PHENOTYPES
     from phenorules.inputs import parse_input
-    from phenorules.tasks.patientphex.predict import annotate_articles
+    from phenorules.document import annotate_articles
 
     articles = [article for document in documents for article in parse_input(f"{document['id']}.txt", document["text"].encode("utf-8"), "text", document["id"])]
     found = {}
     for article, doc in annotate_articles(nlp, articles):
-        found[article["pmc_id"]] = sorted(
+        found[article.id] = sorted(
             (span.start_char, span.end_char, hpo_id, bool(span._.negex)) for span in doc.spans[PHENOTYPES] for hpo_id in span._.hpo_ids
         )
     return found

@@ -12,6 +12,7 @@ import json
 import click
 
 from . import __version__
+from .article import Article
 from .errors import InputError, PhenorulesError
 from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
@@ -169,7 +170,7 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
         write_jsonl(explain_path, evidence, "evidence")
 
 
-def _check_output_format(output_format: str, articles: list[dict]) -> None:
+def _check_output_format(output_format: str, articles: list[Article]) -> None:
     """Fail before the work when the output format cannot hold the articles."""
     from .formats import require
 
@@ -182,7 +183,7 @@ def _check_output_format(output_format: str, articles: list[dict]) -> None:
             check_pubtator(article)
 
 
-def _formatted(output_format: str, articles: list[dict], records: list[dict]) -> str:
+def _formatted(output_format: str, articles: list[Article], records: list[dict]) -> str:
     from .formats.bioc import bioc_collection, bioc_json, bioc_xml
     from .formats.pubtator import pubtator_article
 
@@ -289,7 +290,8 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     from .files import write_atomically
     from .inputs import read_input
     from .progress import progress
-    from .tasks.patientphex.predict import annotate_articles, mention_rows
+    from .document import annotate_articles
+    from .tasks.patientphex.predict import mention_rows
     from .view import render_page
 
     if html_path:

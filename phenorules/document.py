@@ -8,7 +8,7 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy
 from spacy.attrs import IDX, SENT_START
@@ -17,14 +17,18 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .errors import InputError
-from .passages import TEXT_SECTION_TYPE, layout_passages, layout_problem, text_article
+from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, layout_passages, layout_problem, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
 PHENOTYPE_LABEL = "PHENOTYPE"
 _TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_text)
 
-_DOC_EXTENSIONS = {"article_id": None, "patients": None, "associations": None}
+_DOC_EXTENSIONS = {
+    "article_id": None,
+    "patients": None,  # the article's given patients (article.Patient)
+    "associations": None,
+}
 _SPAN_EXTENSIONS = {
     "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
     "hpo_label": None,  # the ontology's label of the ids (Ontology.label)
@@ -48,31 +52,39 @@ def register_extensions() -> None:
 register_extensions()
 
 
-def make_article_doc(nlp: Language, article: dict) -> Doc:
-    """A tokenised (not yet processed) Doc for a task article, with passages and patients.
+def make_article_doc(nlp: Language, article: Article) -> Doc:
+    """A tokenised (not yet processed) Doc for an article, with passages and patients.
 
     Readers refuse bad offsets with the file and line; this refuses, naming the article,
     what would lay out as an absurdly long string (for articles made in code).
     """
-    problem = layout_problem(article["full_text"])
+    problem = layout_problem(article.passages)
     if problem is not None:
-        raise InputError(f"article {article.get('pmc_id')}: {problem[0]}: {problem[1]}")
-    text = layout_passages(article["full_text"])
+        index, message = problem
+        raise InputError(f"article {article.id}: {'passages' if index is None else f'passages[{index}].offset'}: {message}")
+    text = layout_passages(article.passages)
     if len(text) > nlp.max_length:
-        raise InputError(f"article {article.get('pmc_id')}: full_text: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
+        raise InputError(f"article {article.id}: passages: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
     doc = nlp.make_doc(text)
     doc.user_data[_TEXT_KEY] = text
-    doc._.article_id = article.get("pmc_id")
-    doc._.patients = article.get("patient") or []
+    doc._.article_id = article.id
+    doc._.patients = article.patients
     spans = []
-    for passage in article["full_text"]:
-        start, end = passage["offset"], passage["offset"] + len(passage["text"])
-        span = doc.char_span(start, end, label=passage["section_type"], alignment_mode="expand")
+    for passage in article.passages:
+        start, end = passage.offset, passage.offset + len(passage.text)
+        span = doc.char_span(start, end, label=passage.section_type, alignment_mode="expand")
         if span is not None and len(span):
-            span._.passage_type = passage["type"]
+            span._.passage_type = passage.type
             spans.append(span)
     doc.spans[PASSAGES] = spans
     return doc
+
+
+def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8) -> Iterator[tuple[Article, Doc]]:
+    """(article, processed Doc) pairs in input order."""
+    articles = list(articles)
+    docs = (make_article_doc(nlp, article) for article in articles)
+    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
 
 
 def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYPE) -> Doc:
@@ -84,7 +96,7 @@ def add_text_passage(doc: Doc, section_type: str = TEXT_SECTION_TYPE) -> None:
     """One passage over the whole Doc, for a Doc made by someone else's ``nlp(text)``."""
     span = doc[:]
     span.label_ = section_type
-    span._.passage_type = "paragraph"
+    span._.passage_type = PARAGRAPH
     doc.spans[PASSAGES] = [span] if len(span) else []
 
 

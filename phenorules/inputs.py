@@ -1,7 +1,7 @@
 """The inputs people have: plain text, PatientPheX JSONL, BioC JSON or XML; all become articles.
 
-An article is the task's dict (``pmc_id``, ``pmid``, ``patient``, ``full_text``), which
-``document.make_article_doc`` turns into a Doc, so every command treats the three alike.
+An article is an :class:`~phenorules.article.Article`, which ``document.make_article_doc``
+turns into a Doc, so every command treats the three alike.
 Unless given, the format is told by the extension and the content together, and never by
 falling back silently: ``.jsonl`` is JSONL, ``.txt`` text, ``.xml`` BioC XML; otherwise
 an XML declaration or a ``<collection>`` element is BioC XML, and content that parses as
@@ -21,8 +21,9 @@ from pathlib import Path
 from .errors import InputError, warn
 from .formats.bioc import parse_bioc, parse_bioc_xml
 from .files import STDIN, read_bytes
-from .passages import layout_problem, text_article
-from .tasks.patientphex.io import ON_ERROR, parse_articles, surrogate_problem
+from .article import Article, text_article
+from .tasks.patientphex.articles import article_record, to_article
+from .tasks.patientphex.io import ON_ERROR, parse_articles, passages_problem, surrogate_problem
 
 FORMATS = ("text", "jsonl", "bioc")
 _BOM = b"\xef\xbb\xbf"
@@ -34,13 +35,13 @@ _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".text": "
 _LINES_SNIFFED = 20
 
 
-def read_input(path: str, input_format: str = "auto", on_error: str = "fail") -> list[dict]:
+def read_input(path: str, input_format: str = "auto", on_error: str = "fail") -> list[Article]:
     """Articles of a file (``-``: standard input) in the given or the detected format;
     ``on_error`` 'skip' leaves a bad article out with a warning instead of refusing."""
     return parse_input("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path), on_error)
 
 
-def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None, on_error: str = "fail") -> list[dict]:
+def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None, on_error: str = "fail") -> list[Article]:
     """:func:`read_input` for content already read; ``name`` places errors (and its
     extension helps detection), ``text_id`` is the article id of plain text."""
     if on_error not in ON_ERROR:
@@ -50,7 +51,7 @@ def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str
         return []
     chosen = detect_format(data, name) if input_format == "auto" else input_format
     if chosen == "jsonl":
-        return parse_articles(name, data, on_error=on_error)
+        return [to_article(record) for record in parse_articles(name, data, on_error=on_error)]
     text = _decode(name, data)
     articles = _parse_bioc(name, text) if chosen == "bioc" else [text_article(text_id, text)]
     return _admitted(name, articles, on_error)
@@ -107,7 +108,7 @@ def _json(data: bytes):
         return _NOT_JSON
 
 
-def _parse_bioc(name: str, text: str) -> list[dict]:
+def _parse_bioc(name: str, text: str) -> list[Article]:
     """BioC XML or JSON (by the content); errors name the file."""
     try:
         if XML_START.match(text.lstrip()[:64].encode()):
@@ -119,15 +120,19 @@ def _parse_bioc(name: str, text: str) -> list[dict]:
         raise InputError(f"{name}: malformed JSON: a number with too many digits") from None
 
 
-def _admitted(name: str, articles: list[dict], on_error: str) -> list[dict]:
-    """The articles the pipeline can process; the others refused (or skipped) by name."""
+def _admitted(name: str, articles: list[Article], on_error: str) -> list[Article]:
+    """The articles the pipeline can process; the others refused (or skipped) by name.
+    A problem is named by its field in the task's form of the article (a string holding
+    a lone surrogate, which BioC JSON may escape, also in the BioC document as read:
+    ``bioc_source``)."""
     kept = []
     for article in articles:
-        problem = surrogate_problem(article) or layout_problem(article["full_text"])
+        source = {"bioc_source": article.source} if article.source is not None else {}
+        problem = surrogate_problem(article_record(article) | source) or passages_problem(article)
         if problem is None:
             kept.append(article)
             continue
-        message = f"{name}, article {article['pmc_id']}: {problem[0]}: {problem[1]}"
+        message = f"{name}, article {article.id}: {problem[0]}: {problem[1]}"
         if on_error == "fail":
             raise InputError(message)
         warn(f"{message}; article skipped")

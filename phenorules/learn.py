@@ -29,7 +29,7 @@ from .lexicon.tsv import format_ids, parse_ids
 from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
 from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
-from .passages import layout_passages
+from .article import Passage, layout_passages
 from .tasks.patientphex.identifiers import parse_identifier
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def _resolve(ontology: Ontology, identifier: str) -> tuple[str, ...] | None:
 
 
 def _prepare(article: dict, ontology: Ontology, dropped: Counter) -> _Article:
-    text = layout_passages(article["full_text"])
+    text = layout_passages(Passage(p["offset"], p["text"]) for p in article["full_text"])
     gold: dict[tuple[int, int], list[tuple[str, ...]]] = defaultdict(list)
     for entity in article.get("entities") or []:
         start = entity["offset"] + len(entity["text"]) - len(entity["text"].lstrip())

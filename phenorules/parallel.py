@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
+from .article import Article
 from .errors import InputError, PhenorulesError, warn
 from .progress import StreamProgress
 from .streaming import Item, LineOutput, input_paths, input_size, read_items
@@ -38,7 +39,8 @@ Result = tuple[str, str, "str | None"]
 def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
     """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
     None for a blank line (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from .tasks.patientphex.predict import annotate_articles, evidence_record, to_record
+    from .document import annotate_articles
+    from .tasks.patientphex.predict import evidence_record, to_record
     from .tasks.patientphex.io import jsonl_line, prediction_line
 
     articles = [_article(item, on_error) for item in items]
@@ -50,18 +52,20 @@ def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: st
             continue
         _, doc = next(annotated)
         evidence = jsonl_line(evidence_record(article, doc)) if explain else None
-        results.append((article["pmc_id"], prediction_line(to_record(article, doc)), evidence))
+        results.append((article.id, prediction_line(to_record(article, doc)), evidence))
     return results
 
 
-def _article(item: Item, on_error: str) -> dict | None:
+def _article(item: Item, on_error: str) -> Article | None:
     """The item's article, checked as ``read_input`` checks one; None for a blank line."""
+    from .tasks.patientphex.articles import to_article
     from .tasks.patientphex.io import parse_article_line
 
     if item.raw is None:
         return item.article
     try:
-        return parse_article_line(item.source, item.lineno, item.raw)
+        record = parse_article_line(item.source, item.lineno, item.raw)
+        return None if record is None else to_article(record)
     except InputError as error:
         if on_error == "fail":
             raise
@@ -243,12 +247,12 @@ def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_l
             yield item
             continue
         article = _article(item, on_error)
-        if article is None or not first_line.check(item, article["pmc_id"]):
+        if article is None or not first_line.check(item, article.id):
             continue
-        if article["pmc_id"] != kept[position]:
+        if article.id != kept[position]:
             raise InputError(
                 f"{output_path}: cannot resume: its line {position + 1} is article {kept[position]}, "
-                f"the input's article {position + 1} is {article['pmc_id']} ({item.source}, line {item.lineno})"
+                f"the input's article {position + 1} is {article.id} ({item.source}, line {item.lineno})"
             )
         position += 1
     if position < len(kept):

@@ -16,7 +16,7 @@ from spacy.language import Language
 
 from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
 from .errors import SettingError
-from .passages import MAX_ARTICLE_CHARS
+from .article import MAX_ARTICLE_CHARS
 from .stages.knowledge import KB_FUNCTION
 
 # (stage name, spaCy factory) in the order they run.

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from .article import Article
 from .errors import InputError
 from .files import STDIN, open_binary, stat_or_none
 
@@ -45,12 +46,12 @@ _HEAD_BYTES = 4096
 
 @dataclass
 class Item:
-    """One article to annotate: a JSONL line still to be parsed, or an article dict."""
+    """One article to annotate: a JSONL line still to be parsed, or an Article."""
 
     source: str  # the file's name in error messages
     lineno: int
     raw: bytes | None = None
-    article: dict | None = None
+    article: Article | None = None
     end: int = 0  # input bytes read up to the end of this item, over all files (progress)
 
 

@@ -105,7 +105,7 @@ def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[
 def patient_colours(doc: Doc) -> dict[str, str]:
     """A colour per patient: the article's patients in their order, then any other
     patient a stage attributed, in text order."""
-    ids = [patient["patient_id"] for patient in doc._.patients or []]
+    ids = [patient.id for patient in doc._.patients or ()]
     for span in doc.spans[PHENOTYPES]:
         for found in patient_ids(span._.patient):
             if found not in ids:

@@ -15,7 +15,9 @@ from phenopackets import Phenopacket, Sex
 from phenorules.cli import main
 from phenorules.formats.phenopackets import phenopackets_for_record
 from phenorules.inputs import read_input
-from phenorules.passages import layout_passages
+from phenorules.article import layout_passages
+from phenorules.tasks.patientphex.articles import to_article
+from phenorules.tasks.patientphex.io import article_text
 
 from conftest import FIXTURES, MINI_OBO
 
@@ -35,7 +37,7 @@ def case_article(pmc_id="9900003", pmid="99000033", passages=(("TITLE", "front",
     for section, kind, text in passages:
         full_text.append({"section_type": section, "type": kind, "offset": offset, "text": text})
         offset += len(text) + 1
-    text = layout_passages(full_text)
+    text = article_text({"full_text": full_text})
     patients = [{"patient_id": p, "mention": [{"text": g, "offset": text.index(g), "length": len(g)} for g in texts]} for p, texts in given.items()]
     return {"pmc_id": pmc_id, "pmid": pmid, "patient": patients, "full_text": full_text}
 
@@ -162,10 +164,10 @@ def test_unwritable_phenopacket_directory_is_a_one_line_error(tmp_path):
 
 def test_bioc_xml_is_read_with_sentence_only_passages(tmp_path):
     (article,) = read_input(BIOC_XML)
-    assert article["pmc_id"] == "9900002" and article["pmid"] == "99000022"
-    case = article["full_text"][1]
-    assert case["offset"] == 35 and case["text"] == "The boy had seizures and hypotonia. There was no microcephaly."
-    assert layout_passages(article["full_text"])[84:96] == "microcephaly"
+    assert article.id == "9900002" and article.pmid == "99000022"
+    case = article.passages[1]
+    assert case.offset == 35 and case.text == "The boy had seizures and hypotonia. There was no microcephaly."
+    assert layout_passages(article.passages)[84:96] == "microcephaly"
 
 
 @pytest.mark.parametrize("source", [BIOC_JSON, BIOC_XML])
@@ -198,7 +200,7 @@ def test_bioc_annotations_carry_id_label_negation_patient_and_provenance(tmp_pat
     assert infons["ataxia"]["patients"] == "O2" and infons["ataxia"]["provenance"].startswith("name")
     # a document we made reads back as the same article
     (article,) = read_input(str(out))
-    assert article["full_text"] == case_article()["full_text"] and article["pmid"] == "99000033"
+    assert article.passages == to_article(case_article()).passages and article.pmid == "99000033"
 
 
 # --- PubTator ------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import phenorules.cli as cli_module
 from phenorules.cli import main
-from phenorules.passages import layout_passages
+from phenorules.tasks.patientphex.io import article_text
 
 from conftest import MINI_OBO
 
@@ -52,7 +52,7 @@ def articles(draw, pmc_id: str) -> dict:
         section = draw(st.sampled_from(["TITLE", "ABSTRACT", "INTRO", "CASE", "METHODS", "DISCUSS"]))
         passages.append({"section_type": section, "type": "paragraph", "offset": offset, "text": text})
         offset += len(text) + draw(st.integers(0, 6))
-    text = layout_passages(passages)
+    text = article_text({"full_text": passages})
     patients = []
     for number in range(draw(st.integers(0, 2))):
         mentions = []
@@ -251,7 +251,7 @@ def test_jsonl_read_predict_write(tmp_path, monkeypatch, fuzz_nlp, generated):
     source, out, result = _predict(tmp_path, monkeypatch, fuzz_nlp, "in.jsonl", data)
     if bad_line is None:
         COUNTS["valid"] += 1
-        texts = [layout_passages(r["full_text"]) for r in records]
+        texts = [article_text(r) for r in records]
         rerun = functools.partial(_predict, tmp_path, monkeypatch, fuzz_nlp, "in.jsonl", data)
         _check_valid(source, out, result, texts, [r["pmc_id"] for r in records], rerun)
     else:

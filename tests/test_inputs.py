@@ -1,14 +1,14 @@
-"""Plain text, PatientPheX JSONL and BioC JSON all read as task-shaped articles."""
+"""Plain text, PatientPheX JSONL and BioC JSON all read as Article objects."""
 
 import json
 from pathlib import Path
 
 import pytest
 
+from phenorules.article import Article, Passage, layout_passages
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc
 from phenorules.errors import InputError
 from phenorules.inputs import detect_format, read_input
-from phenorules.tasks.patientphex.io import article_text
 
 from conftest import FIXTURES
 from phenorules.tasks.patientphex.identifiers import task_identifier
@@ -44,18 +44,18 @@ def test_format_is_told_by_content(content, expected):
 
 def test_bioc_documents_become_articles_with_section_types_and_global_offsets():
     (article,) = read_input(str(BIOC))
-    assert (article["pmc_id"], article["pmid"], article["patient"]) == ("9900001", "99000011", [])
-    passages = article["full_text"]
-    assert [(p["section_type"], p["type"]) for p in passages] == [
+    assert (article.id, article.pmid, article.patients) == ("9900001", "99000011", ())
+    passages = article.passages
+    assert [(p.section_type, p.type) for p in passages] == [
         ("TITLE", "front"),
         ("ABSTRACT", "abstract"),
         ("CASE", "title_1"),
         ("CASE", "paragraph"),
         ("FIG", "fig_caption"),
     ]
-    text = article_text(article)
+    text = layout_passages(article.passages)
     for passage, source in zip(passages, bioc_collection()[0]["documents"][0]["passages"]):
-        assert text[source["offset"] : source["offset"] + len(source["text"])] == source["text"] == passage["text"]
+        assert text[source["offset"] : source["offset"] + len(source["text"])] == source["text"] == passage.text
 
 
 def test_bioc_phenotypes_are_at_the_bioc_offsets(mini_nlp):
@@ -70,8 +70,8 @@ def test_bioc_phenotypes_are_at_the_bioc_offsets(mini_nlp):
 def test_bioc_without_pmc_infons_gets_default_section_and_type(tmp_path):
     collection = {"documents": [{"id": "123", "passages": [{"offset": 0, "text": "Hypotonia.", "infons": {}}]}]}
     (article,) = read_input(write_json(tmp_path / "in.json", collection), "bioc")
-    assert article["pmid"] is None
-    assert article["full_text"] == [{"section_type": "TEXT", "type": "paragraph", "offset": 0, "text": "Hypotonia."}]
+    assert article.pmid is None
+    assert article.passages == (Passage(offset=0, text="Hypotonia.", section_type="TEXT", type="paragraph"),)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_plain_text_is_one_passage_named_after_the_file(tmp_path):
     path = tmp_path / "case-7.txt"
     path.write_text("She had seizures.\n", encoding="utf-8")
     assert read_input(str(path)) == [
-        {"pmc_id": "case-7", "pmid": None, "patient": [], "full_text": [{"section_type": "TEXT", "type": "paragraph", "offset": 0, "text": "She had seizures.\n"}]}
+        Article(id="case-7", pmid=None, patients=(), passages=(Passage(section_type="TEXT", type="paragraph", offset=0, text="She had seizures.\n"),))
     ]
 
 
@@ -118,4 +118,4 @@ def test_text_that_is_not_utf8_names_the_line(tmp_path):
 
 def test_jsonl_is_read_and_checked_as_the_task_defines_it():
     (article,) = read_input(str(EXAMPLE))
-    assert article["pmc_id"] == "EXAMPLE1" and [p["patient_id"] for p in article["patient"]] == ["P1", "P2"]
+    assert article.id == "EXAMPLE1" and [p.id for p in article.patients] == ["P1", "P2"]

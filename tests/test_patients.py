@@ -6,11 +6,14 @@ import pytest
 from click.testing import CliRunner
 
 from phenorules.cli import main
-from phenorules.document import PHENOTYPES, layout_passages, make_article_doc
+from phenorules.article import Article, GivenMention, Passage, Patient
+from phenorules.document import PHENOTYPES, make_article_doc
 from phenorules.errors import InputError
 from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
 from phenorules.patients.rules import read_policy
 from phenorules.resources import data_dir
+from phenorules.tasks.patientphex.articles import patient_label, to_article, to_patient
+from phenorules.tasks.patientphex.io import article_text
 
 from conftest import MINI_OBO
 
@@ -21,7 +24,7 @@ def article(passages, patients, pmc_id="T1"):
     for section, kind, text in passages:
         full_text.append({"section_type": section, "type": kind, "offset": offset, "text": text})
         offset += len(text) + 1
-    text = layout_passages(full_text)
+    text = article_text({"full_text": full_text})
     patient_list = []
     for patient_id, given in patients.items():
         mentions = [{"text": g, "offset": text.index(g), "length": len(g)} for g in given]
@@ -30,7 +33,7 @@ def article(passages, patients, pmc_id="T1"):
 
 
 def associations(nlp, art):
-    doc = nlp(make_article_doc(nlp, art))
+    doc = nlp(make_article_doc(nlp, to_article(art)))
     return doc._.associations
 
 
@@ -40,7 +43,7 @@ def rules(mini_nlp):
 
 
 def named(text, patients, rules):
-    return [(m.text, m.patients) for m in find_people(text, patients, rules).mentions if m.role == NAMED]
+    return [(m.text, m.patients) for m in find_people(text, [to_patient(p) for p in patients], rules).mentions if m.role == NAMED]
 
 
 def test_pedigree_label_spellings_share_one_patient(rules):
@@ -49,7 +52,7 @@ def test_pedigree_label_spellings_share_one_patient(rules):
     found = named(text, patients, rules)
     assert ("II.1", ("OII-1",)) in found and ("II-1", ("OII-1",)) in found and ("II\u20131", ("OII-1",)) in found
     assert ("III-2", ("OIII:2",)) in found
-    others = [m.text for m in find_people(text, patients, rules).mentions if m.role == OTHER]
+    others = [m.text for m in find_people(text, [to_patient(p) for p in patients], rules).mentions if m.role == OTHER]
     assert others == ["II:2"]  # a pedigree member who is not listed
 
 
@@ -69,7 +72,7 @@ def test_labels_from_given_mentions_of_p_ids(rules):
         {"patient_id": "P1", "mention": [{"text": "Patient 1", "offset": 0, "length": 9}]},
         {"patient_id": "P2", "mention": [{"text": "Patient 2", "offset": 23, "length": 9}]},
     ]
-    mentions = find_people(text, patients, rules).mentions
+    mentions = find_people(text, [to_patient(p) for p in patients], rules).mentions
     assert [(m.text, m.role, m.patients) for m in mentions] == [
         ("Patient 1", NAMED, ("P1",)),
         ("Patient 2", NAMED, ("P2",)),
@@ -145,7 +148,7 @@ def test_an_article_without_case_sections_tells_cases_in_its_paragraphs(mini_nlp
 
 def test_negated_phenotypes_keep_their_patient_but_give_no_association(mini_nlp):
     art = article([("CASE", "paragraph", "The patient had seizures and hypotonia.")], {"P1": ["The patient"]})
-    doc = make_article_doc(mini_nlp, art)
+    doc = make_article_doc(mini_nlp, to_article(art))
     for name, component in mini_nlp.pipeline:
         if name == "patients":
             for span in doc.spans[PHENOTYPES]:
@@ -158,7 +161,7 @@ def test_negated_phenotypes_keep_their_patient_but_give_no_association(mini_nlp)
 
 def test_evidence_names_the_rule_and_the_patient_mention(mini_nlp):
     art = article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []})
-    doc = mini_nlp(make_article_doc(mini_nlp, art))
+    doc = mini_nlp(make_article_doc(mini_nlp, to_article(art)))
     (span,) = doc.spans[PHENOTYPES]
     assert span._.patient == ["OII-2"]
     assert span._.patient_evidence == [
@@ -197,7 +200,7 @@ def test_disabling_the_stage_falls_back_to_every_patient(tmp_path):
     from phenorules.pipeline import build_pipeline
 
     nlp = build_pipeline(disable=["patients"], hpo=MINI_OBO, kb={"use_cache": False})
-    doc = nlp(make_article_doc(nlp, article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []})))
+    doc = nlp(make_article_doc(nlp, to_article(article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []}))))
     assert doc._.associations is None
 
 
@@ -403,7 +406,7 @@ def test_similar_to_that_of_a_patient_is_a_comparison(mini_nlp):
 
 def test_they_after_controls_in_its_sentence_means_the_controls(mini_nlp, rules):
     text = "Patients 1 and 2 had seizures. Healthy controls were excluded if they had ataxia. They also had hypotonia."
-    others = [m.text for m in find_people(text, [{"patient_id": "O1", "mention": []}, {"patient_id": "O2", "mention": []}], rules).mentions if m.role == OTHER]
+    others = [m.text for m in find_people(text, [to_patient({"patient_id": "O1", "mention": []}), to_patient({"patient_id": "O2", "mention": []})], rules).mentions if m.role == OTHER]
     assert others == ["Healthy controls"]
     art = article([("CASE", "paragraph", text)], {"O1": [], "O2": []})
     assert associations(mini_nlp, art) == {"O1": [SEIZURE, HYPOTONIA], "O2": [SEIZURE, HYPOTONIA]}
@@ -421,3 +424,16 @@ def test_the_relative_of_a_list_of_labelled_patients_is_the_relative(mini_nlp):
     text = "Case 1P1 was a girl with hypotonia. Case 1P2 was her sister. Case 1P3 was a man (the father of cases 1P1 and 1P2). He had seizures."
     art = article([("RESULTS", "paragraph", text)], {"O1P1": ["Case 1P1"], "O1P2": ["Case 1P2"], "O1P3": ["Case 1P3"]})
     assert associations(mini_nlp, art) == {"O1P1": [HYPOTONIA], "O1P2": [], "O1P3": [SEIZURE]}
+
+
+def test_the_stage_reads_the_label_given_with_a_patient_not_its_id(mini_nlp):
+    text = "II-2 had ataxia."
+    given = Article("T1", (Passage(0, text, "CASE", "paragraph"),), patients=(Patient("first"), Patient("second", label="II-2")))
+    doc = mini_nlp(make_article_doc(mini_nlp, given))
+    assert [span._.patient for span in doc.spans[PHENOTYPES]] == [["second"]]
+
+
+def test_the_patientphex_adapter_decodes_o_label_ids():
+    assert [patient_label(i) for i in ("OII-1", "O1", "OP2", "P1", "O")] == ["II-1", "1", "P2", None, None]
+    patient = to_patient({"patient_id": "OII-1", "mention": [{"text": "II-1", "offset": 4, "length": 4}]})
+    assert patient == Patient("OII-1", "II-1", (GivenMention(4, 8, "II-1"),))

@@ -3,6 +3,7 @@ PatientPheX adapter and the lexicon files write it as ids joined by ';' or '-1'.
 
 import shutil
 
+from phenorules.article import Article
 from phenorules.document import make_text_doc
 from phenorules.lexicon import lexicon_file_rows
 from phenorules.lexicon.tsv import format_ids, parse_ids
@@ -51,6 +52,6 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
         ("wobbly legs", (), True, "no HPO term"),
         ("ataxia", ("HP:0001251",), False, "Ataxia"),
     ]
-    record = to_record({"pmc_id": "T1", "patient": []}, doc)
+    record = to_record(Article("T1", ()), doc)
     assert [(e["text"], e["identifier"]) for e in record["entities"]] == [("wobbly legs", "-1"), ("ataxia", "HP:0001251")]
     assert [row["hpo_id"] for row in mention_rows(doc)] == ["-1", "HP:0001251"]

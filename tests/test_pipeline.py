@@ -3,15 +3,17 @@ import os
 
 import pytest
 
+from phenorules.article import Article, Passage, layout_passages
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
-from phenorules.passages import layout_passages
+from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
-ARTICLE = {
+RECORD = {
     "pmc_id": "T1",
     "pmid": None,
     "patient": [{"patient_id": "P1", "mention": []}],
@@ -20,10 +22,11 @@ ARTICLE = {
         {"section_type": "CASE", "type": "paragraph", "offset": 25, "text": "He had cleft-lip. See Fig. 2 and Smith et al. for oedema."},
     ],
 }
+ARTICLE = to_article(RECORD)
 
 
 def test_layout_places_passages_at_their_global_offsets():
-    text = layout_passages(ARTICLE["full_text"])
+    text = layout_passages(ARTICLE.passages)
     assert text[25:31] == "He had" and text[21:25] == "\n\n\n\n"
 
 
@@ -206,3 +209,9 @@ def test_the_cache_key_follows_lexicon_files_outside_the_lexicon_dir(tmp_path):
     before = resources_key(MINI_OBO, data_dir("lexicons"), config)
     extra.write_text("tiny head\tHP:0000252\n")
     assert resources_key(MINI_OBO, data_dir("lexicons"), config) != before
+
+
+def test_an_article_made_in_code_is_refused_naming_its_passage(mini_nlp):
+    broken = Article("X", (Passage(0, "a"), Passage(500_000, "b")))
+    with pytest.raises(InputError, match=r"^article X: passages\[1\]\.offset: 500000 leaves 499,999 characters of gaps"):
+        make_article_doc(mini_nlp, broken)

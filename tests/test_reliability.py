@@ -284,9 +284,9 @@ def test_an_article_over_a_million_characters_is_processed(tmp_path):
 
 
 def test_an_article_over_the_limit_is_refused_or_skipped_alone(tmp_path, monkeypatch):
-    import phenorules.passages
+    import phenorules.article
 
-    monkeypatch.setattr(phenorules.passages, "MAX_ARTICLE_CHARS", 1000)
+    monkeypatch.setattr(phenorules.article, "MAX_ARTICLE_CHARS", 1000)
     path = jsonl(tmp_path / "in.jsonl", article("LONG", text="seizures " * 200), article("SHORT"))
     assert_refused(run("predict", str(path)), f"{path}, line 1, article LONG: full_text: the article has 1,800 characters, more than the 1,000")
     result = run("predict", str(path), "--on-error", "skip")

@@ -3,6 +3,7 @@ import pytest
 from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.stages.scope import read_passage_types
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
@@ -24,7 +25,7 @@ def _article() -> dict:
 
 
 def _mentions(nlp) -> list[tuple[int, str]]:
-    (record,) = predict(nlp, [_article()])
+    (record,) = predict(nlp, [to_article(_article())])
     return [(entity["offset"], entity["text"]) for entity in record["entities"]]
 
 

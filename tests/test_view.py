@@ -3,9 +3,10 @@
 import re
 
 from phenorules.document import PHENOTYPES, make_article_doc
+from phenorules.tasks.patientphex.articles import to_article
 from phenorules.view import NEGATED_STYLE, PATIENT_COLOURS, render_page
 
-ARTICLE = {
+ARTICLE = to_article({
     "pmc_id": "T<1>",
     "pmid": None,
     "patient": [{"patient_id": "P1", "mention": []}, {"patient_id": "P2", "mention": []}],
@@ -14,7 +15,7 @@ ARTICLE = {
         {"section_type": "CASE", "type": "paragraph", "offset": 24, "text": "He had microcephaly and no oedema."},
         {"section_type": "CASE", "type": "paragraph", "offset": 59, "text": "His sister had short stature."},
     ],
-}
+})
 
 
 def annotated(nlp):

@@ -21,6 +21,7 @@ from ..learn import LearnSettings, learn
 from ..pipeline import build_pipeline
 from ..resources import data_dir
 from ..stages.knowledge import learning_base
+from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.predict import predict
 from ..tasks.patientphex.score import score
 from .folds import assign_folds
@@ -117,7 +118,7 @@ def out_of_fold_predictions(
                 test = [a for a in articles if fold_of[a["pmc_id"]] == fold]
                 learned = learned_rows(train, hpo, config, lexicon_dir, learn_settings) if learns else NOTHING_LEARNED
                 for setting in group:
-                    records[setting.name].extend(predict(_pipeline(setting, hpo, learned), test))
+                    records[setting.name].extend(predict(_pipeline(setting, hpo, learned), [to_article(a) for a in test]))
             progress(f"{folds} folds done for {', '.join(s.name for s in group)}")
     order = {article["pmc_id"]: index for index, article in enumerate(articles)}
     return {name: sorted(pooled, key=lambda record: order[record["pmc_id"]]) for name, pooled in records.items()}

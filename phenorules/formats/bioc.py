@@ -1,17 +1,17 @@
-"""BioC, JSON or XML, as the PMC BioC API serves full-text articles: read as task-shaped
-articles, and written back with one annotation per phenotype mention.
+"""BioC, JSON or XML, as the PMC BioC API serves full-text articles: read as
+:class:`~phenorules.article.Article` objects, and written back with one annotation per phenotype mention.
 
 The API (Comeau et al. 2019, "PMC text mining subset in BioC", Database) returns a list
 of collections (or one collection): collection -> ``documents`` -> ``passages``, each
 passage with its global ``offset``, ``text`` and ``infons`` holding ``section_type``
 (TITLE, ABSTRACT, INTRO, ...) and ``type`` (front, paragraph, fig_caption, ...). These
 are the fields the PatientPheX articles were made from, so a document maps to an article
-field for field: ``id`` -> ``pmc_id``, the ``article-id_pmid`` infon -> ``pmid``, and no
+field for field: ``id`` -> ``id``, the ``article-id_pmid`` infon -> ``pmid``, and no
 patients (BioC has no patient list). Passages without those infons (other BioC sources)
 get section type TEXT and type paragraph; a passage whose text is only in its
 ``sentences`` gets the sentences laid out at their offsets.
 
-Each article read keeps its source document and collection (``BIOC_SOURCE``), so that
+Each article read keeps its source document and collection (``Article.source``), so that
 :func:`bioc_collection` writes a BioC input back with its own passages, infons and
 annotations untouched, adding ours. XML is read and both forms are written through the
 ``bioc`` package (the ``formats`` extra); JSON is read without it.
@@ -22,13 +22,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..article import Article, Passage as ArticlePassage
 from ..errors import InputError
 from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"
 PMID_INFON = "article-id_pmid"
-BIOC_SOURCE = "bioc_source"  # article key: {"collection": header fields, "document": the JSON document}
 COLLECTION_FIELDS = ("source", "date", "key", "infons")
 SENTENCE_GAP = " "  # between the sentences of a passage that has no text of its own
 
@@ -59,7 +59,7 @@ class Collection(Shape):
     documents: list[Document]
 
 
-def parse_bioc(path: str, text: str) -> list[dict]:
+def parse_bioc(path: str, text: str) -> list[Article]:
     """Articles of a BioC JSON text in document order; errors name the file and the place."""
     try:
         value = json.loads(text)
@@ -68,7 +68,7 @@ def parse_bioc(path: str, text: str) -> list[dict]:
     return _articles(path, value)
 
 
-def parse_bioc_xml(path: str, text: str) -> list[dict]:
+def parse_bioc_xml(path: str, text: str) -> list[Article]:
     """Articles of a BioC XML text (the ``bioc`` package parses it), as :func:`parse_bioc`."""
     from . import require
 
@@ -84,28 +84,29 @@ def parse_bioc_xml(path: str, text: str) -> list[dict]:
     return _articles(path, value)
 
 
-def _articles(path: str, value: Any) -> list[dict]:
+def _articles(path: str, value: Any) -> list[Article]:
     collections = value if isinstance(value, list) else [value]
-    articles: list[dict] = []
+    articles: list[Article] = []
     seen: set[str] = set()
     try:
         for i, collection in enumerate(collections):
             place = f"collection {i}" if isinstance(value, list) else "collection"
             shaped = _shaped(Collection, collection, place, collection)
             for j, (document, raw) in enumerate(zip(shaped.documents, collection["documents"])):
-                article = _article(document, f"{place}, documents[{j}]")
                 header = {key: collection[key] for key in COLLECTION_FIELDS if key in collection}
-                article[BIOC_SOURCE] = {"collection": header, "document": raw}
-                if article["pmc_id"] in seen:
-                    raise _Invalid(f"{place}, documents[{j}].id: duplicate document {article['pmc_id']!r}")
-                seen.add(article["pmc_id"])
+                article = _article(document, f"{place}, documents[{j}]", {"collection": header, "document": raw})
+                if article.id in seen:
+                    raise _Invalid(f"{place}, documents[{j}].id: duplicate document {article.id!r}")
+                seen.add(article.id)
                 articles.append(article)
     except _Invalid as problem:
         raise InputError(f"{path}: {problem}") from None
     return articles
 
 
-def _article(document: Document, place: str) -> dict:
+def _article(document: Document, place: str, source: dict) -> Article:
+    """The document as an Article; ``source`` (the collection header and the document as
+    read) lets :func:`bioc_collection` write it back."""
     infons = [document.infons]
     passages = []
     end = 0
@@ -116,16 +117,10 @@ def _article(document: Document, place: str) -> dict:
             raise _Invalid(f"{where}.offset: {passage.offset} overlaps or precedes the previous passage, which ends at {end}")
         end = passage.offset + len(text)
         infons.append(passage.infons)
-        passages.append(
-            {
-                "section_type": str(passage.infons.get("section_type") or DEFAULT_SECTION_TYPE),
-                "type": str(passage.infons.get("type") or DEFAULT_PASSAGE_TYPE),
-                "offset": passage.offset,
-                "text": text,
-            }
-        )
+        section_type = str(passage.infons.get("section_type") or DEFAULT_SECTION_TYPE)
+        passages.append(ArticlePassage(passage.offset, text, section_type, str(passage.infons.get("type") or DEFAULT_PASSAGE_TYPE)))
     pmids = [str(found[PMID_INFON]) for found in infons if found.get(PMID_INFON)]
-    return {"pmc_id": document.id, "pmid": pmids[0] if pmids else None, "patient": [], "full_text": passages}
+    return Article(document.id, tuple(passages), pmids[0] if pmids else None, source=source)
 
 
 def _sentence_text(passage: Passage, where: str) -> str:
@@ -183,22 +178,21 @@ def _place(place: str, loc: tuple, collection: Any) -> str:
 ANNOTATION_TYPE = "Phenotype"
 
 
-def bioc_collection(articles: list[dict], records: list[dict]):
+def bioc_collection(articles: list[Article], records: list[dict]):
     """A ``bioc.BioCCollection`` of the articles, each mention of its record (a
     ``full_record``) an annotation at its global offset in the passage (or the sentence)
     that holds it. A BioC input's documents come back as read, with ours added."""
     from . import require
 
     bioc = require("bioc")
-    header = next((a[BIOC_SOURCE]["collection"] for a in articles if BIOC_SOURCE in a), {})
+    header = next((a.source["collection"] for a in articles if a.source), {})
     collection = bioc.BioCCollection()
     collection.source = str(header.get("source") or "phenorules")
     collection.date = str(header.get("date") or "")
     collection.key = str(header.get("key") or "")
     collection.infons = dict(header.get("infons") or {})
     for article, record in zip(articles, records):
-        source = article.get(BIOC_SOURCE)
-        document = _document(bioc, source["document"]) if source else _new_document(bioc, article)
+        document = _document(bioc, article.source["document"]) if article.source else _new_document(bioc, article)
         _annotate(bioc, document, record)
         collection.add_document(document)
     return collection
@@ -216,17 +210,17 @@ def bioc_xml(collection) -> str:
     return require("bioc.biocxml").dumps(collection, pretty_print=True)
 
 
-def _new_document(bioc, article: dict):
+def _new_document(bioc, article: Article):
     """A document of an article read from JSONL or text: its passages with PMC's infons."""
     document = bioc.BioCDocument()
-    document.id = str(article["pmc_id"])
-    for i, passage in enumerate(article["full_text"]):
+    document.id = str(article.id)
+    for i, passage in enumerate(article.passages):
         out = bioc.BioCPassage()
-        out.offset = passage["offset"]
-        out.text = passage["text"]
-        out.infons = {"section_type": passage["section_type"], "type": passage["type"]}
-        if i == 0 and article.get("pmid"):
-            out.infons[PMID_INFON] = str(article["pmid"])
+        out.offset = passage.offset
+        out.text = passage.text
+        out.infons = {"section_type": passage.section_type, "type": passage.type}
+        if i == 0 and article.pmid:
+            out.infons[PMID_INFON] = str(article.pmid)
         document.add_passage(out)
     return document
 

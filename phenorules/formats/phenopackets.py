@@ -27,6 +27,7 @@ from ..ontology import Ontology
 from ..patients.mentions import build_profiles
 from ..patients.rules import load_patient_rules
 from ..resources import data_dir
+from ..tasks.patientphex.articles import to_patient
 from ..tasks.patientphex.identifiers import parse_identifier
 from . import require
 
@@ -213,7 +214,7 @@ def _subjects(patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
     given mentions (the ``age_sex`` rows and the male/female cues); None where the mentions
     say nothing or disagree."""
     subjects = {}
-    for profile in build_profiles(patients, _patient_rules()):
+    for profile in build_profiles([to_patient(patient) for patient in patients], _patient_rules()):
         durations = {_duration(value, unit) for value, unit in profile.ages}
         age = durations.pop() if len(durations) == 1 and None not in durations else None
         subjects[profile.patient_id] = (age, profile.sex.upper() if profile.sex else None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
-from ..passages import layout_passages
+from ..article import Article, layout_passages
 
 TITLE, ABSTRACT = "TITLE", "ABSTRACT"
 TEXT = "TEXT"  # the one passage of a plain-text article: written as an abstract without title
@@ -22,39 +22,39 @@ ENTITY_TYPE = "Phenotype"
 _BREAKS = re.compile(r"[\t\r\n]")  # would end a PubTator line or field; same length in spaces
 
 
-def check_pubtator(article: dict) -> None:
+def check_pubtator(article: Article) -> None:
     """Refuse, naming the article and its sections, what is not a title and an abstract."""
-    sections = [passage["section_type"] for passage in article["full_text"]]
+    sections = [passage.section_type for passage in article.passages]
     body = sections[1:] if sections[:1] == [TITLE] else sections
     if sections != [TEXT] and not all(section == ABSTRACT for section in body):
         other = sorted(set(sections) - {TITLE, ABSTRACT})
         raise InputError(
-            f"article {article['pmc_id']}: PubTator holds a title and an abstract, this article also has "
+            f"article {article.id}: PubTator holds a title and an abstract, this article also has "
             f"{', '.join(other)} sections: write it as BioC (--output-format bioc)"
         )
 
 
-def pubtator_article(article: dict, record: dict) -> str:
+def pubtator_article(article: Article, record: dict) -> str:
     """One article with its mentions in PubTator form."""
     check_pubtator(article)
-    passages = article["full_text"]
-    title = passages[0] if passages and passages[0]["section_type"] == TITLE else None
+    passages = article.passages
+    title = passages[0] if passages and passages[0].section_type == TITLE else None
     body = passages[1:] if title else passages
-    title_text = _flat(title["text"]) if title else ""
+    title_text = _flat(title.text) if title else ""
     text = layout_passages(passages)
-    start = body[0]["offset"] if body else 0
-    end = body[-1]["offset"] + len(body[-1]["text"]) if body else 0
+    start = body[0].offset if body else 0
+    end = body[-1].offset + len(body[-1].text) if body else 0
     abstract = _flat(text[start:end])
     pmid = record.get("pmid") or record["pmc_id"]
     lines = [f"{pmid}|t|{title_text}", f"{pmid}|a|{abstract}"]
     for entity in record["entities"]:
         offset, length = entity["offset"], entity["length"]
-        if title and title["offset"] <= offset and offset + length <= title["offset"] + len(title["text"]):
-            position = offset - title["offset"]
+        if title and title.offset <= offset and offset + length <= title.offset + len(title.text):
+            position = offset - title.offset
         elif start <= offset and offset + length <= end:
             position = len(title_text) + 1 + offset - start
         else:
-            raise InputError(f"article {article['pmc_id']}: mention {entity['text']!r} at {offset} lies across the title and the abstract")
+            raise InputError(f"article {article.id}: mention {entity['text']!r} at {offset} lies across the title and the abstract")
         lines.append("\t".join((pmid, str(position), str(position + length), _flat(entity["text"]), ENTITY_TYPE, entity["identifier"])))
     return "\n".join(lines) + "\n\n"
 

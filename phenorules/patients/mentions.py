@@ -1,8 +1,8 @@
 """Finding the places where an article refers to a person, and which listed patient that is.
 
-Each listed patient gets a profile from its id and its given mentions: label keys
-(``OII-1`` and "individual II.1" share the key ('pedigree', 'II', 1); ``O1``, "Patient 1",
-"P1" and "patient I" share ('number', 1)), kinship words ("her father"), ages ("a
+Each listed patient gets a profile from its label and its given mentions: label keys
+(label ``II-1`` and "individual II.1" share the key ('pedigree', 'II', 1); label ``1``,
+"Patient 1", "P1" and "patient I" share ('number', 1)), kinship words ("her father"), ages ("a
 12-year-old boy") and whether it is the proband. Pattern matches from
 ``rules/patient_mentions.tsv`` are then resolved against the profiles: a mention names
 listed patients, a relative or another person who is not listed, or it is an anaphor
@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from ..article import Patient
 from ..matcher import non_overlapping
 from .rules import MentionPattern, PatientRules
 
@@ -134,11 +135,10 @@ def _patterns(rules: PatientRules, *kinds: str) -> list[MentionPattern]:
     return [pattern for pattern in rules.patterns if pattern.kind in kinds]
 
 
-def _label_of_id(patient_id: str, rules: PatientRules) -> set[tuple]:
-    """Keys of an ``O`` + label id: 'OII-1' -> pedigree II 1, 'O1' and 'OP1' -> number 1."""
-    if not patient_id.startswith("O") or len(patient_id) < 2:
+def _label_keys(label: str | None, rules: PatientRules) -> set[tuple]:
+    """Keys of the label a patient is listed with: 'II-1' -> pedigree II 1, '1' and 'P1' -> number 1."""
+    if label is None:
         return set()
-    label = patient_id[1:]
     number = _number(label)
     if number:
         return {("number", number)}
@@ -149,13 +149,11 @@ def _label_of_id(patient_id: str, rules: PatientRules) -> set[tuple]:
     return {("literal", label.lower())}
 
 
-def build_profiles(patients: list[dict], rules: PatientRules) -> list[PatientProfile]:
-    """Profiles from ids and given mentions; a label key two patients claim is dropped."""
-    profiles = [
-        PatientProfile(p["patient_id"], [(m["offset"], m["offset"] + m["length"], m["text"]) for m in p.get("mention", [])])
-        for p in patients
-    ]
-    id_keys = {profile.patient_id: _label_of_id(profile.patient_id, rules) for profile in profiles}
+def build_profiles(patients: Iterable[Patient], rules: PatientRules) -> list[PatientProfile]:
+    """Profiles from labels and given mentions; a label key two patients claim is dropped."""
+    patients = list(patients)
+    profiles = [PatientProfile(p.id, [(m.start, m.end, m.text) for m in p.mentions]) for p in patients]
+    id_keys = {patient.id: _label_keys(patient.label, rules) for patient in patients}
     claimed = {key for keys in id_keys.values() for key in keys}
     mention_claims: dict[tuple, set[str]] = {}
     for profile in profiles:
@@ -355,7 +353,7 @@ class People:
     ascendants: frozenset[str]  # listed only as parents, aunts...: not among "our patients"
 
 
-def find_people(text: str, patients: list[dict], rules: PatientRules) -> People:
+def find_people(text: str, patients: Iterable[Patient], rules: PatientRules) -> People:
     profiles = build_profiles(patients, rules)
     mentions = _find_mentions(text, profiles, rules)
     return People(mentions, profile_sexes(profiles, mentions, rules), frozenset(p.patient_id for p in profiles if p.ascendant))

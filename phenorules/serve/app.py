@@ -26,7 +26,8 @@ from starlette.staticfiles import StaticFiles
 from ..formats.bioc import parse_bioc
 from ..errors import InputError, PhenorulesError
 from ..inputs import FORMATS, article_id, detect_format, parse_input
-from ..passages import text_article
+from ..article import Article, text_article
+from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.io import parse_articles
 from . import MAX_REQUEST_BYTES
 from .chat import ANSWERERS, completion, last_user_text, models
@@ -101,7 +102,7 @@ async def read_json(request: Request) -> Any:
         raise RequestError(400, f"request body: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
 
 
-async def request_articles(request: Request) -> list[dict]:
+async def request_articles(request: Request) -> list[Article]:
     """The articles an /annotate request holds (see docs/serve.md for the four forms)."""
     media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if media_type == "text/plain":
@@ -114,7 +115,7 @@ async def request_articles(request: Request) -> list[dict]:
         raise RequestError(415, f"Content-Type {media_type}: send application/json or text/plain")
     value = await read_json(request)
     if isinstance(value, dict) and "full_text" in value:
-        return parse_articles("article", json.dumps(value).encode())
+        return [to_article(record) for record in parse_articles("article", json.dumps(value).encode())]
     if isinstance(value, list) or (isinstance(value, dict) and "documents" in value):
         return parse_bioc("BioC", json.dumps(value))
     if isinstance(value, dict) and "text" in value:

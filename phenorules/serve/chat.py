@@ -15,7 +15,7 @@ import re
 import time
 
 from ..errors import InputError
-from ..passages import text_article
+from ..article import text_article
 from ..tasks.jnlpba.evalscope_adapter import PROMPT_MARKER, respond
 from ..tasks.jnlpba.response import TAG_OF
 from ..tasks.medxpertqa.answer import answer_prompt

@@ -17,8 +17,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .. import __version__
-from ..document import PASSAGES, doc_text
-from ..tasks.patientphex.predict import annotate_articles, full_record, mention_rows
+from ..article import Article
+from ..document import PASSAGES, annotate_articles, doc_text
+from ..tasks.patientphex.predict import full_record, mention_rows
 from .terms import TermIndex
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.
@@ -40,7 +41,7 @@ class Engine:
         """Built at the first term search, not at start-up (about 0.1 s)."""
         return TermIndex(self.ontology)
 
-    def annotate(self, articles: Iterable[dict]) -> list[dict]:
+    def annotate(self, articles: Iterable[Article]) -> list[dict]:
         """One result per article: text, passages, patients, mentions and the task record."""
         with self._lock:
             return [article_result(article, doc) for article, doc in annotate_articles(self.nlp, articles)]
@@ -65,17 +66,17 @@ class Engine:
         }
 
 
-def article_result(article: dict, doc: Doc) -> dict:
+def article_result(article: Article, doc: Doc) -> dict:
     """What /annotate returns for one article (mentions as ``phenorules annotate --json``)."""
     return {
         "id": doc._.article_id,
-        "pmid": article.get("pmid"),
+        "pmid": article.pmid,
         "text": doc_text(doc),
         "passages": [
             {"start": span.start_char, "end": span.end_char, "section_type": span.label_, "type": span._.passage_type}
             for span in doc.spans[PASSAGES]
         ],
-        "patients": [patient["patient_id"] for patient in article.get("patient") or []],
+        "patients": [patient.id for patient in article.patients],
         "mentions": mention_rows(doc),
         "record": full_record(article, doc),
     }

@@ -44,7 +44,7 @@ class PatientAttributor:
         self.rules = rules
 
     def __call__(self, doc: Doc) -> Doc:
-        patients = doc._.patients or []
+        patients = doc._.patients or ()
         spans = list(doc.spans[PHENOTYPES]) if PHENOTYPES in doc.spans else []
         for extensions in (span._ for span in spans):  # one accessor object per span
             extensions.patient = []
@@ -57,9 +57,9 @@ class PatientAttributor:
         text = doc_text(doc)
         people = find_people(text, patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
-        attributor = Attributor(self.rules.policy, [p["patient_id"] for p in patients], passages, people, self.rules.cues, text)
+        attributor = Attributor(self.rules.policy, [p.id for p in patients], passages, people, self.rules.cues, text)
         attributions = attributor.run(sentences, people.mentions, phenotypes)
-        doc._.associations = associations(spans, attributions, [p["patient_id"] for p in patients])
+        doc._.associations = associations(spans, attributions, [p.id for p in patients])
         for attribution in attributions:
             span = spans[attribution.index]
             span._.patient = list(attribution.patients)

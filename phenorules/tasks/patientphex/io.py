@@ -14,8 +14,10 @@ from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError, warn
 from phenorules.files import read_bytes, write_atomically
-from phenorules.passages import layout_passages, layout_problem
+from phenorules.article import Article as CoreArticle, layout_problem
 from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
+
+from .articles import to_article
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
@@ -243,7 +245,7 @@ def _check_article(article: Any, annotated: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
     shaped = _shaped(AnnotatedArticle if annotated else Article, article)
     _check_passages(shaped.full_text)
-    problem = layout_problem(article["full_text"])
+    problem = passages_problem(to_article(article))
     if problem is not None:
         raise _Invalid(*problem)
     text = article_text(article)
@@ -262,6 +264,16 @@ def _check_prediction(record: Any) -> None:
     for i, entity in enumerate(shaped.entities):
         _check_entity(entity, f"entities[{i}]", None)
     _check_association(shaped.association, None)
+
+
+def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
+    """(field, problem) when the article's passages would not lay out as a processable
+    text (``article.layout_problem``), the field named as in the task's JSON."""
+    problem = layout_problem(article.passages)
+    if problem is None:
+        return None
+    index, message = problem
+    return ("full_text" if index is None else f"full_text[{index}].offset"), message
 
 
 def _check_passages(passages: list[Passage]) -> None:
@@ -332,8 +344,8 @@ def _short(text: str, limit: int = 40) -> str:
 
 
 def article_text(article: dict) -> str:
-    """The whole article text, indexed by global offsets."""
-    return layout_passages(article["full_text"])
+    """The whole text of a task article record, indexed by global offsets."""
+    return to_article(article).text
 
 
 # --- writing -------------------------------------------------------------------------

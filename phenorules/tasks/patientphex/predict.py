@@ -1,4 +1,4 @@
-"""Running the pipeline over PatientPheX articles and turning Docs into submission records."""
+"""Running the pipeline over articles and turning Docs into PatientPheX submission records."""
 
 from __future__ import annotations
 
@@ -7,20 +7,15 @@ from typing import Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ...document import PASSAGES, PHENOTYPES, make_article_doc
+from ...article import Article
+from ...document import PASSAGES, PHENOTYPES, annotate_articles
 from ...phenotype import Phenotype, association_values, phenotypes
+from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 
 # Without the patient stage every given patient gets every non-negated id found outside
 # these sections (the floor the task statistics describe).
 FALLBACK_SKIPPED_SECTIONS = frozenset({"INTRO", "DISCUSS"})
-
-
-def annotate_articles(nlp: Language, articles: Iterable[dict], batch_size: int = 8) -> Iterator[tuple[dict, Doc]]:
-    """(article, processed Doc) pairs in input order."""
-    articles = list(articles)
-    docs = (make_article_doc(nlp, article) for article in articles)
-    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
 
 
 def entity_record(phenotype: Phenotype) -> dict:
@@ -61,27 +56,27 @@ def fallback_associations(doc: Doc) -> dict[str, list[str]]:
         if not span._.negex and not any(a <= span.start_char < b for a, b in skipped)
         for hpo_id in span._.hpo_ids
     }
-    return {patient["patient_id"]: sorted(ids) for patient in doc._.patients}
+    return {patient.id: sorted(ids) for patient in doc._.patients}
 
 
-def to_record(article: dict, doc: Doc) -> dict:
+def to_record(article: Article, doc: Doc) -> dict:
     return _record(article, doc, phenotypes(doc))
 
 
-def _record(article: dict, doc: Doc, found: list[Phenotype]) -> dict:
+def _record(article: Article, doc: Doc, found: list[Phenotype]) -> dict:
     associations = doc._.associations if doc._.associations is not None else fallback_associations(doc)
     return {
-        "pmc_id": article["pmc_id"],
-        "pmid": article.get("pmid"),
+        "pmc_id": article.id,
+        "pmid": article.pmid,
         "entities": [entity_record(phenotype) for phenotype in found],
         "association": [
-            {"patient_id": patient["patient_id"], "phenotype": sorted(set(associations.get(patient["patient_id"], [])))}
-            for patient in article.get("patient") or []
+            {"patient_id": patient.id, "phenotype": sorted(set(associations.get(patient.id, [])))}
+            for patient in article.patients
         ],
     }
 
 
-def full_record(article: dict, doc: Doc) -> dict:
+def full_record(article: Article, doc: Doc) -> dict:
     """The submission record with what the other outputs (BioC, PubTator, Phenopackets)
     also need: the article's ``patient`` list (ids and given mentions, where sex and age
     are read from) and on each entity its ``label``, ``patients`` (attributed to, negated
@@ -90,11 +85,11 @@ def full_record(article: dict, doc: Doc) -> dict:
     record = _record(article, doc, found)
     for entity, phenotype in zip(record["entities"], found):
         entity.update(label=phenotype.label, patients=list(phenotype.patients), provenance=list(phenotype.provenance))
-    record["patient"] = article.get("patient") or []
+    record["patient"] = [patient_record(patient) for patient in article.patients]
     return record
 
 
-def evidence_record(article: dict, doc: Doc) -> dict:
+def evidence_record(article: Article, doc: Doc) -> dict:
     """Why each phenotype went to its patients (``span._.patient_evidence``), one line per
     article: every attributed mention, and per association (patient, phenotype) the mentions
     that made it with their chains of rule rows."""
@@ -112,21 +107,21 @@ def evidence_record(article: dict, doc: Doc) -> dict:
             for value in values:
                 by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})
     associations = [{"patient_id": p, "phenotype": v, "because": because} for (p, v), because in sorted(by_pair.items())]
-    return {"pmc_id": article["pmc_id"], "evidence": evidence, "associations": associations}
+    return {"pmc_id": article.id, "evidence": evidence, "associations": associations}
 
 
-def predict(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
+def predict(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
     for article, doc in annotate_articles(nlp, articles):
         yield to_record(article, doc)
 
 
-def predict_full(nlp: Language, articles: Iterable[dict]) -> Iterator[dict]:
+def predict_full(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
     """:func:`full_record` of each article, in input order."""
     for article, doc in annotate_articles(nlp, articles):
         yield full_record(article, doc)
 
 
-def predict_explained(nlp: Language, articles: Iterable[dict], evidence: list[dict], record=to_record) -> Iterator[dict]:
+def predict_explained(nlp: Language, articles: Iterable[Article], evidence: list[dict], record=to_record) -> Iterator[dict]:
     """Like :func:`predict` (``record``: to_record or full_record), appending each article's
     evidence record to ``evidence``."""
     for article, doc in annotate_articles(nlp, articles):
