@@ -26,6 +26,7 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,25 +207,31 @@ def load_knowledge(ontology: Ontology, annotations_path: str | None = None, gene
     return _KNOWLEDGE[key]
 
 
-def read_gene_diseases(path: str, diseases: set[str] | dict[str, object]) -> dict[str, tuple[str, ...]]:
-    """Gene symbol -> the diseases of an HPO genes_to_phenotype file that ``diseases`` holds."""
-    by_gene: dict[str, set[str]] = defaultdict(set)
+def hpo_table_rows(path: str, columns: set[str], kind: str) -> Iterator[dict[str, str]]:
+    """The rows of an HPO tab-separated file with a header line (comment lines skipped), as
+    column -> cell; a header without one of ``columns`` or a short row is refused."""
     header = None
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line or line.startswith("#"):
             continue
         cells = line.split("\t")
         if header is None:
-            header = {name: index for index, name in enumerate(cells)}
-            missing = {"gene_symbol", "disease_id"} - set(header)
+            header = cells
+            missing = columns - set(header)
             if missing:
-                raise InputError(f"{path}:{number}: not an HPO genes_to_phenotype file (no column {sorted(missing)[0]})")
+                raise InputError(f"{path}:{number}: not {kind} (no column {sorted(missing)[0]})")
             continue
         if len(cells) < len(header):
             raise InputError(f"{path}:{number}: expected {len(header)} tab-separated columns, got {len(cells)}")
-        disease = cells[header["disease_id"]]
-        if disease in diseases:
-            by_gene[cells[header["gene_symbol"]]].add(disease)
+        yield dict(zip(header, cells))
+
+
+def read_gene_diseases(path: str, diseases: set[str] | dict[str, object]) -> dict[str, tuple[str, ...]]:
+    """Gene symbol -> the diseases of an HPO genes_to_phenotype file that ``diseases`` holds."""
+    by_gene: dict[str, set[str]] = defaultdict(set)
+    for row in hpo_table_rows(path, {"gene_symbol", "disease_id"}, "an HPO genes_to_phenotype file"):
+        if row["disease_id"] in diseases:
+            by_gene[row["gene_symbol"]].add(row["disease_id"])
     return {gene: tuple(sorted(ids)) for gene, ids in sorted(by_gene.items())}
 
 
@@ -232,27 +239,14 @@ def read_annotations(ontology: Ontology, path: str) -> tuple[dict[str, str], dic
     """Disease names and phenotype annotations (aspect P, not NOT) of an HPO annotation file."""
     names: dict[str, str] = {}
     annotations: dict[str, set[str]] = defaultdict(set)
-    header = None
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line or line.startswith("#"):
+    for row in hpo_table_rows(path, {"database_id", "disease_name", "qualifier", "hpo_id", "aspect"}, "an HPO annotation file"):
+        if row["aspect"] != "P" or row["qualifier"] == "NOT":
             continue
-        cells = line.split("\t")
-        if header is None:
-            header = {name: index for index, name in enumerate(cells)}
-            missing = {"database_id", "disease_name", "qualifier", "hpo_id", "aspect"} - set(header)
-            if missing:
-                raise InputError(f"{path}:{number}: not an HPO annotation file (no column {sorted(missing)[0]})")
-            continue
-        if len(cells) < len(header):
-            raise InputError(f"{path}:{number}: expected {len(header)} tab-separated columns, got {len(cells)}")
-        if cells[header["aspect"]] != "P" or cells[header["qualifier"]] == "NOT":
-            continue
-        hpo_id = ontology.resolve(cells[header["hpo_id"]])
+        hpo_id = ontology.resolve(row["hpo_id"])
         if hpo_id is None or hpo_id == PHENOTYPIC_ABNORMALITY:
             continue
-        disease = cells[header["database_id"]]
-        names[disease] = cells[header["disease_name"]]
-        annotations[disease].add(hpo_id)
+        names[row["database_id"]] = row["disease_name"]
+        annotations[row["database_id"]].add(hpo_id)
     return names, annotations
 
 
