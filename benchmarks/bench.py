@@ -65,7 +65,7 @@ print(json.dumps({"startup_s": startup, "run_s": sum(seconds.values()), "stages"
 
 class TreeMemory(threading.Thread):
     """Peak resident memory of a process and its descendants, sampled from /proc: the
-    largest RSS of any one process, and the largest sum of PSS (shared pages split between
+    largest peak RSS (the kernel's high-water mark) of any one process, and the largest sum of PSS (shared pages split between
     the processes that share them: the memory the tree really takes)."""
 
     def __init__(self, pid: int, interval: float = 0.05):
@@ -110,13 +110,17 @@ class TreeMemory(threading.Thread):
 
 
 def _memory(pid: int) -> tuple[int, int, int]:
-    """(RSS, PSS, private) bytes of a process."""
+    """(peak RSS so far, PSS, private) bytes of a process. The peak is the kernel's
+    high-water mark (VmHWM), exact whenever it is sampled; PSS and private memory are what
+    the sample sees."""
     try:
         fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
     except (OSError, ValueError):
         return 0, 0, 0
-    kib = {name: int(fields.get(name, "0 kB").split()[0]) * 1024 for name in ("Rss", "Pss", "Private_Clean", "Private_Dirty")}
-    return kib["Rss"], kib["Pss"], kib["Private_Clean"] + kib["Private_Dirty"]
+    kib = {name: int(fields.get(name, "0 kB").split()[0]) * 1024 for name in ("Pss", "Private_Clean", "Private_Dirty")}
+    peak = int(status.get("VmHWM", "0 kB").split()[0]) * 1024
+    return peak, kib["Pss"], kib["Private_Clean"] + kib["Private_Dirty"]
 
 
 def measured(command: list[str], env: dict, one_core: bool = True) -> dict:
