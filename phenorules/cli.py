@@ -34,6 +34,8 @@ ON_ERROR_OPTION = click.option(
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
 QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
+
+
 class PhenorulesGroup(click.Group):
     """Turns PhenorulesError into one line on stderr and exit code 2."""
 
