@@ -145,3 +145,25 @@ def test_a_pseudo_negation_cancels_a_cue_that_overlaps_it(mini_nlp):
     # "but not" and "was not" end where "not always" and "not only" begin
     assert negated(mini_nlp, "The signs are usually, but not always symmetrical seizures.") == {"seizures": False}
     assert negated(mini_nlp, "It was not only seizures.") == {"seizures": False}
+
+
+def provenance(nlp, text, section="CASE"):
+    doc = nlp(make_text_doc(nlp, text, section_type=section))
+    return {span.text: span._.provenance for span in doc.spans[PHENOTYPES]}
+
+
+def test_a_cue_beyond_its_reach_is_recorded_with_the_setting_that_cut_it_off(mini_nlp):
+    text = "No genetic testing was performed in the family of the boy with seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == "negex:beyond_reach:no:window=5"
+    scope = mini_nlp.get_pipe("negation").scope
+    text = "The patient was not in any acute distress from seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == f"negex:beyond_reach:was not:narrow_window=2:{scope.narrow_cues['was not']}"
+    assert str(scope.narrow_cues["was not"]).startswith("negation_scope.tsv:")
+    assert "negex" not in " ".join(provenance(mini_nlp, "He had seizures.")["seizures"])  # no cue, nothing recorded
+
+
+def test_a_negation_a_skipped_section_kept_off_is_recorded(mini_nlp):
+    assert provenance(mini_nlp, "Patients had no cleft palate.", section="DISCUSS")["cleft palate"][-1] == (
+        "negex:skipped_section:DISCUSS:preceding_negations:no"
+    )
+    assert "negex" not in " ".join(provenance(mini_nlp, "Patients had cleft palate.", section="DISCUSS")["cleft palate"])

@@ -71,10 +71,16 @@ def read_grouped(path: str | Path, groups: tuple[str, ...], what: str, group_col
     """Group -> values, in file order, of a two-column (group, value) TSV; with
     ``group_column`` 1 the columns are (value, group). A group not in ``groups`` is an error
     naming the line ("unknown cue family 'negations'")."""
-    grouped: dict[str, list[str]] = {group: [] for group in groups}
-    for row, number in read_tsv(path, 2):
-        group, value = row[group_column], row[1 - group_column]
+    return {group: [ref.name for ref in refs] for group, refs in read_grouped_rules(path, groups, what, group_column).items()}
+
+
+def read_grouped_rules(path: str | Path, groups: tuple[str, ...], what: str, group_column: int = 0) -> dict[str, list[RuleRef]]:
+    """:func:`read_grouped` with each value as the :class:`RuleRef` of its row (the value
+    is the row's name)."""
+    grouped: dict[str, list[RuleRef]] = {group: [] for group in groups}
+    for row, ref in read_rules(path, 2, name_column=1 - group_column):
+        group = row[group_column]
         if group not in grouped:
-            raise InputError(f"{path}:{number}: unknown {what} {group!r}; expected one of {list(groups)}")
-        grouped[group].append(value)
+            raise InputError(f"{path}:{ref.line}: unknown {what} {group!r}; expected one of {list(groups)}")
+        grouped[group].append(ref)
     return grouped
