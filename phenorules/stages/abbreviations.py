@@ -15,7 +15,7 @@ only with ``later_uses``, as annotators mark them in few articles (docs/context.
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
 synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions; one
 it drops is recorded on the Doc (``doc._.dropped``) with why: the guard row
-(``abbreviation:gene_symbol:abbreviation_guards.tsv:8``, ``abbreviation:identifier:...``),
+(``abbreviation:gene_symbol:abbreviation_guards.tsv:6``, ``abbreviation:identifier:...``),
 ``abbreviation:later_use:later_uses=false``, a definition that is no phenotype
 (``abbreviation:not_a_phenotype:defined:...``) or ``abbreviation:no_sense``.
 """
