@@ -35,7 +35,7 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
 from ..errors import InputError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
-from ..lexicon.tsv import RuleRef, read_grouped_rules, read_tsv
+from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
@@ -55,12 +55,12 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
     """Short form -> sense; a term the loaded ontology lacks (a small or older release)
     simply has no undefined abbreviation."""
     known = {}
-    for (short, hpo_id, *_), number in read_tsv(path, 2):
+    for (short, hpo_id, *_), ref in read_rules(path, 2):
         if not _HPO_ID.fullmatch(hpo_id):
-            raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id (HP:0000000)")
+            raise InputError(f"{path}:{ref.line}: {hpo_id!r} is not an HPO id (HP:0000000)")
         resolved = ontology.resolve(hpo_id)
         if resolved is not None:
-            known[short] = Sense((resolved,), f"abbreviation:lexicon:{path.name}:{number}")
+            known[short] = Sense((resolved,), f"abbreviation:lexicon:{ref}")
     return known
 
 
