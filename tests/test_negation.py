@@ -159,6 +159,8 @@ def test_a_cue_beyond_its_reach_is_recorded_with_the_setting_that_cut_it_off(min
     text = "The patient was not in any acute distress from seizures."
     assert provenance(mini_nlp, text)["seizures"][-1] == f"negex:beyond_reach:was not:narrow_window=2:{scope.narrow_cues['was not']}"
     assert str(scope.narrow_cues["was not"]).startswith("negation_scope.tsv:")
+    text = "Neither of the affected individuals in this large family from the northern region ever presented with seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == f"negex:beyond_reach:neither:wide_window=10:{scope.wide_cues['neither']}"
     assert "negex" not in " ".join(provenance(mini_nlp, "He had seizures.")["seizures"])  # no cue, nothing recorded
 
 
