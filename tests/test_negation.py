@@ -169,3 +169,13 @@ def test_a_negation_a_skipped_section_kept_off_is_recorded(mini_nlp):
         "negex:skipped_section:DISCUSS:preceding_negations:no"
     )
     assert "negex" not in " ".join(provenance(mini_nlp, "Patients had cleft palate.", section="DISCUSS")["cleft palate"])
+
+
+def test_a_negation_an_own_case_sentence_lets_stand_names_the_own_case_row(mini_nlp):
+    rows = {ref.name: ref for _, ref in mini_nlp.get_pipe("negation").scope.own_case_rows}
+    assert provenance(mini_nlp, "Neither of our patients had a history of seizures.", section="DISCUSS")["seizures"][-2:] == [
+        "negex:preceding_negations:neither",
+        f"negex:own_case:DISCUSS:{rows['our patients']}",
+    ]
+    assert provenance(mini_nlp, "Patient 2 had no seizures.", section="DISCUSS")["seizures"][-1] == f"negex:own_case:DISCUSS:{rows['patient #']}"
+    assert provenance(mini_nlp, "Patient 2 had no seizures.")["seizures"][-1] == "negex:preceding_negations:no"  # not a skipped section

@@ -23,8 +23,10 @@ the sentence up to a termination. Changes on top:
 * provenance: negspacy only sets ``span._.negex``; the cue that fired is appended to
   ``span._.provenance`` (``negex:preceding_negations:no evidence of``). A mention a cue
   would have negated records what kept it affirmed: a cue beyond its reach
-  (``negex:beyond_reach:was not:narrow_window=2:negation_scope.tsv:28``, or
-  ``...:window=5``), or a skipped section (``negex:skipped_section:DISCUSS:preceding_negations:no``).
+  (``negex:beyond_reach:was not:narrow_window=2:negation_scope.tsv:35``, or
+  ``...:window=5``), or a skipped section (``negex:skipped_section:DISCUSS:preceding_negations:no``);
+  a negation a skipped section lets stand names the own-case row after the cue
+  (``negex:own_case:DISCUSS:negation_scope.tsv:12``).
 
 The cue choice is measured on PatientPheX: bare "not" and "without" are not cues.
 """
@@ -63,6 +65,11 @@ class ScopeRules:
     wide_cues: dict[str, RuleRef]  # cues (lower case) that reach wide_window words, with their rows
     narrow_cues: dict[str, RuleRef]  # cues (lower case) that reach only narrow_window words, with their rows
     list_openers: re.Pattern  # "such as": not counted in a window
+    own_case_rows: tuple[tuple[re.Pattern, RuleRef], ...] = ()  # each own-case phrase and its row
+
+    def own_case_row(self, found: re.Match) -> RuleRef | None:
+        """The row of the own-case phrase ``own_case`` found."""
+        return next((ref for pattern, ref in self.own_case_rows if pattern.fullmatch(found.group())), None)
 
 
 def _phrases(phrases: list[str]) -> re.Pattern:
@@ -78,6 +85,7 @@ def read_scope_rules(path: Path) -> ScopeRules:
         _cue_rows(grouped["wide_cue"]),
         _cue_rows(grouped["narrow_cue"]),
         _phrases([ref.name for ref in grouped["list_opener"]]),
+        tuple((_phrases([ref.name]), ref) for ref in grouped["own_case"]),
     )
 
 
@@ -179,6 +187,7 @@ class WindowedNegex(Negex):
         self.narrow_window = narrow_window
         self._spans: list[Span] = []
         self._skipped: dict[int, str] = {}  # id of a span in a skipped section -> the section
+        self._own_case: dict[int, str] = {}  # id of a span a skipped section leaves in scope -> why
         self._starts: list[int] = []
         self._words: list[int] = []
         self._words_after: list[int] = []
@@ -192,7 +201,9 @@ class WindowedNegex(Negex):
         mentions = doc.spans.get(PHENOTYPES, [])
         skipped = [(p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
         self._spans = sorted(mentions, key=lambda span: (span.start, span.end))
-        self._skipped = {id(span): section for span in self._spans if (section := self.skipped_section(doc, span, skipped))}
+        self._skipped, self._own_case = {}, {}
+        for span in self._spans:
+            self.skipped_section(doc, span, skipped)
         self._starts = [span.start for span in self._spans]
         counted = counted_words(doc, list(mentions), self.scope.list_openers)
         self._words = word_positions(counted)
@@ -200,16 +211,20 @@ class WindowedNegex(Negex):
         try:
             return self.negex(doc)
         finally:
-            self._spans, self._skipped, self._starts, self._words, self._words_after = [], {}, [], [], []
+            self._spans, self._skipped, self._own_case, self._starts, self._words, self._words_after = [], {}, {}, [], [], []
 
-    def skipped_section(self, doc: Doc, span: Span, skipped: list[tuple[int, int, str]]) -> str | None:
-        """The skipped section the mention lies in, unless its sentence is about the
-        article's own cases; None for a mention negation may reach."""
+    def skipped_section(self, doc: Doc, span: Span, skipped: list[tuple[int, int, str]]) -> None:
+        """Note a mention in a skipped section: out of negation's reach, unless its
+        sentence is about the article's own cases (then with the own-case row)."""
         section = next((label for start, end, label in skipped if start <= span.start < end), None)
         if section is None:
-            return None
+            return
         sentence = span.sent
-        return None if self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char) else section
+        found = self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char)
+        if found is None:
+            self._skipped[id(span)] = section
+        else:
+            self._own_case[id(span)] = f"negex:own_case:{section}:{self.scope.own_case_row(found)}"
 
     def yield_spans_within_boundary(self, doc: Doc, boundary: tuple[int, int], span_keys: set[str]):
         """negspacy's scan over all spans, by bisection over the spans sorted once per doc."""
@@ -236,7 +251,8 @@ class WindowedNegex(Negex):
             return
         super()._apply_negation(span, preceding, following)
         if span._.negex:
-            span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following)]
+            own_case = self._own_case.get(id(span))
+            span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following), *([own_case] if own_case else [])]
         else:
             cut_before, cut_after = [m for m in before if m not in preceding], [m for m in after if m not in following]
             if cut_before or cut_after:
