@@ -28,6 +28,7 @@ _DOC_EXTENSIONS = {
     "article_id": None,
     "patients": None,  # the article's given patients (article.Patient)
     "associations": None,
+    "dropped": None,  # mentions a stage removed: (start_char, end_char, hpo_ids, rule), see drop
 }
 _SPAN_EXTENSIONS = {
     "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
@@ -38,6 +39,12 @@ _SPAN_EXTENSIONS = {
     "patient_evidence": None,  # why: the rule and the patient mention that linked it
     "passage_type": None,  # on passage spans: paragraph, fig_caption, ...
 }
+
+
+def drop(span: Span, rule: str) -> None:
+    """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
+    doc = span.doc
+    doc._.dropped = [*(doc._.dropped or []), (span.start_char, span.end_char, span._.hpo_ids, rule)]
 
 
 def register_extensions() -> None:

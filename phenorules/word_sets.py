@@ -25,7 +25,7 @@ from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
-from .lexicon.tsv import read_grouped
+from .lexicon.tsv import RuleRef, read_grouped
 from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
@@ -118,6 +118,26 @@ class WordSetIndex:
             for i, word in enumerate(_WORD.findall(phrase))
             if word not in self.function_words and not (i and word in self.suffix_words)
         ]
+
+    def family_rows(self, run: str, term: str) -> tuple[RuleRef, ...]:
+        """The word-family rows (:meth:`Morphology.links`) that make a run's words the
+        words of the term name ``term``: for each content word of ``run`` that is not, in
+        the singular, one of the term's, the rows linking it to the term's word of the
+        same base word; by file and line."""
+        singular = self.morphology.singular
+        own = {singular(word): self.base_word(word) for word in self._content_surfaces(normalize_text(term))}
+        refs: set[RuleRef] = set()
+        for word in self._content_surfaces(normalize_text(run)):
+            if singular(word) not in own:
+                base = self.base_word(word)
+                for other, other_base in own.items():
+                    if other_base == base:
+                        refs.update(self.morphology.links(singular(word), other))
+        return tuple(sorted(refs))
+
+    def _content_surfaces(self, phrase: str) -> list[str]:
+        words = _WORD.findall(phrase)
+        return [word for i, word in enumerate(words) if word not in self.function_words and not (i and word in self.suffix_words)]
 
     def base_word(self, word: str) -> str:
         """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""

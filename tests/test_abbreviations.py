@@ -87,3 +87,20 @@ def test_guard_file_with_an_unknown_scope_is_refused(tmp_path):
 
 def test_a_term_written_in_capitals_is_not_an_abbreviation(mini_nlp):
     assert mentions(mini_nlp, "FAMILIAL ATAXIA") == [("ATAXIA", 9, "HP:0001251")]
+
+
+def dropped(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [(text[start:end], rule) for start, end, _, rule in doc._.dropped or []]
+
+
+def test_a_dropped_short_form_is_recorded_with_the_rule_row_that_dropped_it(mini_nlp, every_use_nlp):
+    guards = mini_nlp.get_pipe("abbreviations").guards
+    gene_row = next(ref for scope, _, ref in guards.rows if scope == "article" and ref.name == "gene")
+    number_row = next(ref for scope, _, ref in guards.rows if scope == "use" and ref.name == "<number>")
+    assert str(gene_row).startswith("abbreviation_guards.tsv:")
+    assert dropped(mini_nlp, "Echocardiography showed a VSD.") == [("VSD", "abbreviation:later_use:later_uses=false")]
+    assert dropped(every_use_nlp, "The VSD gene was sequenced; a VSD was seen.") == [("VSD", f"abbreviation:gene_symbol:{gene_row}")] * 2
+    assert dropped(every_use_nlp, "A VSD 51104 was seen.") == [("VSD", f"abbreviation:identifier:{number_row}")]
+    assert dropped(every_use_nlp, "Iron deficiency (ID) was treated; ID recurred.") == [("ID", "abbreviation:not_a_phenotype:defined:Iron deficiency")] * 2
+    assert dropped(mini_nlp, "He had intellectual disability (ID).") == []

@@ -145,3 +145,37 @@ def test_a_pseudo_negation_cancels_a_cue_that_overlaps_it(mini_nlp):
     # "but not" and "was not" end where "not always" and "not only" begin
     assert negated(mini_nlp, "The signs are usually, but not always symmetrical seizures.") == {"seizures": False}
     assert negated(mini_nlp, "It was not only seizures.") == {"seizures": False}
+
+
+def provenance(nlp, text, section="CASE"):
+    doc = nlp(make_text_doc(nlp, text, section_type=section))
+    return {span.text: span._.provenance for span in doc.spans[PHENOTYPES]}
+
+
+def test_a_cue_beyond_its_reach_is_recorded_with_the_setting_that_cut_it_off(mini_nlp):
+    text = "No genetic testing was performed in the family of the boy with seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == "negex:beyond_reach:no:window=5"
+    scope = mini_nlp.get_pipe("negation").scope
+    text = "The patient was not in any acute distress from seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == f"negex:beyond_reach:was not:narrow_window=2:{scope.narrow_cues['was not']}"
+    assert str(scope.narrow_cues["was not"]).startswith("negation_scope.tsv:")
+    text = "Neither of the affected individuals in this large family from the northern region ever presented with seizures."
+    assert provenance(mini_nlp, text)["seizures"][-1] == f"negex:beyond_reach:neither:wide_window=10:{scope.wide_cues['neither']}"
+    assert "negex" not in " ".join(provenance(mini_nlp, "He had seizures.")["seizures"])  # no cue, nothing recorded
+
+
+def test_a_negation_a_skipped_section_kept_off_is_recorded(mini_nlp):
+    assert provenance(mini_nlp, "Patients had no cleft palate.", section="DISCUSS")["cleft palate"][-1] == (
+        "negex:skipped_section:DISCUSS:preceding_negations:no"
+    )
+    assert "negex" not in " ".join(provenance(mini_nlp, "Patients had cleft palate.", section="DISCUSS")["cleft palate"])
+
+
+def test_a_negation_an_own_case_sentence_lets_stand_names_the_own_case_row(mini_nlp):
+    rows = {ref.name: ref for _, ref in mini_nlp.get_pipe("negation").scope.own_case_rows}
+    assert provenance(mini_nlp, "Neither of our patients had a history of seizures.", section="DISCUSS")["seizures"][-2:] == [
+        "negex:preceding_negations:neither",
+        f"negex:own_case:DISCUSS:{rows['our patients']}",
+    ]
+    assert provenance(mini_nlp, "Patient 2 had no seizures.", section="DISCUSS")["seizures"][-1] == f"negex:own_case:DISCUSS:{rows['patient #']}"
+    assert provenance(mini_nlp, "Patient 2 had no seizures.")["seizures"][-1] == "negex:preceding_negations:no"  # not a skipped section

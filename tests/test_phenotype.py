@@ -55,3 +55,13 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
     record = to_record(Article("T1", ()), doc)
     assert [(e["text"], e["identifier"]) for e in record["entities"]] == [("wobbly legs", "-1"), ("ataxia", "HP:0001251")]
     assert [row["hpo_id"] for row in mention_rows(doc)] == ["-1", "HP:0001251"]
+
+
+def test_read_rules_stamps_each_row_with_its_file_line_and_name(tmp_path):
+    from phenorules.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
+
+    path = tmp_path / "things.tsv"
+    path.write_text("# name\tvalue\n\nfirst\tx\n# a comment\nsecond\ty\n", encoding="utf-8")
+    assert [(row, ref) for row, ref in read_rules(path, 2)] == [(["first", "x"], RuleRef("things.tsv", 3, "first")), (["second", "y"], RuleRef("things.tsv", 5, "second"))]
+    assert [str(ref) for _, ref in read_rules(path, 2, name_column=1)] == ["things.tsv:3", "things.tsv:5"]
+    assert read_grouped_rules(path, ("first", "second"), "kind") == {"first": [RuleRef("things.tsv", 3, "x")], "second": [RuleRef("things.tsv", 5, "y")]}

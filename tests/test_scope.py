@@ -43,3 +43,14 @@ def test_an_empty_passage_list_is_refused(tmp_path):
     path.write_text("# nothing\n")
     with pytest.raises(InputError, match="no passage type listed"):
         read_passage_types(path)
+
+
+def test_a_dropped_mention_is_in_the_explain_evidence_with_the_passage_type_row(mini_nlp):
+    from phenorules.tasks.patientphex.predict import predict_explained
+
+    evidence = []
+    list(predict_explained(mini_nlp, [to_article(_article())], evidence))
+    ((dropped,),) = [record["dropped"] for record in evidence]
+    ref = mini_nlp.get_pipe("scope").passage_types["table_caption"]
+    assert str(ref).startswith("unannotated_passages.tsv:")
+    assert dropped == {"offset": len(PARAGRAPH) + 10, "length": 8, "text": "Seizures", "identifier": "HP:0001250", "rule": f"scope:{ref}"}

@@ -4,6 +4,7 @@ from phenorules.lexicon.variants import (
     VariantResources,
     anatomy_adjective,
     comma_inversion,
+    chain_rules,
     generate_variants,
     join_split,
     noun_adjective,
@@ -84,10 +85,15 @@ def test_rules_can_be_switched_off(res):
     assert generate_variants("oedema", res, rules=("spelling",)) == {"edema": "spelling"}
 
 
+def row(res, name):
+    """The chain step of the rewrite row named ``name``: ``rewrite:rewrite_rules.tsv:LINE``."""
+    return f"rewrite:{next(rule.ref for rule in res.rewrites if rule.name == name)}"
+
+
 def test_rewrite_rules_from_the_data_file(res):
     variants = generate_variants("abnormal brain morphology", res)
-    assert variants["brain anomaly"] == "rewrite"
-    assert variants["brain anomalies"] == "rewrite+number"
+    assert variants["brain anomaly"] == row(res, "morphology_anomaly")
+    assert variants["brain anomalies"] == row(res, "morphology_anomaly") + "+number"
     assert "low ceruloplasmin" in generate_variants("decreased circulating ceruloplasmin concentration", res)
     assert "hypoplastic thumb" in generate_variants("aplasia/hypoplasia of the thumb", res)
 
@@ -117,25 +123,25 @@ def test_words_ending_in_double_s_pluralize(res):
 
 def test_prepositional_phrases_invert(res):
     variants = generate_variants("iron accumulation in brain", res)
-    assert variants["brain iron accumulation"] == "rewrite"
+    assert variants["brain iron accumulation"] == row(res, "pp_inversion")
     assert "high total bilirubin" in generate_variants("increased total bilirubin", res)
 
 
 def test_a_graded_global_delay_is_also_written_without_global(res):
-    assert generate_variants("severe global developmental delay", res)["severe developmental delay"] == "rewrite"
+    assert generate_variants("severe global developmental delay", res)["severe developmental delay"] == row(res, "graded_global_delay")
     assert "global developmental delay" not in generate_variants("severe global developmental delay", res)
 
 
 def test_an_intensifier_may_be_left_out(res):
-    assert generate_variants("conspicuously happy disposition", res)["happy disposition"] == "rewrite"
-    assert generate_variants("markedly elevated lactate", res)["elevated lactate"] == "rewrite"
+    assert generate_variants("conspicuously happy disposition", res)["happy disposition"] == row(res, "intensifier_drop")
+    assert generate_variants("markedly elevated lactate", res)["elevated lactate"] == row(res, "intensifier_drop")
     assert "shaped erythrocytes" not in generate_variants("abnormally shaped erythrocytes", res)  # abnormally is the finding
 
 
 def test_adjective_abnormality_and_disease_disorder(res):
     variants = generate_variants("neurodevelopmental abnormality", res)
-    assert variants["neurodevelopmental disorder"] == "rewrite"
-    assert variants["neurodevelopmental disorders"] == "rewrite+number"
+    assert variants["neurodevelopmental disorder"] == row(res, "adjective_abnormality")
+    assert variants["neurodevelopmental disorders"] == row(res, "adjective_abnormality") + "+number"
     assert "neurodegenerative disorder" in generate_variants("neurodegenerative disease", res)
     assert "cesarean section" in generate_variants("caesarian section", res)
 
@@ -182,3 +188,27 @@ def test_a_disease_class_is_not_a_plural_variant(res):
     assert "metabolism disease" in variants and "metabolism diseases" not in variants
     assert number("mitochondrial disease", res) == []
     assert number("renal cyst", res) == ["renal cysts"]
+
+
+def test_a_rewrite_names_its_row(tmp_path):
+    for name in ("spelling_variants", "noun_adjective", "anatomy_adjectives", "class_plurals", "irregular_plurals", "word_clusters"):
+        (tmp_path / f"{name}.tsv").write_text("")
+    (tmp_path / "joinable_prefixes.tsv").write_text("")
+    (tmp_path / "derivations.tsv").write_text("")
+    (tmp_path / "rewrite_rules.tsv").write_text(
+        "# name\tpattern\tvariants\n"
+        "first\tbig (?P<x>.+)\tlarge {x}\n"
+        "second\tbig (?P<x>.+)\tlarge {x} | huge {x}\n"
+    )
+    res = VariantResources.from_dir(tmp_path)
+    assert [str(rule.ref) for rule in res.rewrites] == ["rewrite_rules.tsv:2", "rewrite_rules.tsv:3"]
+    variants = generate_variants("big head", res, rules=("rewrite",))
+    # Two rows make "large head": the first row's is kept; each form names its row.
+    assert variants == {"large head": "rewrite:rewrite_rules.tsv:2", "huge head": "rewrite:rewrite_rules.tsv:3"}
+
+
+def test_chain_steps_do_not_change_which_chain_is_kept():
+    # "ab" made by rule "x" (step "x:file.tsv:99") and by rule "yy": the shorter chain of
+    # rule names wins, whatever its step is called.
+    stages = [("x", lambda form: [("ab", "x:file.tsv:99")] if form == "a" else []), ("yy", lambda form: ["ab"] if form == "a" else [])]
+    assert chain_rules("a", stages, 3) == {"ab": "x:file.tsv:99"}

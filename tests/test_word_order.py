@@ -152,3 +152,28 @@ def test_stage_adds_a_run_with_a_skipped_word_only_where_no_mention_lies():
     assert mentions(nlp, "He had widely spaced lower teeth.") == [("spaced", "HP:0000002", "name")]
     off = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"word_order": {"skip_one_word": False}}), [SPACED, LOWER])
     assert mentions(off, "He had widely spaced lower teeth.") == []
+
+
+def test_a_run_names_the_word_family_rows_that_made_its_words_the_term_s(tmp_path):
+    (tmp_path / "irregular_plurals.tsv").write_text("")
+    (tmp_path / "derivations.tsv").write_text("# ending\tending\nal\t\n")
+    (tmp_path / "noun_adjective.tsv").write_text("# noun\tadjective\nhypoplasia\thypoplastic\n")
+    (tmp_path / "word_clusters.tsv").write_text("# words\nbroad\twide\n")
+    (tmp_path / "function_words.tsv").write_text("of\tskip\nthe\tskip\n")
+    lexicon = Lexicon()
+    for key in ("hypoplastic mandible", "developmental delay", "wide mouth"):
+        lexicon.add(key, Entry(2, ("HP:0000001",), key, "name"))
+    lexicon.finalize()
+    index = WordSetIndex.build(lexicon, PhraseMatcher(lexicon), tmp_path)
+    assert [str(ref) for ref in index.family_rows("hypoplasia of the mandibles", "hypoplastic mandible")] == ["noun_adjective.tsv:2"]
+    assert [str(ref) for ref in index.family_rows("delay of development", "developmental delay")] == ["derivations.tsv:2"]
+    assert [str(ref) for ref in index.family_rows("broad mouth", "Wide mouth")] == ["word_clusters.tsv:2"]
+    assert index.family_rows("mouths wide", "wide mouth") == ()  # the term's own words, inflected
+
+
+def test_the_stage_writes_the_word_family_rows_after_word_order():
+    nlp = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}), [("developmental delay", "HP:0001263", "")])
+    doc = nlp(make_text_doc(nlp, "He had delayed development."))
+    (span,) = doc.spans[PHENOTYPES]
+    rows = nlp.get_pipe("word_order").kb.word_sets.family_rows("delayed development", "developmental delay")
+    assert rows and span._.provenance == ["name", "word_order", *(f"word_family:{ref}" for ref in rows)]

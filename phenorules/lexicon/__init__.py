@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 from ..errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
-from .tsv import parse_ids, read_tsv
+from .tsv import parse_ids, read_rules, read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
 from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
@@ -162,11 +162,11 @@ def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, tup
     one HPO release: its rows whose ids another release no longer has are skipped.
     """
     learned = is_learned_file(path.name)
-    for row, number in read_tsv(path, 2):
-        place = f"{path}:{number}"
+    for row, ref in read_rules(path, 2):
+        place = f"{path}:{ref.line}"
         ids = [ontology.resolve(i) if learned else _resolve_listed_id(ontology, i, place) for i in parse_ids(row[1])]
         if all(ids):
-            yield row[0], tuple(ids), f"{path.name}:{number}"
+            yield row[0], tuple(ids), str(ref)
 
 
 def add_rows(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
-from .tsv import read_tsv
+from .tsv import RuleRef, read_rules, read_tsv
 
 IRREGULAR_PLURALS = "irregular_plurals.tsv"
 NOUN_ADJECTIVE = "noun_adjective.tsv"
@@ -80,6 +80,8 @@ class Morphology:
     derivations: tuple[tuple[str, str, int], ...]  # (ending, ending, shortest stem) of two forms of one word
     family_pairs: tuple[tuple[str, str], ...]  # noun/adjective pairs and word-cluster lines
     vocabulary: frozenset[str] = frozenset()
+    pair_refs: tuple[RuleRef, ...] = ()  # the table row of each family pair
+    derivation_refs: tuple[RuleRef, ...] = ()  # the ``derivations.tsv`` row of each ending pair
     families: dict[str, str] = field(init=False, repr=False)
     _irregular_singulars: dict[str, str] = field(init=False, repr=False)
     _singular_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -102,6 +104,8 @@ class Morphology:
             "family_pairs": [list(pair) for pair in self.family_pairs],
             "vocabulary": sorted(self.vocabulary),
             "families": self.families,
+            "pair_refs": [[ref.file, ref.line, ref.name] for ref in self.pair_refs],
+            "derivation_refs": [[ref.file, ref.line, ref.name] for ref in self.derivation_refs],
         }
 
     @classmethod
@@ -113,6 +117,8 @@ class Morphology:
         morphology.family_pairs = tuple(tuple(pair) for pair in state["family_pairs"])
         morphology.vocabulary = frozenset(state["vocabulary"])
         morphology.families = state["families"]
+        morphology.pair_refs = tuple(RuleRef(*ref) for ref in state["pair_refs"])
+        morphology.derivation_refs = tuple(RuleRef(*ref) for ref in state["derivation_refs"])
         morphology._irregular_singulars = {plural: singular for singular, plural in morphology.irregular_plurals.items()}
         morphology._singular_cache = {}
         morphology._index_endings()
@@ -123,10 +129,15 @@ class Morphology:
         """The tables of ``lexicon_dir``; ``derivations`` switches the derivational endings on or off."""
         lexicon_dir = Path(lexicon_dir)
         plurals = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / IRREGULAR_PLURALS, 2)}
-        endings = tuple(_ending_row(row, f"{lexicon_dir / DERIVATIONS}:{line}") for row, line in read_tsv(lexicon_dir / DERIVATIONS, 1))
-        pairs = [(row[0], row[1]) for row, _ in read_tsv(lexicon_dir / NOUN_ADJECTIVE, 2)]
-        pairs += [(row[0], other) for row, _ in read_tsv(lexicon_dir / WORD_CLUSTERS, 2) for other in row[1:]]
-        return cls(plurals, endings if derivations else (), tuple(pairs), frozenset(vocabulary))
+        ending_rows = list(read_rules(lexicon_dir / DERIVATIONS, 1))
+        endings = tuple(_ending_row(row, f"{lexicon_dir / DERIVATIONS}:{ref.line}") for row, ref in ending_rows)
+        if not derivations:
+            endings, ending_rows = (), []
+        pairs = [((row[0], row[1]), ref) for row, ref in read_rules(lexicon_dir / NOUN_ADJECTIVE, 2)]
+        pairs += [((row[0], other), ref) for row, ref in read_rules(lexicon_dir / WORD_CLUSTERS, 2) for other in row[1:]]
+        return cls(
+            plurals, endings, tuple(pair for pair, _ in pairs), frozenset(vocabulary), tuple(ref for _, ref in pairs), tuple(ref for _, ref in ending_rows)
+        )
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -204,6 +215,20 @@ class Morphology:
                     found.append((place, word[:stem] + new))
         found.sort()
         return [form for form in dict.fromkeys(form for _, form in found) if form != word]
+
+    def links(self, word: str, other: str) -> tuple[RuleRef, ...]:
+        """The rows that make two words of one family the same word, by file and line: the
+        table rows (noun/adjective pairs, word clusters) that list either word, and the
+        ``derivations.tsv`` rows that turn one into the other."""
+        refs = {ref for (a, b), ref in zip(self.family_pairs, self.pair_refs) if {a, b} & {word, other}}
+        if self.derivation_refs:
+            for one, two in ((word, other), (other, word)):
+                for length in self._ending_lengths:
+                    stem = len(one) - length
+                    for place, new, shortest_stem in self._endings.get(one[stem:], ()) if stem >= 0 else ():
+                        if stem >= shortest_stem and one[:stem] + new == two:
+                            refs.add(self.derivation_refs[place // 2])
+        return tuple(sorted(refs))
 
     def base(self, word: str) -> str:
         """The word's singular, then the head of its word family: 'contractures' ->

@@ -4,10 +4,15 @@ A lexicon file's id cell writes a phenotype's ids as PatientPheX does, since the
 lexicon is learned from its annotations: ids joined by ';' for a compound, '-1' for a
 form no HPO term fits. :func:`parse_ids` and :func:`format_ids` are the only readers and
 writers of that cell; everywhere else ids are a tuple (:mod:`phenorules.phenotype`).
+
+Every row a rule is read from is stamped by :func:`read_rules` with a :class:`RuleRef`
+(file, line, the row's name), whose one string form ``file.tsv:LINE`` is what provenance
+writes of the row.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -29,6 +34,19 @@ def format_ids(hpo_ids: tuple[str, ...]) -> str:
     return _ID_SEPARATOR.join(hpo_ids) if hpo_ids else NO_TERM_CELL
 
 
+@dataclass(frozen=True, order=True)
+class RuleRef:
+    """The data-file row a rule came from: the file's name, the row's 1-based line, and
+    its name or key (first cell)."""
+
+    file: str
+    line: int
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
 def read_tsv(path: str | Path, min_columns: int) -> Iterator[tuple[list[str], int]]:
     """Rows of a TSV file with their 1-based line numbers; '#' lines and blank lines skipped."""
     lines = read_text(str(path)).splitlines()
@@ -41,14 +59,28 @@ def read_tsv(path: str | Path, min_columns: int) -> Iterator[tuple[list[str], in
         yield row, number
 
 
+def read_rules(path: str | Path, min_columns: int, name_column: int = 0) -> Iterator[tuple[list[str], RuleRef]]:
+    """The rows of :func:`read_tsv`, each with its :class:`RuleRef` (the file's name, the
+    line, the cell ``name_column`` as the row's name)."""
+    file = Path(path).name
+    for row, number in read_tsv(path, min_columns):
+        yield row, RuleRef(file, number, row[name_column])
+
+
 def read_grouped(path: str | Path, groups: tuple[str, ...], what: str, group_column: int = 0) -> dict[str, list[str]]:
     """Group -> values, in file order, of a two-column (group, value) TSV; with
     ``group_column`` 1 the columns are (value, group). A group not in ``groups`` is an error
     naming the line ("unknown cue family 'negations'")."""
-    grouped: dict[str, list[str]] = {group: [] for group in groups}
-    for row, number in read_tsv(path, 2):
-        group, value = row[group_column], row[1 - group_column]
+    return {group: [ref.name for ref in refs] for group, refs in read_grouped_rules(path, groups, what, group_column).items()}
+
+
+def read_grouped_rules(path: str | Path, groups: tuple[str, ...], what: str, group_column: int = 0) -> dict[str, list[RuleRef]]:
+    """:func:`read_grouped` with each value as the :class:`RuleRef` of its row (the value
+    is the row's name)."""
+    grouped: dict[str, list[RuleRef]] = {group: [] for group in groups}
+    for row, ref in read_rules(path, 2, name_column=1 - group_column):
+        group = row[group_column]
         if group not in grouped:
-            raise InputError(f"{path}:{number}: unknown {what} {group!r}; expected one of {list(groups)}")
-        grouped[group].append(value)
+            raise InputError(f"{path}:{ref.line}: unknown {what} {group!r}; expected one of {list(groups)}")
+        grouped[group].append(ref)
     return grouped

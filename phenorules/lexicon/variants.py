@@ -3,7 +3,8 @@
 Each rule is a small pure function ``phrase -> [variant, ...]`` over lower-cased phrases;
 the word lists it needs (plurals, spellings, noun/adjective pairs) are data files under
 ``lexicons/``. Rules are applied in stages (word order, then morphology, then spelling),
-and every variant keeps the chain of rule names that made it, so a match can be traced.
+and every variant keeps the chain of rules that made it, so a match can be traced: a rule's
+name, or for a phrase rewrite the row (``rewrite:rewrite_rules.tsv:4``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Callable, Iterable
 
 from ..errors import InputError
 from .morphology import Morphology
-from .tsv import read_tsv
+from .tsv import RuleRef, read_rules, read_tsv
 
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
 
@@ -25,9 +26,13 @@ _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
 class RewriteRule:
     """A named phrase rewrite from ``lexicons/rewrite_rules.tsv``."""
 
-    name: str
+    ref: RuleRef  # the row; its name is the rule's
     pattern: re.Pattern
     templates: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.ref.name
 
     def apply(self, phrase: str) -> list[str]:
         match = self.pattern.fullmatch(phrase)
@@ -63,8 +68,8 @@ class VariantResources:
         prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
         anatomy = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "anatomy_adjectives.tsv", 2)}
         rewrites = tuple(
-            RewriteRule(row[0], _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{line}"), tuple(t.strip() for t in row[2].split("|")))
-            for row, line in read_tsv(lexicon_dir / "rewrite_rules.tsv", 3)
+            RewriteRule(ref, _compile(row[1], f"{lexicon_dir / 'rewrite_rules.tsv'}:{ref.line}"), tuple(t.strip() for t in row[2].split("|")))
+            for row, ref in read_rules(lexicon_dir / "rewrite_rules.tsv", 3)
         )
         class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
         return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
@@ -108,9 +113,10 @@ def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
     return out
 
 
-def rewrite(phrase: str, res: VariantResources) -> list[str]:
-    """The phrase rewrites of ``lexicons/rewrite_rules.tsv`` ('abnormal X morphology' -> 'X anomaly')."""
-    return [variant for rule in res.rewrites for variant in rule.apply(phrase)]
+def rewrite(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
+    """The phrase rewrites of ``lexicons/rewrite_rules.tsv`` ('abnormal X morphology' -> 'X
+    anomaly'), each with the row that made it (``rewrite:rewrite_rules.tsv:4``)."""
+    return [(variant, f"rewrite:{rule.ref}") for rule in res.rewrites for variant in rule.apply(phrase)]
 
 
 def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
@@ -174,7 +180,7 @@ def join_split(phrase: str, res: VariantResources) -> list[str]:
     return out
 
 
-Rule = Callable[[str, VariantResources], list[str]]
+Rule = Callable[[str, VariantResources], "list[str] | list[tuple[str, str]]"]
 
 # Rules run stage by stage; each stage applies to every form the earlier stages made.
 RULE_STAGES: tuple[tuple[str, Rule], ...] = (
@@ -192,30 +198,33 @@ RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
 def generate_variants(
     phrase: str, res: VariantResources, rules: Iterable[str] = RULE_NAMES, max_chain: int = 3
 ) -> dict[str, str]:
-    """All variants of a lower-cased phrase, each with the '+'-joined rules that made it
-    (:func:`chain_rules` over the enabled rules, at most ``max_chain`` chained)."""
+    """All variants of a lower-cased phrase, each with the '+'-joined rules (rewrite rows)
+    that made it (:func:`chain_rules` over the enabled rules, at most ``max_chain`` chained)."""
     enabled = set(rules)
     stages = [(name, functools.partial(rule, res=res)) for name, rule in RULE_STAGES if name in enabled]
     return chain_rules(phrase, stages, max_chain)
 
 
-def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list[str]]]], max_chain: int) -> dict[str, str]:
+def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list]]], max_chain: int) -> dict[str, str]:
     """Every form the named rules make of ``phrase`` and of each other's forms, stage after
     stage, at most ``max_chain`` chained, each with the '+'-joined chain that made it; the
-    phrase itself is not included. When two chains make the same form the shorter (then
-    alphabetically first) chain is kept, so provenance is deterministic. The phenotype
+    phrase itself is not included. A rule returns forms, or (form, step) pairs whose step
+    names the chain's link more precisely than the rule's name (a rewrite's row). When two
+    chains of rule names make the same form the shorter (then alphabetically first) is
+    kept, and of equal ones the first made, so provenance is deterministic. The phenotype
     lexicon's rules and the JNLPBA tagger's Greek-letter rules both chain through it."""
-    forms: dict[str, str] = {phrase: ""}
+    forms: dict[str, tuple[str, str]] = {phrase: ("", "")}  # form -> (rule names, steps)
     for name, rule in stages:
-        for form, chain in sorted(forms.items()):
+        for form, (chain, steps) in sorted(forms.items()):
             depth = chain.count("+") + 1 if chain else 0
             if depth >= max_chain:
                 continue
-            for variant in rule(form):
+            for made in rule(form):
+                variant, step = made if isinstance(made, tuple) else (made, name)
                 variant = " ".join(variant.split())
                 new_chain = f"{chain}+{name}" if chain else name
                 old = forms.get(variant)
-                if old is None or (old and (len(old), old) > (len(new_chain), new_chain)):
-                    forms[variant] = new_chain
+                if old is None or (old[0] and (len(old[0]), old[0]) > (len(new_chain), new_chain)):
+                    forms[variant] = (new_chain, f"{steps}+{step}" if steps else step)
     forms.pop(phrase)
-    return {form: chain for form, chain in forms.items() if chain}
+    return {form: steps for form, (chain, steps) in forms.items() if chain}

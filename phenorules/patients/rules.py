@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import RuleRef, read_rules
 from .prefilter import Prefilter, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
@@ -147,9 +147,9 @@ class PatientRules:
     cues: Cues
 
 
-def _rows(path: Path, width: int) -> list[tuple[int, list[str]]]:
-    """(line number, first ``width`` tab-separated fields) of the non-comment lines."""
-    return [(lineno, row[:width]) for row, lineno in read_tsv(path, width)]
+def _rows(path: Path, width: int) -> list[tuple[RuleRef, list[str]]]:
+    """(row, first ``width`` tab-separated fields) of the non-comment lines."""
+    return [(ref, row[:width]) for row, ref in read_rules(path, width)]
 
 
 def _pattern_row(path: Path, lineno: int, name: str, kind: str, pattern: str, kinds, what: str) -> re.Pattern:
@@ -170,13 +170,14 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
     """The rows (name, kind, pattern[, starts, anchors, reads]); the last three, the
     prefilter's (see prefilter.py), are optional."""
     patterns = []
-    for rank, (row, lineno) in enumerate(read_tsv(path, 3)):
+    for rank, (row, ref) in enumerate(read_rules(path, 3)):
+        lineno = ref.line
         name, kind, pattern, starts, anchors, reads = (row + [NONE] * 3)[:6]
         regex = _pattern_row(path, lineno, name, kind, pattern, KINDS, "kind")
         lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
         scanned = lower_regex or regex
         finder = prefilter(scanned, _words(starts), _words(anchors), _reads(path, lineno, reads))
-        patterns.append(MentionPattern(name, kind, regex, rank, f"{path.name}:{lineno}", lower_regex, finder))
+        patterns.append(MentionPattern(name, kind, regex, rank, str(ref), lower_regex, finder))
     return tuple(patterns)
 
 
@@ -196,17 +197,17 @@ def _reads(path: Path, lineno: int, cell: str) -> str | None:
 
 def read_cues(path: Path) -> Cues:
     cues = []
-    for lineno, (name, kind, pattern) in _rows(path, 3):
-        regex = _pattern_row(path, lineno, name, kind, pattern, CUE_KINDS, "cue kind")
-        cues.append(Cue(name, kind, regex, f"{path.name}:{lineno}"))
+    for ref, (name, kind, pattern) in _rows(path, 3):
+        regex = _pattern_row(path, ref.line, name, kind, pattern, CUE_KINDS, "cue kind")
+        cues.append(Cue(name, kind, regex, str(ref)))
     return Cues(tuple(cues))
 
 
 def read_number_words(path: Path) -> dict[str, int]:
     words = {}
-    for lineno, (word, value) in _rows(path, 2):
+    for ref, (word, value) in _rows(path, 2):
         if not value.strip().isdigit():
-            raise InputError(f"{path}, line {lineno}: {value!r} is not a number")
+            raise InputError(f"{path}, line {ref.line}: {value!r} is not a number")
         words[word.strip().lower()] = int(value)
     return words
 
@@ -230,7 +231,7 @@ def _setting(path: Path, settings: dict[str, str], key: str, choices: tuple[str,
 def read_policy(path: Path) -> Policy:
     rows = _rows(path, 2)
     settings = {key.strip(): value.strip() for _, (key, value) in rows}
-    sources = {key.strip(): f"{path.name}:{lineno}" for lineno, (key, _) in rows}
+    sources = {key.strip(): str(ref) for ref, (key, _) in rows}
     modes = {key.split(".", 1)[1]: _setting(path, settings, key, MODES) for key in settings if key.startswith("mode.") and key != "mode.default"}
     return Policy(
         modes=modes,

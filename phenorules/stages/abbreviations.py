@@ -13,7 +13,11 @@ long form; a use that reads as an identifier ("ID: 51104") is never taken. The c
 only with ``later_uses``, as annotators mark them in few articles (docs/context.md).
 
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
-synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions.
+synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions; one
+it drops is recorded on the Doc (``doc._.dropped``) with why: the guard row
+(``abbreviation:gene_symbol:abbreviation_guards.tsv:6``, ``abbreviation:identifier:...``),
+``abbreviation:later_use:later_uses=false``, a definition that is no phenotype
+(``abbreviation:not_a_phenotype:defined:...``) or ``abbreviation:no_sense``.
 """
 
 from __future__ import annotations
@@ -21,16 +25,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from scispacy.abbreviation import filter_matches, find_abbreviation
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
 from ..errors import InputError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
-from ..lexicon.tsv import read_grouped, read_tsv
+from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
@@ -50,12 +55,12 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
     """Short form -> sense; a term the loaded ontology lacks (a small or older release)
     simply has no undefined abbreviation."""
     known = {}
-    for (short, hpo_id, *_), number in read_tsv(path, 2):
+    for (short, hpo_id, *_), ref in read_rules(path, 2):
         if not _HPO_ID.fullmatch(hpo_id):
-            raise InputError(f"{path}:{number}: {hpo_id!r} is not an HPO id (HP:0000000)")
+            raise InputError(f"{path}:{ref.line}: {hpo_id!r} is not an HPO id (HP:0000000)")
         resolved = ontology.resolve(hpo_id)
         if resolved is not None:
-            known[short] = Sense((resolved,), f"abbreviation:lexicon:{path.name}:{number}")
+            known[short] = Sense((resolved,), f"abbreviation:lexicon:{ref}")
     return known
 
 
@@ -65,13 +70,27 @@ _BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
 _NUMBER = "<number>"
 
 
-def read_guards(path: Path) -> tuple[re.Pattern, re.Pattern]:
-    """Regexes matched right after a short form: (gene-symbol cue, identifier cue)."""
+class Guards(NamedTuple):
+    """Regexes matched right after a short form, and each row's own, to name the row that fired."""
+
+    gene_cue: re.Pattern  # after a short form anywhere in the article: used as a gene symbol
+    identifier_cue: re.Pattern  # after a use: an identifier
+    rows: tuple[tuple[str, re.Pattern, RuleRef], ...]  # (scope, cue, row)
+
+    def row(self, scope: str, text: str, end: int) -> RuleRef | None:
+        """The first row of ``scope`` whose cue follows ``text[:end]``."""
+        return next((ref for row_scope, cue, ref in self.rows if row_scope == scope and cue.match(text, end)), None)
+
+
+def read_guards(path: Path) -> Guards:
+    """The cues of the guard file (scope ``article``: gene symbol; ``use``: identifier)."""
     cues = {
-        scope: [r"\d" if cue == _NUMBER else re.escape(cue) + (r"\b" if cue[-1:].isalnum() else "") for cue in listed]
-        for scope, listed in read_grouped(path, GUARD_SCOPES, "scope").items()
+        scope: [(r"\d" if ref.name == _NUMBER else re.escape(ref.name) + (r"\b" if ref.name[-1:].isalnum() else ""), ref) for ref in refs]
+        for scope, refs in read_grouped_rules(path, GUARD_SCOPES, "scope").items()
     }
-    return tuple(re.compile(rf"\s*(?:{'|'.join(cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
+    gene_cue, identifier_cue = (re.compile(rf"\s*(?:{'|'.join(cue for cue, _ in cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
+    rows = tuple((scope, re.compile(rf"\s*(?:{cue})", re.IGNORECASE), ref) for scope in GUARD_SCOPES for cue, ref in cues[scope])
+    return Guards(gene_cue, identifier_cue, rows)
 
 
 @Language.factory(
@@ -93,33 +112,37 @@ class Abbreviations(RefinesMatches):
         self,
         kb: KnowledgeBase,
         known: dict[str, Sense],
-        guards: tuple[re.Pattern, re.Pattern],
+        guards: Guards,
         later_uses: bool,
     ):
         self.kb = kb
         self.known = known
-        self.gene_cue, self.identifier_cue = guards
+        self.guards = guards
+        self.gene_cue, self.identifier_cue = guards.gene_cue, guards.identifier_cue
         self.later_uses = later_uses
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         spans = list(doc.spans.get(PHENOTYPES, []))
-        senses = self.senses(doc, text, spans)
+        genes = self.gene_symbols(text)
+        senses = self.senses(doc, text, spans, genes)
         kept = []
         for span in spans:
             if not self.dictionary_abbreviation(span.text):
                 kept.append(span)
                 continue
-            sense = senses.get(short_form(span.text, senses))
+            short = short_form(span.text, senses)
+            sense = senses.get(short)
             if sense is not None and self.takes(text, span.start_char, span.end_char, sense):
                 kept.append(self.relabel(span, sense))
+            else:
+                drop(span, self.left_out(text, span, sense, genes.get(short)))
         doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses), key=lambda s: (s.start_char, s.end_char))
         return doc
 
-    def senses(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
+    def senses(self, doc: Doc, text: str, spans: list[Span], genes: dict[str, RuleRef]) -> dict[str, Sense]:
         """Definitions in the article first; then the lexicon, unless used as a gene symbol."""
         senses = self.definitions(doc, text, spans)
-        genes = self.gene_symbols(text)
         for short, sense in self.known.items():
             if short not in senses and short not in genes:
                 senses[short] = sense
@@ -152,6 +175,17 @@ class Abbreviations(RefinesMatches):
             return False
         return self.later_uses or text[start - 1 : start] == "("
 
+    def left_out(self, text: str, span: Span, sense: Sense | None, gene_row: RuleRef | None) -> str:
+        """Why :meth:`takes` (or the lack of a sense) left the dictionary's short form out."""
+        if sense is None:
+            return f"abbreviation:gene_symbol:{gene_row}" if gene_row is not None else "abbreviation:no_sense"
+        if sense.hpo_ids is None:
+            return f"abbreviation:not_a_phenotype:{sense.rule.removeprefix('abbreviation:')}"
+        identifier_row = self.guards.row("use", text, span.end_char)
+        if identifier_row is not None:
+            return f"abbreviation:identifier:{identifier_row}"
+        return "abbreviation:later_use:later_uses=false"
+
     def dictionary_abbreviation(self, surface: str) -> bool:
         """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
         entry ('ASD'), not a term written in capitals ('ATAXIA' in a title)."""
@@ -159,9 +193,14 @@ class Abbreviations(RefinesMatches):
             return False
         return any(match.entry.case_sensitive for match in self.matcher(surface))
 
-    def gene_symbols(self, text: str) -> set[str]:
-        """The listed short forms the article writes as genes: 'ID gene', 'ADHD variants'."""
-        return {found.group(1) for found in _occurrences(text, sorted(self.known)) if self.gene_cue.match(text, found.end())}
+    def gene_symbols(self, text: str) -> dict[str, RuleRef]:
+        """The listed short forms the article writes as genes ('ID gene', 'ADHD variants'),
+        each with the guard row of its first such use."""
+        genes: dict[str, RuleRef] = {}
+        for found in _occurrences(text, sorted(self.known)):
+            if found.group(1) not in genes and self.gene_cue.match(text, found.end()):
+                genes[found.group(1)] = self.guards.row("article", text, found.end())
+        return genes
 
     def relabel(self, span: Span, sense: Sense) -> Span:
         if span._.hpo_ids != sense.hpo_ids:

@@ -21,7 +21,12 @@ the sentence up to a termination. Changes on top:
   ("negative   for" in line-wrapped clinical notes), and a pseudo-negation cancels every
   cue that overlaps it ("was not only", "but not always");
 * provenance: negspacy only sets ``span._.negex``; the cue that fired is appended to
-  ``span._.provenance`` (``negex:preceding_negations:no evidence of``).
+  ``span._.provenance`` (``negex:preceding_negations:no evidence of``). A mention a cue
+  would have negated records what kept it affirmed: a cue beyond its reach
+  (``negex:beyond_reach:was not:narrow_window=2:negation_scope.tsv:35``, or
+  ``...:window=5``), or a skipped section (``negex:skipped_section:DISCUSS:preceding_negations:no``);
+  a negation a skipped section lets stand names the own-case row after the cue
+  (``negex:own_case:DISCUSS:negation_scope.tsv:12``).
 
 The cue choice is measured on PatientPheX: bare "not" and "without" are not cues.
 """
@@ -41,7 +46,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text
-from ..lexicon.tsv import read_grouped
+from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules
 from ..resources import data_dir
 
 FAMILIES = ("pseudo_negations", "preceding_negations", "following_negations", "termination")
@@ -57,9 +62,14 @@ def read_termset(path: Path) -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class ScopeRules:
     own_case: re.Pattern  # a sentence about the article's own cases
-    wide_cues: frozenset[str]  # cues (lower case) that reach wide_window words
-    narrow_cues: frozenset[str]  # cues (lower case) that reach only narrow_window words
+    wide_cues: dict[str, RuleRef]  # cues (lower case) that reach wide_window words, with their rows
+    narrow_cues: dict[str, RuleRef]  # cues (lower case) that reach only narrow_window words, with their rows
     list_openers: re.Pattern  # "such as": not counted in a window
+    own_case_rows: tuple[tuple[re.Pattern, RuleRef], ...] = ()  # each own-case phrase and its row
+
+    def own_case_row(self, found: re.Match) -> RuleRef | None:
+        """The row of the own-case phrase ``own_case`` found."""
+        return next((ref for pattern, ref in self.own_case_rows if pattern.fullmatch(found.group())), None)
 
 
 def _phrases(phrases: list[str]) -> re.Pattern:
@@ -69,13 +79,22 @@ def _phrases(phrases: list[str]) -> re.Pattern:
 
 
 def read_scope_rules(path: Path) -> ScopeRules:
-    grouped = read_grouped(path, SCOPE_KINDS, "kind")
+    grouped = read_grouped_rules(path, SCOPE_KINDS, "kind")
     return ScopeRules(
-        _phrases(grouped["own_case"]),
-        frozenset(c.lower() for c in grouped["wide_cue"]),
-        frozenset(c.lower() for c in grouped["narrow_cue"]),
-        _phrases(grouped["list_opener"]),
+        _phrases([ref.name for ref in grouped["own_case"]]),
+        _cue_rows(grouped["wide_cue"]),
+        _cue_rows(grouped["narrow_cue"]),
+        _phrases([ref.name for ref in grouped["list_opener"]]),
+        tuple((_phrases([ref.name]), ref) for ref in grouped["own_case"]),
     )
+
+
+def _cue_rows(refs: list[RuleRef]) -> dict[str, RuleRef]:
+    """Cue (lower case) -> its first row."""
+    rows: dict[str, RuleRef] = {}
+    for ref in refs:
+        rows.setdefault(ref.name.lower(), ref)
+    return rows
 
 
 @Language.factory(
@@ -167,6 +186,8 @@ class WindowedNegex(Negex):
         self.wide_window = wide_window
         self.narrow_window = narrow_window
         self._spans: list[Span] = []
+        self._skipped: dict[int, str] = {}  # id of a span in a skipped section -> the section
+        self._own_case: dict[int, str] = {}  # id of a span a skipped section leaves in scope -> why
         self._starts: list[int] = []
         self._words: list[int] = []
         self._words_after: list[int] = []
@@ -178,8 +199,11 @@ class WindowedNegex(Negex):
 
     def __call__(self, doc: Doc) -> Doc:
         mentions = doc.spans.get(PHENOTYPES, [])
-        skipped = [(p.start, p.end) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
-        self._spans = sorted((span for span in mentions if self.in_scope(doc, span, skipped)), key=lambda span: (span.start, span.end))
+        skipped = [(p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
+        self._spans = sorted(mentions, key=lambda span: (span.start, span.end))
+        self._skipped, self._own_case = {}, {}
+        for span in self._spans:
+            self.skipped_section(doc, span, skipped)
         self._starts = [span.start for span in self._spans]
         counted = counted_words(doc, list(mentions), self.scope.list_openers)
         self._words = word_positions(counted)
@@ -187,15 +211,20 @@ class WindowedNegex(Negex):
         try:
             return self.negex(doc)
         finally:
-            self._spans, self._starts, self._words, self._words_after = [], [], [], []
+            self._spans, self._skipped, self._own_case, self._starts, self._words, self._words_after = [], {}, {}, [], [], []
 
-    def in_scope(self, doc: Doc, span: Span, skipped: list[tuple[int, int]]) -> bool:
-        """Outside the skipped sections, every mention; inside, those of a sentence about
-        the article's own cases."""
-        if not any(start <= span.start < end for start, end in skipped):
-            return True
+    def skipped_section(self, doc: Doc, span: Span, skipped: list[tuple[int, int, str]]) -> None:
+        """Note a mention in a skipped section: out of negation's reach, unless its
+        sentence is about the article's own cases (then with the own-case row)."""
+        section = next((label for start, end, label in skipped if start <= span.start < end), None)
+        if section is None:
+            return
         sentence = span.sent
-        return self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char) is not None
+        found = self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char)
+        if found is None:
+            self._skipped[id(span)] = section
+        else:
+            self._own_case[id(span)] = f"negex:own_case:{section}:{self.scope.own_case_row(found)}"
 
     def yield_spans_within_boundary(self, doc: Doc, boundary: tuple[int, int], span_keys: set[str]):
         """negspacy's scan over all spans, by bisection over the spans sorted once per doc."""
@@ -211,11 +240,43 @@ class WindowedNegex(Negex):
             return
         words, words_after = self._words, self._words_after
         doc = span.doc
-        preceding = [m for m in sub_preceding if m[2] <= span.start and words[span.start] - words[m[2]] <= self.reach(doc, m)]
-        following = [m for m in sub_following if m[1] >= span.end and words_after[m[1]] - words_after[span.end] <= self.window]
+        before = [m for m in sub_preceding if m[2] <= span.start]
+        after = [m for m in sub_following if m[1] >= span.end]
+        preceding = [m for m in before if words[span.start] - words[m[2]] <= self.reach(doc, m)]
+        following = [m for m in after if words_after[m[1]] - words_after[span.end] <= self.window]
+        section = self._skipped.get(id(span))
+        if section is not None:  # not negated here; recorded if a cue would have
+            if preceding or following:
+                self.record(span, f"negex:skipped_section:{section}:{firing_cue(span, preceding, following).removeprefix('negex:')}")
+            return
         super()._apply_negation(span, preceding, following)
         if span._.negex:
-            span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following)]
+            own_case = self._own_case.get(id(span))
+            span._.provenance = [*(span._.provenance or []), firing_cue(span, preceding, following), *([own_case] if own_case else [])]
+        else:
+            cut_before, cut_after = [m for m in before if m not in preceding], [m for m in after if m not in following]
+            if cut_before or cut_after:
+                self.record(span, self.beyond_reach(doc, cut_before, cut_after))
+
+    @staticmethod
+    def record(span: Span, entry: str) -> None:
+        if entry not in (span._.provenance or []):
+            span._.provenance = [*(span._.provenance or []), entry]
+
+    def beyond_reach(self, doc: Doc, cut_before, cut_after) -> str:
+        """The provenance entry of the nearest preceding cue that did not reach the
+        mention, else the nearest following one: the cue and the setting (with its row)
+        that limited its reach."""
+        preceding = bool(cut_before)
+        _, start, end = max(cut_before, key=lambda m: (m[1], m[2])) if preceding else min(cut_after, key=lambda m: m[1])
+        text = cue_text(doc, start, end)
+        if preceding and text in self.scope.wide_cues:
+            setting = f"wide_window={self.wide_window}:{self.scope.wide_cues[text]}"
+        elif preceding and text in self.scope.narrow_cues:
+            setting = f"narrow_window={self.narrow_window}:{self.scope.narrow_cues[text]}"
+        else:
+            setting = f"window={self.window}"
+        return f"negex:beyond_reach:{text}:{setting}"
 
 
     def reach(self, doc: Doc, cue) -> int:

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
 from ..knowledge_base import KnowledgeBase
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import RuleRef, read_rules
 from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
@@ -39,14 +39,15 @@ POSITIONS = ("before", "after")  # where the article writes the qualifier: "[bef
 @dataclass(frozen=True)
 class Qualifier:
     written: str  # lower case, as the article writes it
-    readings: tuple[tuple[str, int], ...]  # (the form a term label uses, line), the written form first
+    readings: tuple[tuple[str, RuleRef], ...]  # (the form a term label uses, its row), the written form first
 
 
 def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
     """Position -> qualifier (lower case) -> its readings, from a (qualifier, label form[,
     position]) TSV; a row without a position is a qualifier written before its head."""
-    readings: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for row, number in read_tsv(path, 2):
+    readings: dict[tuple[str, str], list[tuple[str, RuleRef]]] = {}
+    for row, ref in read_rules(path, 2):
+        number = ref.line
         written, reading = (" ".join(cell.lower().split()) for cell in row[:2])
         position = row[2] if len(row) > 2 and row[2] else POSITIONS[0]
         if position not in POSITIONS:
@@ -54,7 +55,7 @@ def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
         listed = readings.setdefault((position, written), [])
         if any(form == reading for form, _ in listed):
             raise InputError(f"{path}:{number}: {written!r} = {reading!r} is listed twice")
-        listed.append((reading, number))
+        listed.append((reading, ref))
     out: dict[str, dict[str, Qualifier]] = {position: {} for position in POSITIONS}
     for (position, written), listed in readings.items():
         own = [r for r in listed if r[0] == written]
@@ -67,7 +68,7 @@ def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
 @Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False})
 def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool):
     path = Path(qualifiers_file) if qualifiers_file else data_dir("rules") / "qualifiers.tsv"
-    return Qualifiers(read_qualifiers(path), path.name, kb, more_specific_only)
+    return Qualifiers(read_qualifiers(path), kb, more_specific_only)
 
 
 def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
@@ -76,9 +77,8 @@ def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
 
 
 class Qualifiers(RefinesMatches):
-    def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], file_name: str, kb: KnowledgeBase, more_specific_only: bool):
+    def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], kb: KnowledgeBase, more_specific_only: bool):
         self.qualifiers = qualifiers
-        self.file_name = file_name
         self.kb = kb
         self.more_specific_only = more_specific_only
         # The qualifier ends just before the mention, separated by a space or a hyphen.
@@ -122,7 +122,7 @@ class Qualifiers(RefinesMatches):
         ontology = self.kb.ontology
         qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
         head = text[span.start_char : span.end_char]
-        for reading, line in qualifier.readings:
+        for reading, ref in qualifier.readings:
             hpo_ids = self.term(f"{reading} {head}")
             if hpo_ids is None or hpo_ids == span._.hpo_ids or not _one_term(hpo_ids, ontology):
                 continue
@@ -133,7 +133,7 @@ class Qualifiers(RefinesMatches):
                 return None
             grown._.hpo_ids = hpo_ids
             grown._.hpo_label = ontology.label(hpo_ids)
-            grown._.provenance = [*(span._.provenance or []), f"qualifier:{self.file_name}:{line}"]
+            grown._.provenance = [*(span._.provenance or []), f"qualifier:{ref}"]
             return grown
         return None
 

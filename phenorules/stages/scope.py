@@ -3,8 +3,9 @@
 ``rules/unannotated_passages.tsv`` lists passage types (the ``type`` of a PatientPheX
 passage: ``table_caption``, ...) in which the annotated articles hold no mention although
 the dictionary finds terms there; a mention that starts in such a passage is removed before
-negation and attribution. Removal makes no entity, so there is no provenance to add; the
-file row is the reason (docs/context.md, "Annotation scope").
+negation and attribution. Removal makes no entity: the Doc records the dropped mention with
+the file row (``doc._.dropped``, ``scope:unannotated_passages.tsv:3``; docs/context.md,
+"Annotation scope").
 """
 
 from __future__ import annotations
@@ -14,15 +15,17 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..document import PASSAGES, PHENOTYPES
+from ..document import PASSAGES, PHENOTYPES, drop
 from ..errors import InputError
-from ..lexicon.tsv import read_tsv
+from ..lexicon.tsv import RuleRef, read_rules
 from ..resources import data_dir
 
 
-def read_passage_types(path: Path) -> frozenset[str]:
-    """The passage types of a (passage type, why) TSV."""
-    types = frozenset(row[0] for row, _ in read_tsv(path, 2))
+def read_passage_types(path: Path) -> dict[str, RuleRef]:
+    """The passage types of a (passage type, why) TSV, each with its (first) row."""
+    types: dict[str, RuleRef] = {}
+    for row, ref in read_rules(path, 2):
+        types.setdefault(row[0], ref)
     if not types:
         raise InputError(f"{path}: no passage type listed")
     return types
@@ -35,11 +38,18 @@ def make_scope(nlp: Language, name: str, passages_file: str | None):
 
 
 class Scope:
-    def __init__(self, passage_types: frozenset[str]):
+    def __init__(self, passage_types: dict[str, RuleRef]):
         self.passage_types = passage_types
 
     def __call__(self, doc: Doc) -> Doc:
-        outside = [(p.start_char, p.end_char) for p in doc.spans.get(PASSAGES, []) if p._.passage_type in self.passage_types]
+        outside = [(p.start_char, p.end_char, self.passage_types[p._.passage_type]) for p in doc.spans.get(PASSAGES, []) if p._.passage_type in self.passage_types]
         if outside and PHENOTYPES in doc.spans:
-            doc.spans[PHENOTYPES] = [s for s in doc.spans[PHENOTYPES] if not any(a <= s.start_char < b for a, b in outside)]
+            kept = []
+            for span in doc.spans[PHENOTYPES]:
+                ref = next((ref for a, b, ref in outside if a <= span.start_char < b), None)
+                if ref is None:
+                    kept.append(span)
+                else:
+                    drop(span, f"scope:{ref}")
+            doc.spans[PHENOTYPES] = kept
         return doc

@@ -6,9 +6,10 @@ cyst, and at most some of their inflected and inverted forms. This stage adds th
 words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), longest first.
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
 and never one it would cut or one that covers it; each span's provenance ends in
-``word_order``. Then, with ``skip_one_word`` (on), a run that holds a key's words but for
+``word_order``, then the word-family rows that made a word of the run the term's
+(``word_family:word_clusters.tsv:12``, :meth:`~phenorules.word_sets.WordSetIndex.family_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
 one word of another term inside it ("thinning of the entire retina") is added where no
-mention lies (provenance ``word_order:skip_one_word``).
+mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from spacy.tokens import Doc
 
 from ..document import PHENOTYPES, doc_text
 from ..knowledge_base import KnowledgeBase
-from ..matcher import resolve_overlaps
+from ..matcher import Match, resolve_overlaps
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches, align, annotate
 
 RULE = "word_order"
 SKIP_RULE = "word_order:skip_one_word"
+FAMILY_RULE = "word_family"
 
 
 @Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True})
@@ -48,12 +50,16 @@ class WordOrder(RefinesMatches):
                 continue  # the dictionary found this span as it is written
             span, provenance = align(doc, match)
             spans = [s for s in spans if s not in overlapping]
-            spans.append(annotate(span, match.entry, provenance + [RULE], self.kb))
+            spans.append(annotate(span, match.entry, provenance + [RULE, *self.families(text, match)], self.kb))
         if self.skip_one_word:
             for match in resolve_overlaps(word_sets.find_skipping_one(text, self.matcher, words)):
                 if any(s.start_char < match.end and match.start < s.end_char for s in spans):
                     continue  # only where no mention lies
                 span, provenance = align(doc, match)
-                spans.append(annotate(span, match.entry, provenance + [SKIP_RULE], self.kb))
+                spans.append(annotate(span, match.entry, provenance + [SKIP_RULE, *self.families(text, match)], self.kb))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc
+
+    def families(self, text: str, match: Match) -> list[str]:
+        """The provenance entries of the word-family rows the match used."""
+        return [f"{FAMILY_RULE}:{ref}" for ref in self.kb.word_sets.family_rows(text[match.start : match.end], match.entry.surface)]

@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ...article import Article
-from ...document import PASSAGES, PHENOTYPES, annotate_articles
+from ...document import PASSAGES, PHENOTYPES, annotate_articles, doc_text
 from ...phenotype import Phenotype, association_values, phenotypes
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
@@ -91,8 +91,9 @@ def full_record(article: Article, doc: Doc) -> dict:
 
 def evidence_record(article: Article, doc: Doc) -> dict:
     """Why each phenotype went to its patients (``span._.patient_evidence``), one line per
-    article: every attributed mention, and per association (patient, phenotype) the mentions
-    that made it with their chains of rule rows."""
+    article: every attributed mention, per association (patient, phenotype) the mentions
+    that made it with their chains of rule rows, and the mentions a stage dropped with the
+    rule row that dropped them (``doc._.dropped``)."""
     evidence = [
         {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": task_identifier(span._.hpo_ids), "note": "NO" if span._.negex else None, **reason}
         for span in doc.spans[PHENOTYPES]
@@ -107,7 +108,11 @@ def evidence_record(article: Article, doc: Doc) -> dict:
             for value in values:
                 by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})
     associations = [{"patient_id": p, "phenotype": v, "because": because} for (p, v), because in sorted(by_pair.items())]
-    return {"pmc_id": article.id, "evidence": evidence, "associations": associations}
+    dropped = [
+        {"offset": start, "length": end - start, "text": doc_text(doc)[start:end], "identifier": task_identifier(hpo_ids), "rule": rule}
+        for start, end, hpo_ids, rule in doc._.dropped or []
+    ]
+    return {"pmc_id": article.id, "evidence": evidence, "associations": associations, "dropped": dropped}
 
 
 def predict(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
