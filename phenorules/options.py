@@ -21,5 +21,5 @@ ENABLE_OPTION = click.option(
     "--enable",
     multiple=True,
     metavar="STAGE",
-    help="Switch on a stage that is off by default (repeatable): measurements.",
+    help="Switch on a stage that is off by default (repeatable): measurements, nested.",
 )
