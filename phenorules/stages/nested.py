@@ -17,6 +17,7 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPES, doc_text
 from ..knowledge_base import KnowledgeBase
+from ..matcher import Match
 from .knowledge import KB_CONFIG
 from .match import align, annotate
 
@@ -45,8 +46,7 @@ class NestedTerms:
                 if (start, end) in taken or match.entry.hpo_ids == outer._.hpo_ids or not match.entry.hpo_ids:
                     continue
                 taken.add((start, end))
-                shifted = type(match)(start, end, match.entry)
-                span, provenance = align(doc, shifted)
+                span, provenance = align(doc, Match(start, end, match.entry))
                 nested.append(annotate(span, match.entry, provenance + [NESTED], self.kb))
         if nested:
             doc.spans[PHENOTYPES] = sorted(mentions + nested, key=lambda s: (s.start_char, -s.end_char))
