@@ -14,6 +14,13 @@ folder data/corpus) distributes them; none of them is part of phenorules:
   ``JAX/txt/PMID.txt`` (abstracts annotated at the Jackson Laboratory): the 131 articles
   with a text are scored (the gold names 289).
 
+Optional, as PhenoBERT's repository (github.com/EclipseCN/PhenoBERT, folder
+phenobert/data) distributes them, when CORPUS_DIR holds their folders:
+- ``ID-68/``: 68 clinical notes of patients with intellectual disability (Feng et al.
+  2022); ``GeneReviews/``: 10 GeneReviews chapter extracts. Each has ``corpus/NAME`` (the
+  text) and ``ann/NAME`` (one line per mention ``start<TAB>end<TAB>text<TAB>HP:id``, with a
+  fifth column ``Neg`` or ``Related`` on some); scored by document ids, as JAX.
+
 Each abstract is one plain-text article, annotated through the library API of
 ``phenorules annotate`` (``inputs.parse_input`` as text, ``document.annotate_articles``). Gold and
 predicted ids are mapped to the loaded ontology's primary ids (alt_id and replaced_by
@@ -51,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 GSC_FILES = {"GSC+ dev": "GSC/GSCplus_dev_gold.tsv", "GSC+ test": "GSC/GSCplus_test_gold.tsv"}
 JAX_GOLD, JAX_TEXTS = "JAX/JAX_gold.json", "JAX/txt"
+PHENOBERT_FOLDERS = {"ID-68": "ID-68", "GeneReviews": "GeneReviews"}
 _OBO_ID = re.compile(r"^id: (HP:\d{7})\s*$", re.MULTILINE)
 
 
@@ -91,12 +99,37 @@ def read_jax(corpus: Path) -> list[dict]:
     return documents
 
 
+def read_phenobert(folder: Path) -> list[dict]:
+    """Documents {id, text, ids: [raw id]} of a corpus in PhenoBERT's layout
+    (``corpus/NAME`` and ``ann/NAME``). Scored by document only: some mentions are
+    discontinuous (their text gathers words from a longer span) and some GeneReviews
+    offsets are shifted, so spans are not compared."""
+    documents = []
+    for text_path in sorted((folder / "corpus").iterdir()):
+        ann_path = folder / "ann" / text_path.name
+        if not ann_path.is_file():
+            fail(f"{ann_path}: not found (each corpus/NAME needs its ann/NAME)")
+        raw_ids = []
+        for number, line in enumerate(ann_path.read_text(encoding="utf-8").splitlines(), 1):
+            fields = line.rstrip("\t").split("\t")
+            if not line.strip():
+                continue
+            if len(fields) not in (4, 5) or not fields[3].startswith("HP:"):
+                fail(f"{ann_path}, line {number}: {line!r} is not start<TAB>end<TAB>text<TAB>HP:id[<TAB>flag]")
+            raw_ids.append(fields[3].strip())
+        documents.append({"id": text_path.name, "text": text_path.read_text(encoding="utf-8"), "ids": sorted(set(raw_ids))})
+    return documents
+
+
 def read_corpora(corpus: Path) -> dict[str, list[dict]]:
     for relative in [*GSC_FILES.values(), JAX_GOLD]:
         if not (corpus / relative).exists():
             fail(f"{corpus / relative}: not found (CORPUS_DIR must hold GSC/ and JAX/)")
     corpora = {name: read_gsc(corpus / relative) for name, relative in GSC_FILES.items()}
     corpora["JAX"] = read_jax(corpus)
+    for name, relative in PHENOBERT_FOLDERS.items():
+        if (corpus / relative).is_dir():
+            corpora[name] = read_phenobert(corpus / relative)
     return corpora
 
 
@@ -208,7 +241,7 @@ def main() -> None:
         found = fasthpocr_mentions(every, options.fasthpocr, ontology.path)
         systems["FastHPOCR"] = {name: found for name in corpora}
 
-    print(f"HPO {ontology.data_version}; " + ", ".join(f"{name} {len(documents)} abstracts" for name, documents in corpora.items()))
+    print(f"HPO {ontology.data_version}; " + ", ".join(f"{name} {len(documents)} texts" for name, documents in corpora.items()))
     details: dict = {}
     for name, documents in corpora.items():
         for position, (system, found) in enumerate(systems.items()):
@@ -218,7 +251,7 @@ def main() -> None:
     for (side, kind), count in sorted(ids.counts.items()):
         left_out.setdefault(side, []).append(f"{kind} {count}")
     for side, kinds in left_out.items():
-        print(f"left out of scoring, {side} ids (per GSC+ mention, per JAX document id; predictions per mention): {'; '.join(kinds)}")
+        print(f"left out of scoring, {side} ids (per mention, per JAX document id; predictions per mention): {'; '.join(kinds)}")
     if options.details:
         Path(options.details).write_text(json.dumps(details, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
