@@ -3,6 +3,7 @@ document-level precision, recall and F1 per corpus, and mention-level (exact spa
 for GSC+.
 
 Usage: python benchmarks/public_corpora.py CORPUS_DIR [--fasthpocr PYTHON] [--details OUT.json]
+       [--enable STAGE] [--set STAGE.SETTING=VALUE]
 
 CORPUS_DIR holds the corpora as PhenoTagger's repository (github.com/ncbi-nlp/PhenoTagger,
 folder data/corpus) distributes them; none of them is part of phenorules:
@@ -224,15 +225,20 @@ def main() -> None:
     parser.add_argument("--fasthpocr", metavar="PYTHON", default=None)
     parser.add_argument("--details", metavar="OUT.json", default=None)
     parser.add_argument("--enable", metavar="STAGE", action="append", default=[], help="an optional stage to switch on (nested, measurements); repeatable")
+    parser.add_argument("--set", metavar="STAGE.SETTING=VALUE", action="append", default=[], dest="stage_settings", help="a stage setting, as phenorules --set; repeatable")
     options = parser.parse_args()
     corpus = Path(options.corpus)
     if not corpus.is_dir():
         fail(f"{corpus}: not a directory")
     corpora = read_corpora(corpus)
 
-    from phenorules.pipeline import build_pipeline
+    from phenorules.errors import PhenorulesError
+    from phenorules.pipeline import build_pipeline, parse_settings
 
-    nlp = build_pipeline(enable=options.enable)
+    try:
+        nlp = build_pipeline(enable=options.enable, stage_config=parse_settings(options.stage_settings))
+    except PhenorulesError as error:
+        fail(str(error))
     ontology = nlp.get_pipe("match").kb.ontology
     ids = IdMap(ontology)
     systems = {"phenorules": {name: phenorules_mentions(documents, nlp) for name, documents in corpora.items()}}

@@ -16,7 +16,7 @@ from .article import Article
 from .errors import InputError, PhenorulesError
 from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
-from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION
+from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, SET_OPTION
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -63,10 +63,10 @@ def main() -> None:
     remove_temporaries_on_signals()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = ()):
-    from .pipeline import build_pipeline
+def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_settings: tuple[str, ...] = ()):
+    from .pipeline import build_pipeline, parse_settings
 
-    return build_pipeline(disable=disable, hpo=hpo, enable=enable)
+    return build_pipeline(disable=disable, stage_config=parse_settings(stage_settings), hpo=hpo, enable=enable)
 
 
 OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
@@ -92,6 +92,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
+@SET_OPTION
 @QUIET_OPTION
 def predict(
     input_path: str,
@@ -107,6 +108,7 @@ def predict(
     hpo: str | None,
     disable: tuple[str, ...],
     enable: tuple[str, ...],
+    stage_settings: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
@@ -114,35 +116,36 @@ def predict(
     glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
     --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
     from .parallel import predict_corpus
-    from .pipeline import stage_plan
+    from .pipeline import parse_settings, stage_plan
 
     check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path is not None:
             check_writable(path, what)
-    stage_plan(disable, enable=enable)  # an unknown stage fails here, not on a cluster's workers
+    stage_config = parse_settings(stage_settings)
+    stage_plan(disable, stage_config, enable=enable)  # an unknown stage or setting fails here, not on a cluster's workers
     if output_format == "jsonl" and phenopackets_dir is None:
         predict_corpus(
             input_path,
             output_path,
             explain_path,
             input_format,
-            build=lambda: _pipeline(hpo, disable, enable),
+            build=lambda: _pipeline(hpo, disable, enable, stage_settings),
             jobs=jobs,
             scheduler=scheduler,
             resume=resume,
             quiet=quiet,
-            pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable)},
+            pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable), "stage_config": stage_config},
             on_error=on_error,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, quiet)
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_settings, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, quiet) -> None:
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_settings, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .inputs import read_input
     from .progress import progress
@@ -157,7 +160,7 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
         check_directory(phenopackets_dir)
     articles = read_input(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
-    nlp = _pipeline(hpo, disable, enable)
+    nlp = _pipeline(hpo, disable, enable, stage_settings)
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
     records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
@@ -285,8 +288,12 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
+@SET_OPTION
 @QUIET_OPTION
-def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], quiet: bool) -> None:
+def annotate(
+    input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
+    stage_settings: tuple[str, ...], quiet: bool,
+) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
     from .files import write_atomically
@@ -300,7 +307,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable, enable)
+    nlp = _pipeline(hpo, disable, enable, stage_settings)
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
     if html_path:
         write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
@@ -410,10 +417,15 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
+@SET_OPTION
 @_learn_options
-def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], **options) -> None:
+def cv(
+    train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...],
+    enable: tuple[str, ...], stage_settings: tuple[str, ...], **options,
+) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .evaluation.crossval import Setting, out_of_fold_predictions
+    from .pipeline import parse_settings, stage_plan
     from .tasks.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.score import format_table, score
 
@@ -422,7 +434,9 @@ def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, pr
         check_distinct(train_path, {"predictions": predictions_path})
         check_writable(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
-    setting = Setting("cv", disable=disable, enable=enable, learn=not no_learn)
+    stage_config = parse_settings(stage_settings)
+    stage_plan(disable, stage_config, enable=enable)  # fails before the folds are learned
+    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn)
     records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:
         write_predictions(predictions_path, records)
@@ -458,8 +472,12 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
+@SET_OPTION
 @QUIET_OPTION
-def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], quiet: bool) -> None:
+def serve(
+    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
+    stage_settings: tuple[str, ...], quiet: bool,
+) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
     from .errors import PhenorulesError
 
@@ -476,7 +494,7 @@ def serve(host: str, port: int, jnlpba_train: str | None, max_request_bytes: int
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable, enable), tagger)
+        return Engine(_pipeline(hpo, disable, enable, stage_settings), tagger)
 
     run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
 

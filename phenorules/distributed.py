@@ -11,6 +11,7 @@ input files nor a shared file system. Docs: docs/scale.md.
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 
@@ -18,7 +19,7 @@ from .errors import InputError
 from .parallel import Result, annotate_items
 from .streaming import Item
 
-# (hpo, disabled stages) -> the pipeline, in each worker process. A worker's threads take
+# (hpo, disabled stages, enabled stages, stage settings) -> the pipeline, in each worker process. A worker's threads take
 # turns with it (the stages are not written to be thread-safe, and the GIL would serialise
 # them anyway): start workers with --nthreads 1 and as many processes as cores.
 _PIPELINES: dict[tuple, object] = {}
@@ -26,19 +27,19 @@ _BUILDING = threading.Lock()
 _ANNOTATING = threading.Lock()
 
 
-def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = ()):
+def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = (), stage_config: dict | None = None):
     """This process's pipeline for these settings, built once (worker threads share it)."""
-    key = (hpo, tuple(disable), tuple(enable))
+    key = (hpo, tuple(disable), tuple(enable), json.dumps(stage_config or {}, sort_keys=True))
     with _BUILDING:
         if key not in _PIPELINES:
             from .pipeline import build_pipeline
 
-            _PIPELINES[key] = build_pipeline(disable=disable, hpo=hpo, enable=enable)
+            _PIPELINES[key] = build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable)
         return _PIPELINES[key]
 
 
 def annotate_on_worker(items: list[Item], settings: dict, explain: bool, on_error: str = "fail") -> list[Result | None]:
-    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())), tuple(settings.get("enable", ())))
+    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())), tuple(settings.get("enable", ())), settings.get("stage_config"))
     with _ANNOTATING:
         return annotate_items(nlp, items, explain, on_error)
 

@@ -17,6 +17,13 @@ DISABLE_OPTION = click.option(
     metavar="STAGE",
     help="Switch a pipeline stage off (repeatable); see 'phenorules info' for the stages.",
 )
+SET_OPTION = click.option(
+    "--set",
+    "stage_settings",
+    multiple=True,
+    metavar="STAGE.SETTING=VALUE",
+    help="Change a stage's setting (repeatable), e.g. abbreviations.bare_uses=unnamed for clinical notes; VALUE is JSON or else a string (docs/context.md lists the settings).",
+)
 ENABLE_OPTION = click.option(
     "--enable",
     multiple=True,

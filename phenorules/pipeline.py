@@ -9,6 +9,7 @@ component's default config; the knowledge base the stages share is config of eac
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 import spacy
@@ -70,6 +71,7 @@ def stage_plan(
     unknown = (disabled | enabled | set(stage_config or {})) - set(names)
     if unknown:
         raise SettingError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
+    check_settings(stage_config or {})
     if disabled & REQUIRED_STAGES:
         raise SettingError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
     stage_config = stage_config or {}
@@ -101,6 +103,40 @@ def build_pipeline(
 ) -> Language:
     """A ready nlp with the stages :func:`stage_plan` names."""
     return add_stages(blank_english(), stage_plan(disable, stage_config, hpo, enable, kb))
+
+
+def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
+    """Stage settings from ``STAGE.SETTING=VALUE`` strings (``abbreviations.bare_uses=unnamed``):
+    VALUE is read as JSON (``true``, ``3``, ``["a"]``), or else taken as a string."""
+    settings: dict[str, dict] = {}
+    for assignment in assignments:
+        target, equals, value = assignment.partition("=")
+        stage, dot, setting = target.partition(".")
+        if not (equals and dot and stage and setting):
+            raise SettingError(f"--set {assignment!r}: expected STAGE.SETTING=VALUE, such as abbreviations.bare_uses=unnamed")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        settings.setdefault(stage.strip(), {})[setting.strip()] = parsed
+    return settings
+
+
+def check_settings(stage_config: dict[str, dict]) -> None:
+    """Each setting must be one the stage's factory has, of its default's type (a number
+    for a number); the factory checks the values themselves."""
+    for name, factory in STAGES:
+        defaults = Language.get_factory_meta(factory).default_config
+        for setting, value in stage_config.get(name, {}).items():
+            if setting not in defaults or setting == "kb":
+                known = sorted(key for key in defaults if key != "kb")
+                raise SettingError(f"stage {name} has no setting {setting!r}; its settings are {known}")
+            default = defaults[setting]
+            number = (int, float)
+            if default is not None and not (
+                type(value) is type(default) or (isinstance(default, number) and isinstance(value, number) and not isinstance(value, bool))
+            ):
+                raise SettingError(f"{name}.{setting}: expected a {type(default).__name__} like {json.dumps(default)}, got {json.dumps(value)}")
 
 
 def stage_names() -> list[str]:

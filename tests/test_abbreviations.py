@@ -16,7 +16,12 @@ def mentions(nlp, text):
 
 @pytest.fixture(scope="module")
 def every_use_nlp():
-    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"later_uses": True}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "all"}})
+
+
+@pytest.fixture(scope="module")
+def notes_nlp():
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "unnamed"}})
 
 
 def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
@@ -49,11 +54,23 @@ def test_undefined_hpo_abbreviation_needs_the_lexicon(every_use_nlp):
     assert mentions(every_use_nlp, "Two VSDs were closed.") == [("VSDs", 4, "HP:0001629")]
 
 
-def test_a_bare_undefined_abbreviation_counts_only_when_later_uses_are_switched_on(mini_nlp, every_use_nlp):
+def test_a_bare_undefined_abbreviation_counts_only_when_bare_uses_are_switched_on(mini_nlp, every_use_nlp):
     # annotators mark bare short forms in few articles: 0 of 15 undefined uses in 6 articles (docs/context.md)
     text = "Echocardiography showed a VSD; the PDA was closed."
     assert mentions(mini_nlp, text) == []
     assert [m[0] for m in mentions(every_use_nlp, text)] == ["VSD", "PDA"]
+
+
+def test_unnamed_takes_a_bare_undefined_short_form_whose_finding_nothing_else_names(notes_nlp):
+    # clinical notes name a finding by its short form alone ("history of VSD")
+    doc = notes_nlp(make_text_doc(notes_nlp, "History of VSD; the PDA was closed."))
+    assert [(s.text, s._.provenance[-1].rsplit("|", 1)[-1]) for s in doc.spans[PHENOTYPES]] == [("VSD", "bare_uses=unnamed"), ("PDA", "bare_uses=unnamed")]
+    # the finding named in full elsewhere: its bare short form is left out, as with bracketed
+    named = "A ventricular septal defect was seen. The VSD was closed."
+    assert mentions(notes_nlp, named) == [("ventricular septal defect", 2, "HP:0001629")]
+    # a defined short form names its finding through the definition: bare uses stay out
+    defined = "He had intellectual disability (ID). The ID was severe."
+    assert [m[0] for m in mentions(notes_nlp, defined)] == ["intellectual disability", "ID"]
 
 
 def test_defined_ambiguous_abbreviation_takes_the_definition(mini_nlp):
@@ -99,7 +116,7 @@ def test_a_dropped_short_form_is_recorded_with_the_rule_row_that_dropped_it(mini
     gene_row = next(ref for scope, _, ref in guards.rows if scope == "article" and ref.name == "gene")
     number_row = next(ref for scope, _, ref in guards.rows if scope == "use" and ref.name == "<number>")
     assert str(gene_row).startswith("abbreviation_guards.tsv:")
-    assert dropped(mini_nlp, "Echocardiography showed a VSD.") == [("VSD", "abbreviation:later_use:later_uses=false")]
+    assert dropped(mini_nlp, "Echocardiography showed a VSD.") == [("VSD", "abbreviation:bare_use:bare_uses=bracketed")]
     assert dropped(every_use_nlp, "The VSD gene was sequenced; a VSD was seen.") == [("VSD", f"abbreviation:gene_symbol:{gene_row}")] * 2
     assert dropped(every_use_nlp, "A VSD 51104 was seen.") == [("VSD", f"abbreviation:identifier:{number_row}")]
     assert dropped(every_use_nlp, "Iron deficiency (ID) was treated; ID recurred.") == [("ID", "abbreviation:not_a_phenotype:defined:Iron deficiency")] * 2

@@ -59,6 +59,35 @@ def test_an_unknown_stage_is_a_user_error():
     assert_error(run("predict", EXAMPLE, "-o", "-", "--disable", "negatoin"), "unknown stage(s) ['negatoin']")
 
 
+@pytest.mark.parametrize(
+    "assignment, message",
+    [
+        ("abbreviations.later_uses=true", "stage abbreviations has no setting 'later_uses'; its settings are ['bare_uses', 'guards_file', 'lexicon_file']"),
+        ("abbreviations.bare_uses=3", 'abbreviations.bare_uses: expected a str like "bracketed", got 3'),
+        ("negation.window=true", "negation.window: expected a int like 5, got true"),
+        ("bare_uses=all", "--set 'bare_uses=all': expected STAGE.SETTING=VALUE"),
+        ("abbreviatons.bare_uses=all", "unknown stage(s) ['abbreviatons']"),
+    ],
+)
+@pytest.mark.parametrize("command", ["predict", "cv"])
+def test_a_wrong_stage_setting_is_a_user_error(command, assignment, message):
+    assert_error(run(command, EXAMPLE, "--set", assignment), message)
+
+
+def test_a_setting_value_the_stage_refuses_is_a_user_error():
+    message = "abbreviations: bare_uses must be one of ['bracketed', 'unnamed', 'all'], not 'sometimes'"
+    assert_error(run("predict", EXAMPLE, "--set", "abbreviations.bare_uses=sometimes"), message)
+
+
+def test_set_changes_a_stage_setting():
+    text = "History of VSD.\n"
+    plain = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO], input=text)
+    notes = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO, "--set", "abbreviations.bare_uses=unnamed"], input=text)
+    assert plain.exit_code == notes.exit_code == 0, plain.output + notes.output
+    assert json.loads(plain.output) == []
+    assert [(row["text"], row["hpo_id"]) for row in json.loads(notes.output)] == [("VSD", "HP:0001629")]
+
+
 def test_a_value_error_from_a_bug_is_no_user_error(monkeypatch):
     import phenorules.inputs
 

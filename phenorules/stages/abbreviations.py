@@ -8,15 +8,19 @@ mention the match stage found ending the long form, or a lexicon term) is that p
 in the article. Undefined short forms are taken only from ``lexicons/abbreviations.tsv``
 and only when the article does not use them as gene symbols nor define them with another
 long form; a use that reads as an identifier ("ID: 51104") is never taken. The cues are
-``rules/abbreviation_guards.tsv``. A short form counts where it is written in brackets
-(the definition, a re-definition); its bare uses ("the ID was severe", an undefined "VSD")
-only with ``later_uses``, as annotators mark them in few articles (docs/context.md).
+``rules/abbreviation_guards.tsv``. Which uses count is the ``bare_uses`` setting, as
+annotation guidelines differ (docs/context.md): ``bracketed`` (default; articles) takes a
+short form where it is written in brackets (the definition, a re-definition), as article
+annotators mark bare uses ("the ID was severe", an undefined "VSD") in few articles;
+``unnamed`` also takes the bare uses of an undefined short form when no other mention in
+the text names its finding, as annotators of clinical notes mark them ("history of ADHD");
+``all`` takes every use.
 
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
 synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions; one
 it drops is recorded on the Doc (``doc._.dropped``) with why: the guard row
 (``abbreviation:gene_symbol:abbreviation_guards.tsv:6``, ``abbreviation:identifier:...``),
-``abbreviation:later_use:later_uses=false``, a definition that is no phenotype
+``abbreviation:bare_use:bare_uses=bracketed``, a definition that is no phenotype
 (``abbreviation:not_a_phenotype:defined:...``) or ``abbreviation:no_sense``.
 """
 
@@ -32,7 +36,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
-from ..errors import InputError
+from ..errors import InputError, SettingError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
@@ -65,6 +69,7 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
 
 
 _HPO_ID = re.compile(r"HP:\d{7}")
+BARE_USES = ("bracketed", "unnamed", "all")
 GUARD_SCOPES = ("article", "use")
 _BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
 _NUMBER = "<number>"
@@ -95,16 +100,18 @@ def read_guards(path: Path) -> Guards:
 
 @Language.factory(
     "phenorules_abbreviations",
-    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "later_uses": False},
+    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "bare_uses": "bracketed"},
 )
 def make_abbreviations(
-    nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, later_uses: bool
+    nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, bare_uses: str
 ):
+    if bare_uses not in BARE_USES:
+        raise SettingError(f"abbreviations: bare_uses must be one of {list(BARE_USES)}, not {bare_uses!r}")
     known = read_known_abbreviations(
         Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", kb.ontology
     )
     guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
-    return Abbreviations(kb, known, guards, later_uses)
+    return Abbreviations(kb, known, guards, bare_uses)
 
 
 class Abbreviations(RefinesMatches):
@@ -113,31 +120,33 @@ class Abbreviations(RefinesMatches):
         kb: KnowledgeBase,
         known: dict[str, Sense],
         guards: Guards,
-        later_uses: bool,
+        bare_uses: str,
     ):
         self.kb = kb
         self.known = known
         self.guards = guards
         self.gene_cue, self.identifier_cue = guards.gene_cue, guards.identifier_cue
-        self.later_uses = later_uses
+        self.bare_uses = bare_uses
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         spans = list(doc.spans.get(PHENOTYPES, []))
         genes = self.gene_symbols(text)
         senses = self.senses(doc, text, spans, genes)
+        short_forms = [self.dictionary_abbreviation(span.text) for span in spans]
+        named = {hpo_id for span, is_short in zip(spans, short_forms) if not is_short for hpo_id in span._.hpo_ids}
         kept = []
-        for span in spans:
-            if not self.dictionary_abbreviation(span.text):
+        for span, is_short in zip(spans, short_forms):
+            if not is_short:
                 kept.append(span)
                 continue
             short = short_form(span.text, senses)
             sense = senses.get(short)
-            if sense is not None and self.takes(text, span.start_char, span.end_char, sense):
-                kept.append(self.relabel(span, sense))
+            if sense is not None and self.takes(text, span.start_char, span.end_char, sense, named):
+                kept.append(self.relabel(span, sense, text, span.start_char))
             else:
                 drop(span, self.left_out(text, span, sense, genes.get(short)))
-        doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses), key=lambda s: (s.start_char, s.end_char))
+        doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses, named), key=lambda s: (s.start_char, s.end_char))
         return doc
 
     def senses(self, doc: Doc, text: str, spans: list[Span], genes: dict[str, RuleRef]) -> dict[str, Sense]:
@@ -169,11 +178,16 @@ class Abbreviations(RefinesMatches):
             senses[short.text] = Sense(hpo_ids, f"abbreviation:defined:{long_form.text}", short.start_char)
         return senses
 
-    def takes(self, text: str, start: int, end: int, sense: Sense) -> bool:
-        """Whether the use text[start:end] of a short form is the phenotype ``sense``."""
+    def takes(self, text: str, start: int, end: int, sense: Sense, named: set[str]) -> bool:
+        """Whether the use text[start:end] of a short form is the phenotype ``sense``;
+        ``named``: the ids the text's other mentions name."""
         if sense.hpo_ids is None or self.identifier_cue.match(text, end):
             return False
-        return self.later_uses or text[start - 1 : start] == "("
+        return bracketed_use(text, start) or self.bare_uses == "all" or self.unnamed_use(sense, named)
+
+    def unnamed_use(self, sense: Sense, named: set[str]) -> bool:
+        """An undefined short form whose finding no other mention names, with ``unnamed``."""
+        return self.bare_uses == "unnamed" and sense.defined_at is None and not named.intersection(sense.hpo_ids)
 
     def left_out(self, text: str, span: Span, sense: Sense | None, gene_row: RuleRef | None) -> str:
         """Why :meth:`takes` (or the lack of a sense) left the dictionary's short form out."""
@@ -184,7 +198,7 @@ class Abbreviations(RefinesMatches):
         identifier_row = self.guards.row("use", text, span.end_char)
         if identifier_row is not None:
             return f"abbreviation:identifier:{identifier_row}"
-        return "abbreviation:later_use:later_uses=false"
+        return f"abbreviation:bare_use:bare_uses={self.bare_uses}"
 
     def dictionary_abbreviation(self, surface: str) -> bool:
         """Whether the dictionary matched ``surface`` through a case-sensitive abbreviation
@@ -202,14 +216,18 @@ class Abbreviations(RefinesMatches):
                 genes[found.group(1)] = self.guards.row("article", text, found.end())
         return genes
 
-    def relabel(self, span: Span, sense: Sense) -> Span:
+    def relabel(self, span: Span, sense: Sense, text: str, start: int) -> Span:
         if span._.hpo_ids != sense.hpo_ids:
             span._.hpo_ids = sense.hpo_ids
             span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
-        span._.provenance = [*(span._.provenance or []), sense.rule]
+        span._.provenance = [*(span._.provenance or []), self.use_rule(sense, text, start)]
         return span
 
-    def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense]) -> list[Span]:
+    def use_rule(self, sense: Sense, text: str, start: int) -> str:
+        """The sense's rule, and for a bare use the setting that took it."""
+        return sense.rule if bracketed_use(text, start) else f"{sense.rule}|bare_uses={self.bare_uses}"
+
+    def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense], named: set[str]) -> list[Span]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
         phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
         taken = sorted((s.start_char, s.end_char) for s in spans)
@@ -218,16 +236,21 @@ class Abbreviations(RefinesMatches):
             if any(a < found.end() and found.start() < b for a, b in taken):
                 continue
             sense = senses[found.group(1)]
-            if not self.takes(text, found.start(), found.end(), sense):
+            if not self.takes(text, found.start(), found.end(), sense, named):
                 continue
             span = doc.char_span(found.start(), found.end(), label=PHENOTYPE_LABEL)
             if span is None:
                 continue
             span._.hpo_ids = sense.hpo_ids
             span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
-            span._.provenance = [sense.rule]
+            span._.provenance = [self.use_rule(sense, text, found.start())]
             out.append(span)
         return out
+
+
+def bracketed_use(text: str, start: int) -> bool:
+    """Whether the short form at ``start`` is written in brackets: '(SNHL)'."""
+    return text[start - 1 : start] == "("
 
 
 def bracketed(doc: Doc, text: str) -> list[tuple[int, int, int]]:
