@@ -30,6 +30,12 @@ def test_a_listed_finding_stays_in_scope(mini_nlp):
     assert negated(mini_nlp, "He had no hypotonia, seizures, or ataxia.") == {"hypotonia": True, "seizures": True, "ataxia": True}
 
 
+def test_a_cue_that_is_words_of_a_finding_negates_nothing(mini_nlp):
+    # "absence of" names the finding Absent speech; it does not negate the list after it
+    assert negated(mini_nlp, "She had absence of speech, ataxia and hypotonia.") == {"absence of speech": False, "ataxia": False, "hypotonia": False}
+    assert negated(mini_nlp, "She had absence of seizures and ataxia.") == {"seizures": True, "ataxia": True}
+
+
 def test_pseudo_negations_do_not_negate(mini_nlp):
     assert negated(mini_nlp, "He had no further seizures.") == {"seizures": False}
     assert negated(mini_nlp, "The presence or absence of cleft palate varies.") == {"cleft palate": False}

@@ -17,6 +17,8 @@ the sentence up to a termination. Changes on top:
   "the proband", "here"); the other negated findings there are about other patients and
   the literature, which annotators mark as present about as often as negated
   (docs/context.md);
+* cues inside findings: a cue that is words of a phenotype mention ("[absence of speech],
+  ataxia and hypotonia": Absent speech) names that finding and negates nothing;
 * cue matching (``CueMatcher``): a cue's words may stand apart by runs of spaces
   ("negative   for" in line-wrapped clinical notes), and a pseudo-negation cancels every
   cue that overlaps it ("was not only", "but not always");
@@ -240,8 +242,8 @@ class WindowedNegex(Negex):
             return
         words, words_after = self._words, self._words_after
         doc = span.doc
-        before = [m for m in sub_preceding if m[2] <= span.start]
-        after = [m for m in sub_following if m[1] >= span.end]
+        before = [m for m in sub_preceding if m[2] <= span.start and not self.in_mention(m)]
+        after = [m for m in sub_following if m[1] >= span.end and not self.in_mention(m)]
         preceding = [m for m in before if words[span.start] - words[m[2]] <= self.reach(doc, m)]
         following = [m for m in after if words_after[m[1]] - words_after[span.end] <= self.window]
         section = self._skipped.get(id(span))
@@ -257,6 +259,13 @@ class WindowedNegex(Negex):
             cut_before, cut_after = [m for m in before if m not in preceding], [m for m in after if m not in following]
             if cut_before or cut_after:
                 self.record(span, self.beyond_reach(doc, cut_before, cut_after))
+
+    def in_mention(self, cue) -> bool:
+        """Whether the cue is words of a phenotype mention ("[absence of speech], ataxia"):
+        the finding's own words, not a negation of the findings around it."""
+        _, start, end = cue
+        i = bisect_left(self._starts, start + 1) - 1  # the last mention starting at or before the cue
+        return any(span.start <= start and end <= span.end for span in self._spans[max(0, i - 3) : i + 1])
 
     @staticmethod
     def record(span: Span, entry: str) -> None:
