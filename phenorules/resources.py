@@ -37,6 +37,7 @@ from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution, read_substitutions
+from .lexicon.tsv import RuleRef
 from .matcher import PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
@@ -223,6 +224,9 @@ def _word_sets_state(index: WordSetIndex) -> dict:
         "rule_sets": list(index.rules),
         "rules": list(index.rules.values()),
         "suffix_words": sorted(index.suffix_words),
+        "quantity_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(index.quantity_words.items())],
+        "change_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(index.change_words.items())],
+        "quantity_sets": sorted(index.quantity_sets),
     }
 
 
@@ -236,6 +240,9 @@ def _word_sets_from_state(state: dict) -> WordSetIndex:
         state["max_words"],
         dict(zip(map(tuple, state["rule_sets"]), state["rules"])),
         frozenset(state["suffix_words"]),
+        {word: RuleRef(file, line, name) for word, file, line, name in state["quantity_words"]},
+        {word: RuleRef(file, line, name) for word, file, line, name in state["change_words"]},
+        frozenset(map(tuple, state["quantity_sets"])),
     )
 
 

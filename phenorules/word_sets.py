@@ -11,6 +11,13 @@ same word" the variant generator uses: singular, then the head of its word famil
 "both": ``lexicons/function_words.tsv``) are skipped on both sides. A run stops at
 punctuation other than a hyphen or an apostrophe, at a conjunction, and at the first word
 no term uses, so it never leaves its phrase.
+
+Laboratory findings are named with specimen and quantity words that writers drop or
+change: HPO's "Elevated circulating creatine concentration" is written "elevated levels of
+creatine", "Low T cell count" "low T-cells". A set that holds a word of a change family
+("increased", "decreased", "abnormal": kind ``change``) also stands without its quantity
+words ("serum", "level", "count": kind ``quantity``), on both sides, when two words or more
+are left; such a set never takes the place of a set a key has as it is.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
-from .lexicon.tsv import RuleRef, read_grouped
+from .lexicon.tsv import RuleRef, read_grouped_rules
 from .matcher import Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
@@ -66,6 +73,9 @@ class WordSetIndex:
     max_words: int
     rules: dict[tuple[str, ...], str] = field(default_factory=dict)  # word set made by a substitution -> its rule
     suffix_words: frozenset[str] = frozenset()  # skipped when bound to the word before ('bird-like', "cupid's")
+    quantity_words: dict[str, RuleRef] = field(default_factory=dict)  # base word -> its row; left out beside a change word
+    change_words: dict[str, RuleRef] = field(default_factory=dict)  # base word -> its row; lets the quantity words go
+    quantity_sets: frozenset[tuple[str, ...]] = frozenset()  # indexed sets that only keys without their quantity words have
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -78,23 +88,37 @@ class WordSetIndex:
         max_words: int = 6,
     ) -> "WordSetIndex":
         """Index every key of two to ``max_words`` content words (not made by a phrase
-        rewrite); on a shared word set the key whose best entry ranks first wins. Without
-        a ``morphology``, the one of ``lexicon_dir`` over the words of the lexicon's keys."""
+        rewrite); on a shared word set the key whose best entry ranks first wins. A key with
+        a change word is also indexed without its quantity words (:meth:`without_quantities`)
+        where no key has that set as it is. Without a ``morphology``, the one of
+        ``lexicon_dir`` over the words of the lexicon's keys."""
         lexicon_dir = Path(lexicon_dir)
         if morphology is None:
             morphology = Morphology.from_dir(lexicon_dir, {word for key in lexicon.entries for word in key.split()})
-        function_words, stop_words, suffix_words = read_function_words(lexicon_dir / FUNCTION_WORDS)
-        index = cls({}, {}, function_words, stop_words, morphology, max_words, suffix_words=suffix_words)
+        kinds = read_function_words(lexicon_dir / FUNCTION_WORDS)
+        index = cls({}, {}, kinds.skip, kinds.stop, morphology, max_words, suffix_words=kinds.suffix)
+        index.quantity_words = {morphology.base(ref.name): ref for ref in reversed(kinds.quantity)}  # the first row of a base word
+        index.change_words = {morphology.base(ref.name): ref for ref in reversed(kinds.change)}
         best: dict[tuple[str, ...], tuple] = {}
+        fewer: dict[tuple[str, ...], tuple] = {}  # the sets of keys without their quantity words
+
+        def hold(held: dict[tuple[str, ...], tuple], words: list[str], rank: tuple) -> None:
+            word_set = tuple(sorted(words))
+            if 2 <= len(word_set) <= max_words and (word_set not in held or rank < held[word_set]):
+                held[word_set] = rank
+
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
             words = index.content_words(key)
-            if not ranked or not 2 <= len(words) <= max_words or stop_words.intersection(words):
+            if not ranked or kinds.stop.intersection(words):
                 continue
-            word_set = tuple(sorted(words))
             rank = (ranked[0], key)
-            if word_set not in best or rank < best[word_set]:
-                best[word_set] = rank
+            hold(best, words, rank)
+            kept = index.without_quantities(words)
+            if len(kept) < len(words):
+                hold(fewer, kept, rank)
+        index.quantity_sets = frozenset(word_set for word_set in fewer if word_set not in best)
+        best.update((word_set, fewer[word_set]) for word_set in index.quantity_sets)
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
         index.partners = partner_words(index.rows)
         return index
@@ -118,6 +142,24 @@ class WordSetIndex:
             for i, word in enumerate(_WORD.findall(phrase))
             if word not in self.function_words and not (i and word in self.suffix_words)
         ]
+
+    def without_quantities(self, words: list[str]) -> list[str]:
+        """Base words less the quantity words if they hold a change word (['elevate',
+        'circulating', 'creatine', 'concentration'] -> ['elevate', 'creatine']), else ``words``."""
+        if self.change_words.keys().isdisjoint(words):
+            return words
+        return [word for word in words if word not in self.quantity_words]
+
+    def quantity_rows(self, run: str, term: str) -> tuple[RuleRef, ...]:
+        """The ``function_words.tsv`` rows that let a run stand for the term name ``term``:
+        the rows of the quantity words one of them holds and the other does not, and of the
+        change words of the run; none when no quantity word was left out."""
+        own = {self.base_word(word) for word in self._content_surfaces(normalize_text(term))}
+        written = {self.base_word(word) for word in self._content_surfaces(normalize_text(run))}
+        left_out = [self.quantity_words[word] for word in own ^ written if word in self.quantity_words]
+        if not left_out:
+            return ()
+        return tuple(sorted(left_out + [self.change_words[word] for word in written if word in self.change_words]))
 
     def family_rows(self, run: str, term: str) -> tuple[RuleRef, ...]:
         """The word-family rows (:meth:`Morphology.links`) that make a run's words the
@@ -166,28 +208,39 @@ class WordSetIndex:
         :meth:`words` of ``text``, if already read."""
         surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
         partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
-        # A run starts where two kept words in one phrase share an indexed set.
+        quantities, changes = self.quantity_words, self.change_words
+        # A run starts where two kept words in one phrase share an indexed set, or where the
+        # second is a quantity word ("elevated levels of creatine").
         firsts = [
             k
             for k, (i, j) in enumerate(zip(kept, kept[1:]))
-            if breaks[i] == breaks[j] and words[i] and words[j] in partners.get(words[i], ())
+            if breaks[i] == breaks[j] and (words[j] in partners.get(words[i], ()) or (words[j] in quantities and words[i] in partners))
         ]
         out = []
         for k in firsts:
             first = kept[k]
             phrase = breaks[first]
-            content = [words[first]]
+            content, measured = [words[first]], []  # the first word is kept as it is
             # The words every word so far shares a set with, as the partner sets of the
             # words so far: testing a word against each is cheaper than intersecting them.
             shared = [partners[words[first]]]
             for last in kept[k + 1 : k + max_words]:
                 word = words[last]
-                if breaks[last] != phrase or not all(word in others for others in shared):
+                if breaks[last] != phrase:
                     break
-                content.append(word)
-                shared.append(partners[word])
-                word_set = tuple(sorted(content))
+                if word in quantities:
+                    # It may be left out, so the other words need not share a set with it.
+                    measured.append(word)
+                elif all(word in others for others in shared):
+                    content.append(word)
+                    shared.append(partners[word])
+                else:
+                    break
+                word_set = tuple(sorted(content + measured)) if measured else tuple(sorted(content))
                 row = rows.get(word_set)
+                if row is None and measured and len(content) > 1 and not changes.keys().isdisjoint(content):
+                    word_set = tuple(sorted(content))
+                    row = rows.get(word_set)
                 if row is not None:
                     starts = starts or word_offsets(surfaces, gaps)
                     start, end = starts[first], starts[last] + len(surfaces[last])
@@ -203,9 +256,10 @@ class WordSetIndex:
         """Runs whose content words are an indexed set but for one word inside the run:
         "thinning of the entire retina" (Retinal thinning), "widely spaced lower teeth". As
         in FastHPOCR's runs of known words, the skipped word is a word of an indexed set;
-        the run still starts and ends with words of the set, and never crosses a break."""
+        the run still starts and ends with words of the set, and never crosses a break. A
+        set made by a substitution or left without its quantity words is not one of them."""
         surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
-        partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words
+        partners, rows, rules, max_words, quantity_sets = self.partners, self.rows, self.rules, self.max_words, self.quantity_sets
         # A run goes on past its first word only if the next kept word is in its phrase and
         # in some indexed set (shared with the first word or skipped).
         firsts = [
@@ -236,7 +290,7 @@ class WordSetIndex:
                         starts = starts or word_offsets(surfaces, gaps)
                         start, end = starts[first], starts[last] + len(surfaces[last])
                         entry = best_entry(matcher.entries(row)[1], text[start:end])
-                        if entry is not None and not rules.get(word_set):
+                        if entry is not None and not rules.get(word_set) and word_set not in quantity_sets:
                             out.append(Match(start, end, entry))
         return out
 
@@ -292,8 +346,18 @@ def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
     return ends[0::2]
 
 
-def read_function_words(path: Path) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(words skipped, words that end a run, words skipped when bound to the word before)
-    from the function-word file."""
-    kinds = read_grouped(path, ("skip", "stop", "suffix"), "kind", group_column=1)
-    return frozenset(kinds["skip"]), frozenset(kinds["stop"]), frozenset(kinds["suffix"])
+class FunctionWords(NamedTuple):
+    """The words of the function-word file, by kind."""
+
+    skip: frozenset[str]  # left out
+    stop: frozenset[str]  # end a run
+    suffix: frozenset[str]  # left out when bound to the word before
+    quantity: tuple[RuleRef, ...]  # left out beside a change word
+    change: tuple[RuleRef, ...]  # let the quantity words go
+
+
+def read_function_words(path: Path) -> FunctionWords:
+    """The words of each kind of the function-word file."""
+    kinds = read_grouped_rules(path, ("skip", "stop", "suffix", "quantity", "change"), "kind", group_column=1)
+    skip, stop, suffix = (frozenset(ref.name for ref in kinds[kind]) for kind in ("skip", "stop", "suffix"))
+    return FunctionWords(skip, stop, suffix, tuple(kinds["quantity"]), tuple(kinds["change"]))

@@ -177,3 +177,90 @@ def test_the_stage_writes_the_word_family_rows_after_word_order():
     (span,) = doc.spans[PHENOTYPES]
     rows = nlp.get_pipe("word_order").kb.word_sets.family_rows("delayed development", "developmental delay")
     assert rows and span._.provenance == ["name", "word_order", *(f"word_family:{ref}" for ref in rows)]
+
+
+CREATINE = ("elevated circulating creatine concentration", "HP:0034291", "")
+T_CELLS = ("low t cell count", "HP:0005403", "")
+
+
+def test_quantity_words_are_left_out_beside_a_change_word_on_both_sides():
+    assert found([CREATINE], "elevated levels of creatine") == [("elevated levels of creatine", "HP:0034291")]
+    assert found([CREATINE], "creatine was elevated") == []  # 'was' ends the run
+    assert found([CREATINE], "creatine elevated") == [("creatine elevated", "HP:0034291")]
+    assert found([T_CELLS], "low T-cells") == [("low T-cells", "HP:0005403")]
+    assert found([("elevated serum ast", "HP:0031956", "")], "Elevated AST") == [("Elevated AST", "HP:0031956")]
+    # the key's own set still matches ('blood' is no quantity word: "blood cell", "blood pressure")
+    assert found([("decreased blood leukocyte number", "HP:0001882", "")], "decreased blood leukocyte number") == [
+        ("decreased blood leukocyte", "HP:0001882"),
+        ("decreased blood leukocyte number", "HP:0001882"),
+    ]
+    assert found([("low t cells", "HP:0005403", "")], "low T cell counts") == [("low T cell", "HP:0005403"), ("low T cell counts", "HP:0005403")]
+
+
+def test_quantity_words_stay_without_a_change_word():
+    assert found([("t cell count", "HP:0000001", "")], "T-cells") == []
+    assert found([("t cell", "HP:0000001", "")], "T cell count") == [("T cell", "HP:0000001")]  # 'count' is not left out
+
+
+def test_a_key_keeps_two_words_or_more():
+    assert found([("elevated serum concentration", "HP:0000001", "")], "elevated serum") == []
+    assert found([("elevated serum concentration", "HP:0000001", "")], "elevated serum concentration") == [("elevated serum concentration", "HP:0000001")]
+
+
+def test_a_set_left_without_its_quantity_words_never_takes_a_key_s_own_set():
+    counted = ("decreased b cell count", "HP:0000001", "")  # ranks first: without the guard it would take the set
+    own = ("decreased b cells", "HP:0000009", "")
+    assert found([counted, own], "decreased B cells") == [("decreased B cells", "HP:0000009")]
+    assert found([counted], "decreased B cells") == [("decreased B cells", "HP:0000001")]
+    assert found([counted, own], "decreased B cell count") == [("decreased B cell", "HP:0000009"), ("decreased B cell count", "HP:0000001")]
+
+
+def test_a_run_does_not_start_with_a_quantity_word_it_leaves_out():
+    assert found([CREATINE], "serum creatine elevated") == [("creatine elevated", "HP:0034291")]
+    # a run that keeps it as the key's word starts there
+    assert found([("elevated serum ast", "HP:0031956", "")], "serum AST elevated") == [("serum AST elevated", "HP:0031956"), ("AST elevated", "HP:0031956")]
+
+
+def test_a_skipped_word_never_joins_a_set_left_without_its_quantity_words():
+    urinary = ("urinary retention", "HP:0000016", "")  # makes 'urinary' a word of an indexed set
+    assert found_skipping_one([CREATINE, urinary], "elevated urinary creatine") == []
+    assert found_skipping_one([("elevated creatine", "HP:0034291", ""), urinary], "elevated urinary creatine") == [
+        ("elevated urinary creatine", "HP:0034291")
+    ]
+
+
+def test_a_run_names_the_function_word_rows_of_the_quantity_words_it_left_out(tmp_path):
+    (tmp_path / "irregular_plurals.tsv").write_text("")
+    (tmp_path / "derivations.tsv").write_text("# ending\tending\n")
+    (tmp_path / "noun_adjective.tsv").write_text("")
+    (tmp_path / "word_clusters.tsv").write_text("# words\nincreased\televated\n")
+    (tmp_path / "function_words.tsv").write_text("of\tskip\nlevel\tquantity\nserum\tquantity\nincreased\tchange\n")
+    lexicon = Lexicon()
+    lexicon.add("elevated serum creatine", Entry(2, ("HP:0000001",), "Elevated serum creatine", "name"))
+    lexicon.finalize()
+    index = WordSetIndex.build(lexicon, PhraseMatcher(lexicon), tmp_path)
+    rows = ["function_words.tsv:2", "function_words.tsv:3", "function_words.tsv:4"]
+    assert [str(ref) for ref in index.quantity_rows("increased levels of creatine", "Elevated serum creatine")] == rows
+    assert index.quantity_rows("creatine in serum elevated", "Elevated serum creatine") == ()  # nothing left out
+
+
+def test_the_stage_writes_the_quantity_rows_after_word_order():
+    nlp = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}), [CREATINE])
+    doc = nlp(make_text_doc(nlp, "She had elevated levels of creatine."))
+    (span,) = doc.spans[PHENOTYPES]
+    rows = nlp.get_pipe("word_order").kb.word_sets.quantity_rows("elevated levels of creatine", "elevated circulating creatine concentration")
+    assert span.text == "elevated levels of creatine"
+    assert [ref.name for ref in rows] == ["level", "concentration", "circulating", "increased"]
+    assert span._.provenance == ["name", "word_order", *(f"quantity:{ref}" for ref in rows)]
+
+
+def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
+    from phenorules.resources import read_cache_file, resources_from_cache, resources_sections, write_cache_file
+
+    compiled = compile_terms([CREATINE, T_CELLS])
+    write_cache_file(tmp_path / "kb.cache", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)))
+    cached = resources_from_cache(read_cache_file(tmp_path / "kb.cache")).word_sets
+    built = compiled.word_sets
+    assert built.quantity_sets == {("creatine", "elevated"), ("cell", "decreased", "t")}
+    assert (cached.quantity_words, cached.change_words, cached.quantity_sets) == (built.quantity_words, built.change_words, built.quantity_sets)
+    assert cached.find("elevated levels of creatine", compiled.matcher) == built.find("elevated levels of creatine", compiled.matcher)

@@ -7,7 +7,11 @@ words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), lon
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
 and never one it would cut or one that covers it; each span's provenance ends in
 ``word_order``, then the word-family rows that made a word of the run the term's
-(``word_family:word_clusters.tsv:12``, :meth:`~phenorules.word_sets.WordSetIndex.family_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
+(``word_family:word_clusters.tsv:12``, :meth:`~phenorules.word_sets.WordSetIndex.family_rows`), then,
+when a specimen or quantity word was left out ("elevated levels of creatine" for Elevated
+circulating creatine concentration), the ``function_words.tsv`` rows of the words left out
+and of the change word (``quantity:function_words.tsv:35``,
+:meth:`~phenorules.word_sets.WordSetIndex.quantity_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
 one word of another term inside it ("thinning of the entire retina") is added where no
 mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
 """
@@ -26,6 +30,7 @@ from .match import RefinesMatches, align, annotate
 RULE = "word_order"
 SKIP_RULE = "word_order:skip_one_word"
 FAMILY_RULE = "word_family"
+QUANTITY_RULE = "quantity"
 
 
 @Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True})
@@ -61,5 +66,7 @@ class WordOrder(RefinesMatches):
         return doc
 
     def families(self, text: str, match: Match) -> list[str]:
-        """The provenance entries of the word-family rows the match used."""
-        return [f"{FAMILY_RULE}:{ref}" for ref in self.kb.word_sets.family_rows(text[match.start : match.end], match.entry.surface)]
+        """The provenance entries of the word-family rows and the quantity rows the match used."""
+        run, term, word_sets = text[match.start : match.end], match.entry.surface, self.kb.word_sets
+        families = [f"{FAMILY_RULE}:{ref}" for ref in word_sets.family_rows(run, term)]
+        return families + [f"{QUANTITY_RULE}:{ref}" for ref in word_sets.quantity_rows(run, term)]
