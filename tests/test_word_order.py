@@ -154,17 +154,24 @@ def test_stage_adds_a_run_with_a_skipped_word_only_where_no_mention_lies():
     assert mentions(off, "He had widely spaced lower teeth.") == []
 
 
-def test_a_run_names_the_word_family_rows_that_made_its_words_the_term_s(tmp_path):
-    (tmp_path / "irregular_plurals.tsv").write_text("")
-    (tmp_path / "derivations.tsv").write_text("# ending\tending\nal\t\n")
-    (tmp_path / "noun_adjective.tsv").write_text("# noun\tadjective\nhypoplasia\thypoplastic\n")
-    (tmp_path / "word_clusters.tsv").write_text("# words\nbroad\twide\n")
-    (tmp_path / "function_words.tsv").write_text("of\tskip\nthe\tskip\n")
+def index_of(lexicon_dir, names, derivations="", noun_adjective="", word_clusters="", function_words=""):
+    """A word-set index over ``names`` (each HP:0000001) with these morphology and function-word files."""
+    files = {"irregular_plurals.tsv": "", "derivations.tsv": derivations, "noun_adjective.tsv": noun_adjective,
+             "word_clusters.tsv": word_clusters, "function_words.tsv": function_words}
+    for name, text in files.items():
+        (lexicon_dir / name).write_text(text)
     lexicon = Lexicon()
-    for key in ("hypoplastic mandible", "developmental delay", "wide mouth"):
-        lexicon.add(key, Entry(2, ("HP:0000001",), key, "name"))
+    for name in names:
+        lexicon.add(name.lower(), Entry(2, ("HP:0000001",), name, "name"))
     lexicon.finalize()
-    index = WordSetIndex.build(lexicon, PhraseMatcher(lexicon), tmp_path)
+    return WordSetIndex.build(lexicon, PhraseMatcher(lexicon), lexicon_dir)
+
+
+def test_a_run_names_the_word_family_rows_that_made_its_words_the_term_s(tmp_path):
+    index = index_of(
+        tmp_path, ("hypoplastic mandible", "developmental delay", "wide mouth"), derivations="# ending\tending\nal\t\n",
+        noun_adjective="# noun\tadjective\nhypoplasia\thypoplastic\n", word_clusters="# words\nbroad\twide\n", function_words="of\tskip\nthe\tskip\n",
+    )
     assert [str(ref) for ref in index.family_rows("hypoplasia of the mandibles", "hypoplastic mandible")] == ["noun_adjective.tsv:2"]
     assert [str(ref) for ref in index.family_rows("delay of development", "developmental delay")] == ["derivations.tsv:2"]
     assert [str(ref) for ref in index.family_rows("broad mouth", "Wide mouth")] == ["word_clusters.tsv:2"]
@@ -230,15 +237,10 @@ def test_a_skipped_word_never_joins_a_set_left_without_its_quantity_words():
 
 
 def test_a_run_names_the_function_word_rows_of_the_quantity_words_it_left_out(tmp_path):
-    (tmp_path / "irregular_plurals.tsv").write_text("")
-    (tmp_path / "derivations.tsv").write_text("# ending\tending\n")
-    (tmp_path / "noun_adjective.tsv").write_text("")
-    (tmp_path / "word_clusters.tsv").write_text("# words\nincreased\televated\n")
-    (tmp_path / "function_words.tsv").write_text("of\tskip\nlevel\tquantity\nserum\tquantity\nincreased\tchange\n")
-    lexicon = Lexicon()
-    lexicon.add("elevated serum creatine", Entry(2, ("HP:0000001",), "Elevated serum creatine", "name"))
-    lexicon.finalize()
-    index = WordSetIndex.build(lexicon, PhraseMatcher(lexicon), tmp_path)
+    index = index_of(
+        tmp_path, ("Elevated serum creatine",), word_clusters="# words\nincreased\televated\n",
+        function_words="of\tskip\nlevel\tquantity\nserum\tquantity\nincreased\tchange\n",
+    )
     rows = ["function_words.tsv:2", "function_words.tsv:3", "function_words.tsv:4"]
     assert [str(ref) for ref in index.quantity_rows("increased levels of creatine", "Elevated serum creatine")] == rows
     assert index.quantity_rows("creatine in serum elevated", "Elevated serum creatine") == ()  # nothing left out
