@@ -125,6 +125,7 @@ def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
 def check_settings(stage_config: dict[str, dict]) -> None:
     """Each setting must be one the stage's factory has, of its default's type (a number
     for a number); the factory checks the values themselves."""
+    number = (int, float)
     for name, factory in STAGES:
         defaults = Language.get_factory_meta(factory).default_config
         for setting, value in stage_config.get(name, {}).items():
@@ -132,7 +133,6 @@ def check_settings(stage_config: dict[str, dict]) -> None:
                 known = sorted(key for key in defaults if key != "kb")
                 raise SettingError(f"stage {name} has no setting {setting!r}; its settings are {known}")
             default = defaults[setting]
-            number = (int, float)
             if default is not None and not (
                 type(value) is type(default) or (isinstance(default, number) and isinstance(value, number) and not isinstance(value, bool))
             ):

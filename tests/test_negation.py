@@ -34,6 +34,8 @@ def test_a_cue_that_is_words_of_a_finding_negates_nothing(mini_nlp):
     # "absence of" names the finding Absent speech; it does not negate the list after it
     assert negated(mini_nlp, "She had absence of speech, ataxia and hypotonia.") == {"absence of speech": False, "ataxia": False, "hypotonia": False}
     assert negated(mini_nlp, "She had absence of seizures and ataxia.") == {"seizures": True, "ataxia": True}
+    doc = mini_nlp(make_text_doc(mini_nlp, "She had absence of speech, ataxia and hypotonia."))
+    assert [span._.provenance[-1] for span in doc.spans[PHENOTYPES]][1:] == ["negex:in_mention:absence of"] * 2
 
 
 def test_pseudo_negations_do_not_negate(mini_nlp):

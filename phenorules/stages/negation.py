@@ -18,7 +18,8 @@ the sentence up to a termination. Changes on top:
   the literature, which annotators mark as present about as often as negated
   (docs/context.md);
 * cues inside findings: a cue that is words of a phenotype mention ("[absence of speech],
-  ataxia and hypotonia": Absent speech) names that finding and negates nothing;
+  ataxia and hypotonia": Absent speech) names that finding and negates nothing; a mention
+  it would have negated records it (``negex:in_mention:absence of``);
 * cue matching (``CueMatcher``): a cue's words may stand apart by runs of spaces
   ("negative   for" in line-wrapped clinical notes), and a pseudo-negation cancels every
   cue that overlaps it ("was not only", "but not always");
@@ -242,10 +243,14 @@ class WindowedNegex(Negex):
             return
         words, words_after = self._words, self._words_after
         doc = span.doc
-        before = [m for m in sub_preceding if m[2] <= span.start and not self.in_mention(m)]
-        after = [m for m in sub_following if m[1] >= span.end and not self.in_mention(m)]
+        before = [m for m in sub_preceding if m[2] <= span.start]
+        after = [m for m in sub_following if m[1] >= span.end]
         preceding = [m for m in before if words[span.start] - words[m[2]] <= self.reach(doc, m)]
         following = [m for m in after if words_after[m[1]] - words_after[span.end] <= self.window]
+        finding_words = [m for m in preceding + following if self.in_mention(m)]
+        if finding_words:  # not negated by them; recorded if it stays affirmed
+            before, after = [m for m in before if m not in finding_words], [m for m in after if m not in finding_words]
+            preceding, following = [m for m in preceding if m not in finding_words], [m for m in following if m not in finding_words]
         section = self._skipped.get(id(span))
         if section is not None:  # not negated here; recorded if a cue would have
             if preceding or following:
@@ -259,13 +264,17 @@ class WindowedNegex(Negex):
             cut_before, cut_after = [m for m in before if m not in preceding], [m for m in after if m not in following]
             if cut_before or cut_after:
                 self.record(span, self.beyond_reach(doc, cut_before, cut_after))
+            elif finding_words:
+                _, start, end = finding_words[0]
+                self.record(span, f"negex:in_mention:{cue_text(doc, start, end)}")
 
     def in_mention(self, cue) -> bool:
         """Whether the cue is words of a phenotype mention ("[absence of speech], ataxia"):
         the finding's own words, not a negation of the findings around it."""
         _, start, end = cue
-        i = bisect_left(self._starts, start + 1) - 1  # the last mention starting at or before the cue
-        return any(span.start <= start and end <= span.end for span in self._spans[max(0, i - 3) : i + 1])
+        last = bisect_left(self._starts, start + 1)  # the mentions before it start at or before the cue
+        # The one holding the cue starts last of them, or a few before with nested mentions.
+        return any(span.start <= start and end <= span.end for span in self._spans[max(0, last - 4) : last])
 
     @staticmethod
     def record(span: Span, entry: str) -> None:
