@@ -39,6 +39,17 @@ def test_predict_on_a_scheduler_writes_the_serial_bytes(cluster, corpus, tmp_pat
     assert len(serial.read_bytes().splitlines()) == 15
 
 
+def test_stage_settings_reach_the_workers(cluster, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("History of VSD.\n", encoding="utf-8")
+    serial, clustered = tmp_path / "serial.jsonl", tmp_path / "cluster.jsonl"
+    setting = ("--set", "abbreviations.bare_uses=unnamed")
+    predict(notes, "-o", serial, *setting)
+    predict(notes, "-o", clustered, "--scheduler", cluster.scheduler_address, *setting)
+    assert clustered.read_bytes() == serial.read_bytes()
+    assert b'"text": "VSD"' in serial.read_bytes()
+
+
 def test_predict_bag_maps_partitions_to_the_serial_lines(cluster, corpus, tmp_path):
     from phenorules.distributed import predict_bag
 
