@@ -63,10 +63,10 @@ def main() -> None:
     remove_temporaries_on_signals()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_settings: tuple[str, ...] = ()):
-    from .pipeline import build_pipeline, parse_settings
+def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_config: dict[str, dict] | None = None):
+    from .pipeline import build_pipeline
 
-    return build_pipeline(disable=disable, stage_config=parse_settings(stage_settings), hpo=hpo, enable=enable)
+    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable)
 
 
 OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
@@ -130,7 +130,7 @@ def predict(
             output_path,
             explain_path,
             input_format,
-            build=lambda: _pipeline(hpo, disable, enable, stage_settings),
+            build=lambda: _pipeline(hpo, disable, enable, stage_config),
             jobs=jobs,
             scheduler=scheduler,
             resume=resume,
@@ -142,10 +142,10 @@ def predict(
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_settings, quiet)
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_settings, quiet) -> None:
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .inputs import read_input
     from .progress import progress
@@ -160,7 +160,7 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
         check_directory(phenopackets_dir)
     articles = read_input(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
-    nlp = _pipeline(hpo, disable, enable, stage_settings)
+    nlp = _pipeline(hpo, disable, enable, stage_config)
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
     records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
@@ -300,6 +300,7 @@ def annotate(
     from .inputs import read_input
     from .progress import progress
     from .document import annotate_articles
+    from .pipeline import parse_settings
     from .tasks.patientphex.predict import mention_rows
     from .view import render_page
 
@@ -307,7 +308,7 @@ def annotate(
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable, enable, stage_settings)
+    nlp = _pipeline(hpo, disable, enable, parse_settings(stage_settings))
     docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
     if html_path:
         write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
@@ -487,6 +488,9 @@ def serve(
         from .serve.engine import Engine
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
+    from .pipeline import parse_settings
+
+    stage_config = parse_settings(stage_settings)
 
     def engine() -> Engine:
         tagger = None
@@ -494,7 +498,7 @@ def serve(
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable, enable, stage_settings), tagger)
+        return Engine(_pipeline(hpo, disable, enable, stage_config), tagger)
 
     run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
 

@@ -143,7 +143,7 @@ class Abbreviations(RefinesMatches):
             short = short_form(span.text, senses)
             sense = senses.get(short)
             if sense is not None and self.takes(text, span.start_char, span.end_char, sense, named):
-                kept.append(self.relabel(span, sense, text, span.start_char))
+                kept.append(self.relabel(span, sense, text))
             else:
                 drop(span, self.left_out(text, span, sense, genes.get(short)))
         doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses, named), key=lambda s: (s.start_char, s.end_char))
@@ -216,11 +216,11 @@ class Abbreviations(RefinesMatches):
                 genes[found.group(1)] = self.guards.row("article", text, found.end())
         return genes
 
-    def relabel(self, span: Span, sense: Sense, text: str, start: int) -> Span:
+    def relabel(self, span: Span, sense: Sense, text: str) -> Span:
         if span._.hpo_ids != sense.hpo_ids:
             span._.hpo_ids = sense.hpo_ids
             span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
-        span._.provenance = [*(span._.provenance or []), self.use_rule(sense, text, start)]
+        span._.provenance = [*(span._.provenance or []), self.use_rule(sense, text, span.start_char)]
         return span
 
     def use_rule(self, sense: Sense, text: str, start: int) -> str:
