@@ -284,7 +284,7 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @FORMAT_OPTION
 @ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
-@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
+@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (a table of contents; phenotypes coloured by patient, with their term, ids and flags) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION

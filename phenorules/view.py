@@ -15,10 +15,10 @@ with each article's counts.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache
-from typing import Iterable
+from typing import Iterable, NamedTuple
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -26,6 +26,7 @@ from spacy.tokens import Doc
 
 from .article import Article
 from .document import PASSAGES, doc_text
+from .matcher import non_overlapping
 from .tasks.patientphex.identifiers import parse_identifier
 from .tasks.patientphex.predict import mention_rows
 
@@ -116,29 +117,30 @@ def page_config() -> dict:
 
 def shown_article(article: dict, number: int) -> dict:
     """What the template needs of one article: its passages cut into text and mention
-    boxes, the legend (only the kinds of box that occur) and the counts."""
-    mentions = article["mentions"]
+    boxes, the legend (only the kinds of the boxes shown) and the counts (every mention)."""
+    mentions, text = article["mentions"], article["text"]
     colours = patient_classes(article)
     boxes = [mention_box(mention, colours) for mention in mentions]
     shown = shown_mentions(mentions)
+    starts = [mentions[index]["start"] for index in shown]
     passages, section = [], None
     for passage in article["passages"]:
         start, end = passage["start"], passage["end"]
         pieces, cursor = [], start
-        for index in shown:
-            if start <= mentions[index]["start"] < end:
-                pieces += [article["text"][cursor : mentions[index]["start"]], boxes[index]]
-                cursor = min(mentions[index]["end"], end)
-        pieces.append(article["text"][cursor:end])
+        for index in shown[bisect_left(starts, start) : bisect_left(starts, end)]:
+            pieces += [text[cursor : mentions[index]["start"]], boxes[index]]
+            cursor = min(mentions[index]["end"], end)
+        pieces.append(text[cursor:end])
         heading = passage["section_type"] if passage["section_type"] != section else None
         passages.append({"heading": heading, "type": passage["type"], "pieces": [piece for piece in pieces if piece]})
         section = passage["section_type"]
-    counts = {patient: 0 for patient in colours}
+    counts = dict.fromkeys(colours, 0)
     for mention in mentions:
         for patient in mention["patients"]:
             counts[patient] += 1
-    alone = {box["patients"][0] for box in boxes if len(box["patients"]) == 1}
-    classes = {box["colour"] for box in boxes}
+    visible = [boxes[index] for index in shown]
+    alone = {box["patients"][0] for box in visible if len(box["patients"]) == 1}
+    classes = {box["colour"] for box in visible}
     return {
         "number": number,
         "id": article["id"] or NO_ARTICLE_ID,
@@ -147,7 +149,7 @@ def shown_article(article: dict, number: int) -> dict:
         "passages": passages,
         "legend": [(patient, colour) for patient, colour in colours.items() if patient in alone]
         + [(name, colour) for name, colour in (("several patients", SEVERAL), ("no patient", NONE)) if colour in classes],
-        "legend_flags": [flag.field for flag in FLAGS if any(flag.field in box["flag_fields"] for box in boxes)],
+        "legend_flags": [flag.field for flag in FLAGS if any(flag.field in box["flag_fields"] for box in visible)],
         "mentions": len(mentions),
         "patients": [(patient, count) for patient, count in counts.items() if count],
         "flag_counts": [sum(flag.field in box["flag_fields"] for box in boxes) for flag in FLAGS],
@@ -179,16 +181,14 @@ def patient_classes(article: dict) -> dict[str, str]:
     return {patient: f"p{i % len(PATIENT_COLOURS)}" for i, patient in enumerate(ids)}
 
 
+class _Extent(NamedTuple):
+    start: int
+    end: int
+    index: int
+
+
 def shown_mentions(mentions: list[dict]) -> list[int]:
     """The indexes of the mentions a text can show as boxes, in text order: of
     overlapping ones the longest, then the first (as spaCy's ``filter_spans``)."""
-    starts: list[int] = []  # of the kept mentions, which do not overlap: sorted by start
-    kept: list[int] = []
-    for index in sorted(range(len(mentions)), key=lambda i: (mentions[i]["start"] - mentions[i]["end"], mentions[i]["start"])):
-        start, end = mentions[index]["start"], mentions[index]["end"]
-        at = bisect_right(starts, start)
-        if (at and mentions[kept[at - 1]]["end"] > start) or (at < len(kept) and starts[at] < end):
-            continue
-        starts.insert(at, start)
-        kept.insert(at, index)
-    return kept
+    extents = [_Extent(mention["start"], mention["end"], index) for index, mention in enumerate(mentions)]
+    return [extent.index for extent in non_overlapping(extents, lambda e: (e.start - e.end, e.start))]

@@ -143,11 +143,11 @@ function renderArticle(article, articleIndex) {
   );
 }
 
-// Only what occurs: the patients a mention is attributed to alone, several and no
-// patient, and the flags some mention has.
+// Only what the highlights show: the patients a mention is attributed to alone, several
+// and no patient, and the flags some mention has (as the HTML view's legend).
 function renderLegend(article, colours) {
   const legend = element("p", { className: "legend" });
-  const mentions = article.mentions;
+  const mentions = shownMentions(article.mentions).map((index) => article.mentions[index]);
   for (const [patient, colour] of colours) {
     if (mentions.some((m) => m.patients.length === 1 && m.patients[0] === patient)) legend.append(chip(patient, colour));
   }
