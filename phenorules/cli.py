@@ -317,8 +317,8 @@ def annotate(
     input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
     stage_settings: tuple[str, ...], quiet: bool,
 ) -> None:
-    """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
-    and show them."""
+    """Find phenotypes in plain text, PatientPheX JSONL, or BioC JSON or XML (a file, or -
+    for stdin) and show them."""
     from .files import write_atomically
     from .inputs import read_input
     from .progress import progress

@@ -29,6 +29,7 @@ DOC_EXTENSIONS = {
     "article_id": None,
     "patients": None,  # the article's given patients (article.Patient)
     "associations": None,
+    "subjects": None,  # patient id -> Subject.data(): the sex and age the text says (patients/subjects.py)
     "dropped": None,  # mentions a stage removed: (start_char, end_char, hpo_ids, rule), see drop
 }
 SPAN_EXTENSIONS = {

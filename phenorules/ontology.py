@@ -1,8 +1,11 @@
 """The Human Phenotype Ontology's Phenotypic abnormality branch, read from an OBO file.
 
-fastobo (the Rust OBO parser pronto is built on) reads the file; only the clauses kept
-here are turned into Python objects, which keeps a first start short. networkx holds the
-graph when a caller asks for it.
+The reader takes the few tags kept here (id, name, synonym, is_a, alt_id, is_obsolete,
+replaced_by; data-version) from the [Term] stanzas of an OBO 1.4 file, escapes and trailing
+modifiers and comments as the format defines them (Day-Richter 2006, "The OBO Flat File
+Format Specification, version 1.2"; 1.4 draft); a full parser (fastobo, pronto) makes an
+object of every clause, seconds of a first start. networkx holds the graph when a caller
+asks for it.
 
 Only the Phenotypic abnormality branch (descendants of HP:0000118) is a valid answer for
 PatientPheX; alternative ids map to their primary term and obsolete terms to the term
@@ -126,34 +129,107 @@ def load_ontology(path: str | None = None) -> Ontology:
         return _read_branch(path)
     except OntologyError:
         raise
-    except Exception as exc:  # fastobo raises many types; all mean "not valid OBO"
+    except (UnicodeDecodeError, IndexError, ValueError) as exc:  # all mean "not valid OBO"
         first_line = f"{type(exc).__name__}: {exc}".splitlines()[0]
         raise OntologyError(f"{path}: not a readable OBO file ({first_line})") from None
 
 
-def _read_branch(path: str) -> Ontology:
-    import fastobo
+_ESCAPES = {"n": "\n", "W": " ", "t": "\t"}  # any other escaped character stands for itself
+_KEPT_TAGS = frozenset(("id", "name", "synonym", "is_a", "alt_id", "is_obsolete", "replaced_by"))
 
-    document = fastobo.load(path)
-    data_version = next((clause.version for clause in document.header if isinstance(clause, fastobo.header.DataVersionClause)), "unknown")
-    frames = {str(frame.id): frame for frame in document if isinstance(frame, fastobo.term.TermFrame)}
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out, chars = [], iter(text)
+    for char in chars:
+        if char == "\\":
+            escaped = next(chars, "")
+            out.append(_ESCAPES.get(escaped, escaped))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _plain_value(value: str) -> str:
+    """An unquoted value without its trailing ``{modifiers}`` and ``! comment``."""
+    if "\\" not in value and "!" not in value and "{" not in value:
+        return value.strip()
+    out, escaped = [], False
+    for char in value:
+        if escaped:
+            out.append("\\" + char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "!{":
+            break
+        else:
+            out.append(char)
+    return _unescape("".join(out).strip())
+
+
+def _quoted(value: str, place: str) -> tuple[str, str]:
+    """The quoted string a value starts with, unescaped, and the rest of the value."""
+    if not value.startswith('"'):
+        raise OntologyError(f"{place}: expected a quoted string")
+    escaped = False
+    for i, char in enumerate(value[1:], start=1):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            return _unescape(value[1:i]), value[i + 1 :]
+    raise OntologyError(f"{place}: unterminated quoted string")
+
+
+def _term_stanzas(path: str) -> tuple[str, list[tuple[int, list[tuple[str, str, int]]]]]:
+    """The data-version and, per [Term] stanza, its line and kept (tag, value, line) clauses."""
+    data_version, stanzas, current = "unknown", [], None
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.startswith("["):
+                current = [] if line.rstrip() == "[Term]" else None
+                if current is not None:
+                    stanzas.append((number, current))
+                continue
+            tag, colon, value = line.partition(":")
+            if not colon:
+                continue
+            if current is not None:
+                if tag in _KEPT_TAGS:
+                    current.append((tag, value.strip(), number))
+            elif not stanzas and tag == "data-version":
+                data_version = _plain_value(value)
+    return data_version, stanzas
+
+
+def _read_branch(path: str) -> Ontology:
+    data_version, stanzas = _term_stanzas(path)
+    frames: dict[str, list[tuple[str, str, int]]] = {}
+    for line, clauses in stanzas:
+        ids = [value for tag, value, _ in clauses if tag == "id"]
+        if len(ids) != 1:
+            raise OntologyError(f"{path}, line {line}: a [Term] stanza needs one id, not {len(ids)}")
+        frames.setdefault(_plain_value(ids[0]), []).extend(clauses)
     if PHENOTYPIC_ABNORMALITY not in frames:
         raise OntologyError(f"{path}: has no term {PHENOTYPIC_ABNORMALITY} (Phenotypic abnormality); is it HPO?")
 
     children: dict[str, list[str]] = {}
     alt_ids: dict[str, str] = {}
     replaced_by: dict[str, str] = {}
-    for hpo_id, frame in frames.items():
+    for hpo_id, clauses in frames.items():
         parents, replacements, obsolete = [], [], False
-        for clause in frame:
-            if isinstance(clause, fastobo.term.IsAClause):
-                parents.append(str(clause.term))
-            elif isinstance(clause, fastobo.term.AltIdClause):
-                alt_ids[str(clause.alt_id)] = hpo_id
-            elif isinstance(clause, fastobo.term.IsObsoleteClause):
-                obsolete = obsolete or clause.obsolete
-            elif isinstance(clause, fastobo.term.ReplacedByClause):
-                replacements.append(str(clause.term))
+        for tag, value, _ in clauses:
+            if tag == "is_a":
+                parents.append(_plain_value(value).split()[0])
+            elif tag == "alt_id":
+                alt_ids[_plain_value(value)] = hpo_id
+            elif tag == "is_obsolete":
+                obsolete = obsolete or _plain_value(value) == "true"
+            elif tag == "replaced_by":
+                replacements.append(_plain_value(value))
         if obsolete:
             if replacements:
                 replaced_by[hpo_id] = min(replacements)
@@ -173,12 +249,15 @@ def _read_branch(path: str) -> Ontology:
     synonyms: dict[str, tuple[Synonym, ...]] = {}
     for hpo_id in sorted(branch):
         name, listed = "", []
-        for clause in frames[hpo_id]:
-            if isinstance(clause, fastobo.term.NameClause):
-                name = clause.name
-            elif isinstance(clause, fastobo.term.SynonymClause):
-                synonym = clause.synonym
-                listed.append(Synonym(synonym.desc, str(synonym.scope), str(synonym.type) if synonym.type else ""))
+        for tag, value, number in frames[hpo_id]:
+            if tag == "name":
+                name = _plain_value(value)
+            elif tag == "synonym":
+                text, rest = _quoted(value, f"{path}, line {number}")
+                words = _plain_value(rest).split()
+                scope = words[0] if words and not words[0].startswith("[") else "RELATED"  # the format's default scope
+                kind = words[1] if len(words) > 1 and not words[1].startswith("[") else ""
+                listed.append(Synonym(text, scope, kind))
         names[hpo_id] = name or hpo_id
         synonyms[hpo_id] = tuple(sorted(listed, key=lambda s: (s.text, s.scope, s.kind)))
     return Ontology(path, data_version, is_a, names, synonyms, alt_ids, replaced_by)

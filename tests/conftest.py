@@ -52,3 +52,9 @@ def compile_terms(terms):
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     return SimpleNamespace(matcher=matcher, word_sets=WordSetIndex.build(lexicon, matcher, data_dir("lexicons")))
+
+
+def stage_rules(span):
+    """A span's provenance before the patient stage: plain text is about one patient (its
+    proband), to whom that stage attributes the mentions, appending its own rule."""
+    return [step for step in span._.provenance if not step.startswith("patient:")]

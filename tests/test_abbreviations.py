@@ -5,7 +5,7 @@ from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.stages.abbreviations import read_guards
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
@@ -28,7 +28,7 @@ def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "The boy had global developmental delay (GDD)."))
     short = [span for span in doc.spans[PHENOTYPES] if span.text == "GDD"]
     assert [(s.start_char, task_identifier(s._.hpo_ids)) for s in short] == [(40, "HP:0001263")]
-    assert short[0]._.provenance == ["abbreviation:defined:global developmental delay"]
+    assert stage_rules(short[0]) == ["abbreviation:defined:global developmental delay"]
 
 
 def test_short_form_stands_for_the_long_form_not_a_longer_mention(mini_nlp):
@@ -64,7 +64,7 @@ def test_a_bare_undefined_abbreviation_counts_only_when_bare_uses_are_switched_o
 def test_unnamed_takes_a_bare_undefined_short_form_whose_finding_nothing_else_names(notes_nlp):
     # clinical notes name a finding by its short form alone ("history of VSD")
     doc = notes_nlp(make_text_doc(notes_nlp, "History of VSD; the PDA was closed."))
-    assert [(s.text, s._.provenance[-1].rsplit("|", 1)[-1]) for s in doc.spans[PHENOTYPES]] == [("VSD", "bare_uses=unnamed"), ("PDA", "bare_uses=unnamed")]
+    assert [(s.text, stage_rules(s)[-1].rsplit("|", 1)[-1]) for s in doc.spans[PHENOTYPES]] == [("VSD", "bare_uses=unnamed"), ("PDA", "bare_uses=unnamed")]
     # the finding named in full elsewhere: its bare short form is left out, as with bracketed
     named = "A ventricular septal defect was seen. The VSD was closed."
     assert mentions(notes_nlp, named) == [("ventricular septal defect", 2, "HP:0001629")]

@@ -216,3 +216,9 @@ def test_info_names_the_release_the_index_sizes_and_the_stages():
     assert lines["release"].strip() == "hp/releases/test-mini"
     assert int(lines["lexicon"].split()[0]) > 0 and int(lines["word sets"].split()[0]) > 0
     assert lines["stages"].split(" -> ")[1:3] == ["match", "word_order"]
+
+
+def test_annotate_and_predict_help_name_bioc_xml_which_they_read():
+    for command in ("annotate", "predict"):
+        result = CliRunner().invoke(main, [command, "--help"])
+        assert "BioC JSON or XML" in " ".join(result.output.split()), command

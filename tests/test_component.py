@@ -18,7 +18,7 @@ from phenorules.ontology import load_ontology
 from phenorules.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
 from phenorules.stages.match import EXPANDED_TO_TOKENS
 
-from conftest import MINI_OBO, compile_terms
+from conftest import MINI_OBO, compile_terms, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 SETUP_CFG = Path(__file__).parent.parent / "setup.cfg"
@@ -43,7 +43,7 @@ def test_results_are_ents_and_a_span_group_with_extensions(user_nlp):
     assert found(doc.spans[PHENOTYPES]) == found(doc.ents)
     span = doc.spans[PHENOTYPES][0]
     assert (span._.hpo_label, span._.provenance[0], span._.negex) == ("Cleft palate", "name", False)
-    assert not span._.patient  # plain text names no patients
+    assert span._.patient == ["proband"]  # plain text lists no patients: it is about one
     assert [sent.text for sent in doc.sents] == ["She had a cleft palate.", "Seizures began at 2 years."]
 
 
@@ -91,7 +91,7 @@ def test_matches_inside_a_foreign_token_are_widened_to_it(user_nlp):
     # spaCy's tokenizer keeps "palate;seizures" as one token; ours splits it.
     doc = user_nlp("He had cleft palate;seizures.")
     assert found(doc.spans[PHENOTYPES]) == [("cleft palate;seizures", "HP:0000175"), ("palate;seizures", "HP:0001250")]
-    assert [span._.provenance for span in doc.spans[PHENOTYPES]] == [["name", EXPANDED_TO_TOKENS], ["synonym:EXACT", EXPANDED_TO_TOKENS]]
+    assert [stage_rules(span) for span in doc.spans[PHENOTYPES]] == [["name", EXPANDED_TO_TOKENS], ["synonym:EXACT", EXPANDED_TO_TOKENS]]
     assert found(doc.ents) == [("cleft palate;seizures", "HP:0000175")]  # ents cannot overlap: the longest
 
 

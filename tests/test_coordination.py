@@ -6,7 +6,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
-from conftest import MINI_OBO, compile_terms
+from conftest import MINI_OBO, compile_terms, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
@@ -26,7 +26,7 @@ def test_slashed_synonym_of_a_broader_term_becomes_a_compound(mini_nlp):
     (span,) = doc.spans[PHENOTYPES]
     assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip/palate", "HP:0410030;HP:0000175")
     assert span._.hpo_label == "Cleft lip; Cleft palate"
-    assert span._.provenance == ["synonym:RELATED", "coordination:inner_modifier"]
+    assert stage_rules(span) == ["synonym:RELATED", "coordination:inner_modifier"]
 
 
 def test_severity_range_is_one_mention_with_the_listed_degree(mini_nlp):
@@ -59,7 +59,7 @@ def test_shared_modifier_replaces_the_single_term_mention(all_patterns_nlp):
     doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "He had cleft lip and palate."))
     (span,) = doc.spans[PHENOTYPES]
     assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip and palate", "HP:0410030;HP:0000175")
-    assert span._.provenance == ["name", "coordination:shared_modifier"]
+    assert stage_rules(span) == ["name", "coordination:shared_modifier"]
 
 
 def test_shared_modifier_does_not_take_the_start_of_another_mention(all_patterns_nlp):

@@ -112,6 +112,19 @@ def test_phenopacket_subject_sex_and_age_come_from_the_given_mentions(phenopacke
     assert labels["HP:0001250"] == "Seizure"
 
 
+def test_phenopacket_subject_of_a_patient_described_only_in_the_text(tmp_path):
+    source = write_jsonl(tmp_path / "in.jsonl", [case_article(given={"O1": ["Patient 1"], "O2": ["Patient 2"]})])
+    directory = tmp_path / "pp"
+    predict(source, "-o", str(tmp_path / "out.jsonl"), "--phenopackets", str(directory))
+    again = tmp_path / "again"  # the phenopackets command reads the same in the articles' text
+    result = CliRunner().invoke(main, ["phenopackets", str(tmp_path / "out.jsonl"), "--articles", source, "-o", str(again), "--hpo", MINI_OBO, "-q"])
+    assert result.exit_code == 0, result.output
+    for folder in (directory, again):
+        packets = {p.name: json_format.Parse(p.read_text(encoding="utf-8"), Phenopacket()) for p in folder.iterdir()}
+        subjects = {name: (Sex.Name(p.subject.sex), p.subject.time_at_last_encounter.age.iso8601duration) for name, p in packets.items()}
+        assert subjects == {"PMID_99000033_O1.json": ("FEMALE", "P10Y"), "PMID_99000033_O2.json": ("MALE", "P4Y")}
+
+
 def test_negated_mention_of_a_patient_is_an_excluded_feature(phenopacket_run):
     packets = phenopacket_run[4]
     excluded = {p: [f.type.id for f in packet.phenotypic_features if f.excluded] for p, packet in packets.items()}

@@ -5,7 +5,7 @@ from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.stages.negation import read_termset
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 
 
 def negated(nlp, text, section="CASE"):
@@ -17,13 +17,13 @@ def test_preceding_cue_negates_and_is_recorded_in_provenance(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "There was no evidence of cleft palate."))
     (span,) = doc.spans[PHENOTYPES]
     assert span._.negex
-    assert span._.provenance[-1] == "negex:preceding_negations:no evidence of"
+    assert stage_rules(span)[-1] == "negex:preceding_negations:no evidence of"
 
 
 def test_following_cue_negates(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "Seizures were not observed."))
     (span,) = doc.spans[PHENOTYPES]
-    assert span._.negex and span._.provenance[-1] == "negex:following_negations:were not observed"
+    assert span._.negex and stage_rules(span)[-1] == "negex:following_negations:were not observed"
 
 
 def test_a_listed_finding_stays_in_scope(mini_nlp):
@@ -35,7 +35,7 @@ def test_a_cue_that_is_words_of_a_finding_negates_nothing(mini_nlp):
     assert negated(mini_nlp, "She had absence of speech, ataxia and hypotonia.") == {"absence of speech": False, "ataxia": False, "hypotonia": False}
     assert negated(mini_nlp, "She had absence of seizures and ataxia.") == {"seizures": True, "ataxia": True}
     doc = mini_nlp(make_text_doc(mini_nlp, "She had absence of speech, ataxia and hypotonia."))
-    assert [span._.provenance[-1] for span in doc.spans[PHENOTYPES]][1:] == ["negex:in_mention:absence of"] * 2
+    assert [stage_rules(span)[-1] for span in doc.spans[PHENOTYPES]][1:] == ["negex:in_mention:absence of"] * 2
 
 
 def test_pseudo_negations_do_not_negate(mini_nlp):
@@ -144,7 +144,7 @@ def test_positive_for_ends_the_scope(mini_nlp):
 def test_a_cue_matches_across_runs_of_spaces(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "Testing   was negative   for seizures."))
     (span,) = doc.spans[PHENOTYPES]
-    assert span._.negex and span._.provenance[-1] == "negex:preceding_negations:negative for"
+    assert span._.negex and stage_rules(span)[-1] == "negex:preceding_negations:negative for"
     assert negated(mini_nlp, "There was no   evidence   of edema.") == {"edema": True}
     assert negated(mini_nlp, "There was no  further  seizures.") == {"seizures": False}  # a pseudo-negation too
 
@@ -157,7 +157,7 @@ def test_a_pseudo_negation_cancels_a_cue_that_overlaps_it(mini_nlp):
 
 def provenance(nlp, text, section="CASE"):
     doc = nlp(make_text_doc(nlp, text, section_type=section))
-    return {span.text: span._.provenance for span in doc.spans[PHENOTYPES]}
+    return {span.text: stage_rules(span) for span in doc.spans[PHENOTYPES]}
 
 
 def test_a_cue_beyond_its_reach_is_recorded_with_the_setting_that_cut_it_off(mini_nlp):

@@ -3,12 +3,12 @@
 from phenorules.document import PHENOTYPES
 from phenorules.pipeline import build_pipeline
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 
 
 def mentions(nlp, text):
     doc = nlp(text)
-    return [(s.text, s._.hpo_ids, s._.provenance[-1]) for s in doc.spans[PHENOTYPES]]
+    return [(s.text, s._.hpo_ids, stage_rules(s)[-1]) for s in doc.spans[PHENOTYPES]]
 
 
 def test_a_term_inside_a_longer_mention_is_a_mention_when_enabled(mini_nlp):

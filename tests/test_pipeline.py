@@ -10,7 +10,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 RECORD = {
@@ -53,7 +53,7 @@ def test_decimal_numbers_and_initials_do_not_end_sentences(mini_nlp):
 def test_entities_carry_provenance(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "hypoplastic mandible"))
     (span,) = doc.spans[PHENOTYPES]
-    assert span._.provenance == ["name|noun_adjective"]
+    assert stage_rules(span) == ["name|noun_adjective"]
     assert span._.hpo_label == "Hypoplasia of the mandible"
 
 

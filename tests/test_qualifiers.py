@@ -5,13 +5,13 @@ from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.stages.qualifiers import read_qualifiers
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text, section_type="CASE"))
-    return [(span.text, task_identifier(span._.hpo_ids), span._.provenance[-1]) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids), stage_rules(span)[-1]) for span in doc.spans[PHENOTYPES]]
 
 
 def test_a_qualifier_read_through_its_equivalent_makes_the_longer_more_specific_term(mini_nlp):

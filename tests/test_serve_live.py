@@ -111,8 +111,8 @@ def test_the_page_highlights_rejects_downloads_and_shows_patients(server, tmp_pa
         assert marks[2].value_of_css_property("text-decoration-line") == "line-through"
         assert marks[0].value_of_css_property("text-decoration-line") == "none"
         assert driver.find_element(By.ID, "downloads").is_displayed()
-        # The legend lists what occurs (no patient was given); the negated flag shows its cue.
-        assert [chip.text for chip in driver.find_elements(By.CSS_SELECTOR, "#article-0 .legend span")] == ["no patient", "negated"]
+        # The legend lists what occurs (no patient was given: the text's subject is its proband); the negated flag shows its cue.
+        assert [chip.text for chip in driver.find_elements(By.CSS_SELECTOR, "#article-0 .legend span")] == ["proband", "negated"]
         assert [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#article-0 td.flags")] == ["", "", "negated “no”"]
         assert all(len(driver.execute_script("return arguments[0].getClientRects()", mark)) == 1 for mark in marks)
 

@@ -100,7 +100,7 @@ def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp):
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", contents)]
     assert rows == [
         ['<a href="#article-1">T&lt;1&gt;</a>', "31000001", "5", "P1 (1), P2 (1)", "1"],
-        ['<a href="#article-2">T2</a>', "", "5", "P1 (1), P2 (1)", "1"],
+        ['<a href="#article-2">T2</a>', "", "5", "P1 (1), proband (1), P2 (1)", "1"],  # no patients given: the text's proband
     ]
     assert re.findall(r'<article id="(article-\d)">', html) == ["article-1", "article-2"]
 

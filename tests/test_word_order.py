@@ -11,7 +11,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.word_sets import WordSetIndex, read_function_words
 
-from conftest import MINI_OBO, compile_terms
+from conftest import MINI_OBO, compile_terms, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
@@ -83,7 +83,7 @@ def test_the_best_ranked_key_wins_a_shared_word_set():
 
 def mentions(nlp, text):
     doc = nlp(make_text_doc(nlp, text))
-    return [(span.text, task_identifier(span._.hpo_ids), span._.provenance[-1]) for span in doc.spans[PHENOTYPES]]
+    return [(span.text, task_identifier(span._.hpo_ids), stage_rules(span)[-1]) for span in doc.spans[PHENOTYPES]]
 
 
 def test_stage_adds_the_reordered_mention(mini_nlp):
@@ -183,7 +183,7 @@ def test_the_stage_writes_the_word_family_rows_after_word_order():
     doc = nlp(make_text_doc(nlp, "He had delayed development."))
     (span,) = doc.spans[PHENOTYPES]
     rows = nlp.get_pipe("word_order").kb.word_sets.family_rows("delayed development", "developmental delay")
-    assert rows and span._.provenance == ["name", "word_order", *(f"word_family:{ref}" for ref in rows)]
+    assert rows and stage_rules(span) == ["name", "word_order", *(f"word_family:{ref}" for ref in rows)]
 
 
 CREATINE = ("elevated circulating creatine concentration", "HP:0034291", "")
@@ -253,7 +253,7 @@ def test_the_stage_writes_the_quantity_rows_after_word_order():
     rows = nlp.get_pipe("word_order").kb.word_sets.quantity_rows("elevated levels of creatine", "elevated circulating creatine concentration")
     assert span.text == "elevated levels of creatine"
     assert [ref.name for ref in rows] == ["level", "concentration", "circulating", "increased"]
-    assert span._.provenance == ["name", "word_order", *(f"quantity:{ref}" for ref in rows)]
+    assert stage_rules(span) == ["name", "word_order", *(f"quantity:{ref}" for ref in rows)]
 
 
 def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):

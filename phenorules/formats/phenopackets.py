@@ -2,9 +2,11 @@
 them for a patient from a paper.
 
 ``id`` is the article and the patient (``PMID_20461149_P1``), ``subject.id`` the same; the
-subject's ``sex`` and ``timeAtLastEncounter`` only where a rule finds them in the patient's
-own given mentions, as the patient stage reads them (the ``age_sex`` rows of
-``rules/patient_mentions.tsv``, the male/female cues of ``rules/patient_cues.tsv``): "a 10-year-old girl" is FEMALE, P10Y), never guessed.
+subject's ``sex`` and ``timeAtLastEncounter`` only where the rows of
+``rules/patient_subjects.tsv`` find them where the text speaks of the patient ("Patient 2, his
+4-year-old sister" is FEMALE, P4Y; :mod:`phenorules.patients.subjects`), or, for a record
+without its text, in the patient's given mentions; never guessed. A text that lists no
+patient has one, its proband.
 One ``phenotypicFeature`` per HPO id: the patient's association, and ``excluded`` for a
 negated mention attributed to it that the association does not hold; each cites the
 article (``ECO:0000033`` author statement supported by traceable reference, the PMID or
@@ -24,10 +26,12 @@ from datetime import datetime, timezone
 from .. import __version__
 from ..errors import InputError
 from ..ontology import Ontology
-from ..patients.mentions import build_profiles
+from ..article import layout_passages
+from ..patients.mentions import find_people
 from ..patients.rules import load_patient_rules
+from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
 from ..resources import data_dir
-from ..tasks.patientphex.articles import to_patient
+from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.identifiers import parse_identifier
 from . import require
 
@@ -110,7 +114,7 @@ def with_patients(records: list[dict], articles: list[dict] | None, evidence: li
     """Submission records completed from the input articles (their ``patient`` lists) and
     the ``--explain`` evidence (whom each negated mention is attributed to), as
     ``full_record`` gives them directly."""
-    patients = {article["pmc_id"]: article.get("patient") or [] for article in articles or []}
+    patients = {article["pmc_id"]: _with_subjects(article) for article in articles or []}
     attributed: dict[tuple, list[str]] = {}
     for line in evidence or []:
         for reason in line.get("evidence") or []:
@@ -127,6 +131,11 @@ def with_patients(records: list[dict], articles: list[dict] | None, evidence: li
                 entity["patients"] = sorted(set(attributed[key]))
         completed.append(record)
     return completed
+
+
+def _with_subjects(article: dict) -> list[dict]:
+    subjects = text_subjects(article)
+    return [{**patient, "subject": subjects.get(patient["patient_id"])} for patient in article.get("patient") or []]
 
 
 def phenopacket_file_name(identifier: str) -> str:
@@ -209,15 +218,33 @@ def _patient_rules():
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _subject_rules():
+    return read_subject_rules(data_dir("rules") / SUBJECTS_FILE)
+
+
+def text_subjects(article: dict) -> dict[str, dict]:
+    """Patient id -> ``Subject.data()`` of a task article, read in its text as the patient
+    stage reads it."""
+    parsed = to_article(article)
+    text = layout_passages(parsed.passages)
+    rules = _patient_rules()
+    people = find_people(text, parsed.patients, rules)
+    found = find_subjects(text, people, [p.id for p in parsed.patients], _subject_rules(), rules.cues, rules.number_words)
+    return {patient_id: subject.data() for patient_id, subject in found.items()}
+
+
 def _subjects(patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
-    """Patient id -> (ISO 8601 age, MALE/FEMALE) from the patient stage's own reading of the
-    given mentions (the ``age_sex`` rows and the male/female cues); None where the mentions
-    say nothing or disagree."""
+    """Patient id -> (ISO 8601 age, MALE/FEMALE): the record's ``subject`` (what the text
+    says), else what the given mentions say; None where nothing is said or it disagrees."""
     subjects = {}
-    for profile in build_profiles([to_patient(patient) for patient in patients], _patient_rules()):
-        durations = {_duration(value, unit) for value, unit in profile.ages}
-        age = durations.pop() if len(durations) == 1 and None not in durations else None
-        subjects[profile.patient_id] = (age, profile.sex.upper() if profile.sex else None)
+    rules = _patient_rules()
+    for patient in patients:
+        subject = patient.get("subject")
+        if subject is None:
+            subject = read_subject([m["text"] for m in patient.get("mention") or []], _subject_rules(), rules.cues, rules.number_words).data()
+        age = _duration(*subject["age"]) if subject["age"] else None
+        subjects[patient["patient_id"]] = (age, subject["sex"].upper() if subject["sex"] else None)
     return subjects
 
 

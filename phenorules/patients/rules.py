@@ -152,7 +152,7 @@ def _rows(path: Path, width: int) -> list[tuple[RuleRef, list[str]]]:
     return [(ref, row[:width]) for row, ref in read_rules(path, width)]
 
 
-def _pattern_row(path: Path, lineno: int, name: str, kind: str, pattern: str, kinds, what: str) -> re.Pattern:
+def pattern_row(path: Path, lineno: int, name: str, kind: str, pattern: str, kinds, what: str) -> re.Pattern:
     """The compiled regex of a (name, kind, pattern) row; a kind not in ``kinds`` or a bad
     pattern is an InputError naming the file and line."""
     if kind not in kinds:
@@ -173,7 +173,7 @@ def read_patterns(path: Path) -> tuple[MentionPattern, ...]:
     for rank, (row, ref) in enumerate(read_rules(path, 3)):
         lineno = ref.line
         name, kind, pattern, starts, anchors, reads = (row + [NONE] * 3)[:6]
-        regex = _pattern_row(path, lineno, name, kind, pattern, KINDS, "kind")
+        regex = pattern_row(path, lineno, name, kind, pattern, KINDS, "kind")
         lower_regex = re.compile(body) if (body := caseless_body(pattern)) else None
         scanned = lower_regex or regex
         finder = prefilter(scanned, _words(starts), _words(anchors), _reads(path, lineno, reads))
@@ -198,7 +198,7 @@ def _reads(path: Path, lineno: int, cell: str) -> str | None:
 def read_cues(path: Path) -> Cues:
     cues = []
     for ref, (name, kind, pattern) in _rows(path, 3):
-        regex = _pattern_row(path, ref.line, name, kind, pattern, CUE_KINDS, "cue kind")
+        regex = pattern_row(path, ref.line, name, kind, pattern, CUE_KINDS, "cue kind")
         cues.append(Cue(name, kind, regex, str(ref)))
     return Cues(tuple(cues))
 

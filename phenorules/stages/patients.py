@@ -4,7 +4,10 @@ Finds every place that refers to a patient (``rules/patient_mentions.tsv``), giv
 phenotype mention to the patient talked about there (``rules/patient_policy.tsv``)
 and sets ``span._.patient``, ``span._.patient_evidence`` and ``doc._.associations``
 (patient id -> sorted ids of its non-negated mentions; a ``-1`` phenotype contributes its
-text, as the gold does). A negated mention keeps its patients (who is stated not to have
+text, as the gold does), and ``doc._.subjects`` (patient id -> the sex and age the text says
+of it, ``rules/patient_subjects.tsv``). A text that lists no patient (plain text, BioC
+without patients) is about one: ``proband``, to whom its phenotypes go unless they are a
+relative's or another person's. A negated mention keeps its patients (who is stated not to have
 it: a Phenopacket's excluded feature) but gives no association.
 """
 
@@ -15,19 +18,25 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..article import TEXT_SECTION_TYPE, Patient
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
 from ..phenotype import association_values
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import find_people
 from ..patients.rules import PatientRules, load_patient_rules
+from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
 from ..resources import data_dir
+
+PROBAND = Patient("proband")  # the text's one subject when the input lists no patient
 
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None},
 )
-def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None):
+def make_patient_attributor(
+    nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None, subjects_file: str | None
+):
     rules_dir = data_dir("rules")
     return PatientAttributor(
         load_patient_rules(
@@ -35,13 +44,14 @@ def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None,
             Path(number_words_file) if number_words_file else rules_dir / "number_words.tsv",
             Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
             Path(cues_file) if cues_file else rules_dir / "patient_cues.tsv",
-        )
+        ),
+        read_subject_rules(Path(subjects_file) if subjects_file else rules_dir / SUBJECTS_FILE),
     )
 
 
 class PatientAttributor:
-    def __init__(self, rules: PatientRules):
-        self.rules = rules
+    def __init__(self, rules: PatientRules, subject_rules: tuple[SubjectRule, ...] = ()):
+        self.rules, self.subject_rules = rules, subject_rules
 
     def __call__(self, doc: Doc) -> Doc:
         patients = doc._.patients or ()
@@ -49,17 +59,21 @@ class PatientAttributor:
         for extensions in (span._ for span in spans):  # one accessor object per span
             extensions.patient = []
             extensions.patient_evidence = []
-        if not patients:
-            doc._.associations = {}
-            return doc
-        passages = [Passage(s.start_char, s.end_char, s.label_, s._.passage_type or "paragraph") for s in doc.spans[PASSAGES]]
+        if not patients:  # plain text, BioC without patients: the text's subject is one patient
+            patients = doc._.patients = (PROBAND,)
+        # a Doc of someone else's nlp(text) has no passages: it is one passage of plain text
+        given_passages = doc.spans[PASSAGES] if PASSAGES in doc.spans else [doc[:]]
+        passages = [Passage(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or "paragraph") for s in given_passages]
         sentences = sentence_offsets(doc)
         text = doc_text(doc)
         people = find_people(text, patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
-        attributor = Attributor(self.rules.policy, [p.id for p in patients], passages, people, self.rules.cues, text)
+        patient_ids = [p.id for p in patients]
+        subjects = find_subjects(text, people, patient_ids, self.subject_rules, self.rules.cues, self.rules.number_words)
+        doc._.subjects = {patient_id: subject.data() for patient_id, subject in subjects.items()}
+        attributor = Attributor(self.rules.policy, patient_ids, passages, people, self.rules.cues, text)
         attributions = attributor.run(sentences, people.mentions, phenotypes)
-        doc._.associations = associations(spans, attributions, [p.id for p in patients])
+        doc._.associations = associations(spans, attributions, patient_ids)
         for attribution in attributions:
             span = spans[attribution.index]
             span._.patient = list(attribution.patients)

@@ -71,21 +71,22 @@ def _record(article: Article, doc: Doc, found: list[Phenotype]) -> dict:
         "entities": [entity_record(phenotype) for phenotype in found],
         "association": [
             {"patient_id": patient.id, "phenotype": sorted(set(associations.get(patient.id, [])))}
-            for patient in article.patients
+            for patient in doc._.patients or ()
         ],
     }
 
 
 def full_record(article: Article, doc: Doc) -> dict:
     """The submission record with what the other outputs (BioC, PubTator, Phenopackets)
-    also need: the article's ``patient`` list (ids and given mentions, where sex and age
-    are read from) and on each entity its ``label``, ``patients`` (attributed to, negated
+    also need: the article's ``patient`` list (ids, given mentions and the ``subject``, the
+    sex and age the text says of each; the text's proband when it lists none) and on each entity its ``label``, ``patients`` (attributed to, negated
     or not) and ``provenance``. The submission writer keeps only the task's fields."""
     found = phenotypes(doc)
     record = _record(article, doc, found)
     for entity, phenotype in zip(record["entities"], found):
         entity.update(label=phenotype.label, patients=list(phenotype.patients), provenance=list(phenotype.provenance))
-    record["patient"] = [patient_record(patient) for patient in article.patients]
+    subjects = doc._.subjects or {}
+    record["patient"] = [{**patient_record(patient), "subject": subjects.get(patient.id)} for patient in doc._.patients or ()]
     return record
 
 
