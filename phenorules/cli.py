@@ -346,7 +346,7 @@ def annotate(
 @main.command()
 @HPO_OPTION
 def info(hpo: str | None) -> None:
-    """Show the ontology release, lexicon size and pipeline stages."""
+    """Show the ontology release, lexicon size, pipeline stages and profiles."""
     from .pipeline import OPTIONAL_STAGES, stage_names
     from .profiles import profiles
     from .resources import cache_dir, data_dir, load_resources

@@ -74,3 +74,16 @@ def test_a_guard_file_with_an_unknown_guard_is_refused(tmp_path):
     path.write_text("after\tgene\nbefore\tgene\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"guards.tsv:2: unknown guard 'before'"):
         read_name_guards(path)
+
+
+def test_disease_names_are_read_once_then_from_the_cache(diseases, tmp_path, monkeypatch):
+    from phenorules.stages.names import disease_names
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
+    disease_names.cache_clear()
+    first = disease_names(diseases)
+    (cached,) = (tmp_path / "cache").glob("disease-names-*.cache")
+    disease_names.cache_clear()
+    monkeypatch.setattr("phenorules.stages.names.read_disease_names", lambda path: pytest.fail("read again"))
+    assert disease_names(diseases) == first == read_disease_names(Path(diseases))
+    disease_names.cache_clear()

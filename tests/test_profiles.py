@@ -88,3 +88,8 @@ def test_info_lists_the_profiles():
     output = run("info").output
     assert "  patientphex: scope on, nested off, names off, abbreviations.bare_uses=\"bracketed\", abbreviations.defined_uses=false" in output
     assert "  general: scope off" in output
+
+
+def test_an_unknown_profile_on_the_command_line_is_one_line_and_exit_2():
+    result = run("annotate", "-", "--profile", "gsc", input=TEXT)
+    assert result.exit_code == 2 and result.output == "phenorules: error: unknown profile 'gsc'; profiles are ['general', 'patientphex']\n"

@@ -131,7 +131,7 @@ class Abbreviations(RefinesMatches):
         known: dict[str, Sense],
         guards: Guards,
         bare_uses: str,
-        defined_uses: bool = False,
+        defined_uses: bool,
     ):
         self.kb = kb
         self.known = known
