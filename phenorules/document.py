@@ -43,8 +43,11 @@ _SPAN_EXTENSIONS = {
 
 def drop(span: Span, rule: str) -> None:
     """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
-    doc = span.doc
-    doc._.dropped = [*(doc._.dropped or []), (span.start_char, span.end_char, span._.hpo_ids, rule)]
+    doc, dropped = span.doc, (span.start_char, span.end_char, span._.hpo_ids, rule)
+    if doc._.dropped is None:
+        doc._.dropped = [dropped]
+    else:
+        doc._.dropped.append(dropped)  # in place: a copy per drop is quadratic
 
 
 def register_extensions() -> None:
