@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -83,8 +84,12 @@ def disease_names(path: str) -> dict[tuple[str, ...], str]:
     source = [path, info.st_size, info.st_mtime_ns]
     cache = cache_dir() / f"disease-names-{hashlib.sha256(repr(source).encode()).hexdigest()[:16]}.cache"
     cached = read_cache_file(cache)
-    if cached is not None and cached.verified() and "source" in cached.sections and unpacked(cached["source"]) == source:
-        return {tuple(key): disease_id for key, disease_id in unpacked(cached["names"])}
+    if cached is not None:
+        try:
+            if unpacked(cached["source"]) == source:
+                return {tuple(key): disease_id for key, disease_id in unpacked(cached["names"])}
+        except (KeyError, ValueError, zlib.error):
+            pass  # not this file's names, or damaged: read again
     names = read_disease_names(Path(path))
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
