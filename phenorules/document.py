@@ -44,12 +44,10 @@ SPAN_EXTENSIONS = {
 
 def drop(span: Span, rule: str) -> None:
     """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
-    doc, dropped = span.doc, (span.start_char, span.end_char, span._.hpo_ids, rule)
-    stored = doc.user_data.get(_extension_key(doc, "dropped"))
-    if stored is None:
-        doc._.dropped = [dropped]
-    else:
-        stored.append(dropped)  # in place, in the stored list (the getter hands out a copy): a copy per drop is quadratic
+    # Appended to the stored list in place: the getter hands out a copy, and setting a
+    # copy per drop would be quadratic.
+    stored = span.doc.user_data.setdefault(_extension_key("dropped", span.doc), [])
+    stored.append((span.start_char, span.end_char, span._.hpo_ids, rule))
 
 
 def _patients_data(patients: Iterable[Patient]) -> list[dict]:
@@ -75,8 +73,8 @@ _TYPED_EXTENSIONS = {
 }
 
 
-def _extension_key(obj: Doc | Span, name: str) -> tuple:
-    """The user_data key of extension ``name`` of ``obj``, as spaCy's own storage makes it."""
+def _extension_key(name: str, obj: Doc | Span) -> tuple:
+    """The user_data key under which spaCy stores extension ``name`` of ``obj``."""
     return ("._.", name, None, None) if isinstance(obj, Doc) else ("._.", name, obj.start_char, obj.end_char)
 
 
@@ -86,11 +84,11 @@ def _typed_extension(name: str) -> dict:
     to_data, from_data = _TYPED_EXTENSIONS[name]
 
     def getter(obj: Doc | Span):
-        data = obj.doc.user_data.get(_extension_key(obj, name))
+        data = obj.doc.user_data.get(_extension_key(name, obj))
         return None if data is None else from_data(data)
 
     def setter(obj: Doc | Span, value) -> None:
-        obj.doc.user_data[_extension_key(obj, name)] = None if value is None else to_data(value)
+        obj.doc.user_data[_extension_key(name, obj)] = None if value is None else to_data(value)
 
     return {"getter": getter, "setter": setter}
 
