@@ -4,7 +4,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+import hypothesis
 from hypothesis import strategies as st
 
 from phenorules.cli import main
@@ -448,8 +448,8 @@ def _patient_rules():
     return load_patient_rules(rules / "patient_mentions.tsv", rules / "number_words.tsv", rules / "patient_policy.tsv", rules / "patient_cues.tsv")
 
 
-@settings(max_examples=300, deadline=None)
-@given(
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
     st.lists(st.tuples(st.integers(0, 24), st.integers(1, 2), st.sampled_from([None, "comparison", "contrast"])), max_size=6),
     st.lists(st.tuples(st.integers(0, 24), st.integers(1, 3)), min_size=1, max_size=6),
 )
