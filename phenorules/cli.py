@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 
 import click
 
@@ -33,7 +34,28 @@ ON_ERROR_OPTION = click.option(
     show_default=True,
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
-QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
+
+
+def _quieten(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
+    if quiet:
+        logging.getLogger("phenorules").setLevel(logging.WARNING)
+    return quiet
+
+
+QUIET_OPTION = click.option(
+    "-q", "--quiet", is_flag=True, callback=_quieten, help="No progress bar (it shows only on a terminal anyway) and no messages."
+)
+
+
+def _say_on_stderr() -> None:
+    """phenorules' log messages (such as the lexicon being built on a first start) as
+    'phenorules: ...' lines on stderr, whether or not it is a terminal."""
+    logger = logging.getLogger("phenorules")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("phenorules: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 class PhenorulesGroup(click.Group):
@@ -61,6 +83,7 @@ class PhenorulesGroup(click.Group):
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
     remove_temporaries_on_signals()
+    _say_on_stderr()
 
 
 def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_config: dict[str, dict] | None = None):
@@ -284,7 +307,7 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @FORMAT_OPTION
 @ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
-@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
+@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (a table of contents; phenotypes coloured by patient, with their term, ids and flags) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
@@ -302,20 +325,21 @@ def annotate(
     from .document import annotate_articles
     from .pipeline import parse_settings
     from .tasks.patientphex.predict import mention_rows
-    from .view import render_page
+    from .view import article_view, render_page
 
     if html_path:
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable, enable, parse_settings(stage_settings))
-    docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
+    annotated = progress(annotate_articles(nlp, articles), len(articles), quiet)
     if html_path:
-        write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
+        views = (article_view(article, doc) for article, doc in annotated)
+        write_atomically(html_path, [render_page(views, f"phenorules: {input_path}")], "the HTML view")
         if not quiet:
             click.echo(f"wrote {html_path}", err=True)
         return
-    rows = [row for doc in docs for row in mention_rows(doc)]
+    rows = [row for _, doc in annotated for row in mention_rows(doc)]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -470,13 +494,18 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one).")
 @click.option("--jnlpba-train", "jnlpba_train", metavar="DIR", envvar="PHENORULES_JNLPBA_TRAIN", default=None, help="JNLPBA brat training folder: the chat API then answers evalscope's JNLPBA prompt (env PHENORULES_JNLPBA_TRAIN).")
 @click.option("--max-request-bytes", type=click.IntRange(min=1), default=None, metavar="N", help="Largest request body accepted (default 10 MiB).")
+@click.option("--request-timeout", "request_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time budget of a request, waiting for the pipeline included; past it the work stops and the answer is 503 (default 60).")
+@click.option("--body-timeout", "body_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request body to arrive; past it the answer is 408 (default 30).")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Also answer requests addressed to this Host (repeatable; '*' any). By default only localhost, 127.0.0.1, [::1] and --host, with the port.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL", help="Also answer browser requests from pages of this origin, e.g. http://localhost:3000 (repeatable; '*' any). By default only the server's own pages.")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
 @QUIET_OPTION
 def serve(
-    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
+    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
+    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
     stage_settings: tuple[str, ...], quiet: bool,
 ) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
@@ -485,7 +514,8 @@ def serve(
     try:
         from .serve import MAX_REQUEST_BYTES
         from .serve.app import serve as run
-        from .serve.engine import Engine
+        from .serve.engine import REQUEST_SECONDS, Engine
+        from .serve.guard import BODY_SECONDS, served_policy
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
     from .pipeline import parse_settings
@@ -500,7 +530,11 @@ def serve(
             tagger = make_tagger(load_model(jnlpba_train))
         return Engine(_pipeline(hpo, disable, enable, stage_config), tagger)
 
-    run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
+    def policy(bound_port: int):
+        limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}
+        return served_policy(host, bound_port, allow_hosts, allow_origins, **limits)
+
+    run(engine, host, port, policy, request_seconds or REQUEST_SECONDS, quiet)
 
 
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)

@@ -44,9 +44,9 @@ class PhraseMatcher:
     def __init__(self, lexicon: Lexicon):
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         self.rows: list[str] = []
-        for key, entries in sorted(lexicon.entries.items()):
+        for key in sorted(lexicon.entries):
             self.automaton.add_word(key, len(self.rows))
-            self.rows.append(encode_entries(key, entries))
+            self.rows.append(encode_entries(key, lexicon.entries[key]))
         if self.rows:
             self.automaton.make_automaton()
         self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
