@@ -127,7 +127,7 @@ def test_the_general_profile_marks_every_use_of_a_defined_short_form(general_nlp
     text = "Developmental delay (DD) was noted. DD was evident by 9 months."
     assert mentions(general_nlp, text) == [("Developmental delay", 0, "HP:0001263"), ("DD", 21, "HP:0001263"), ("DD", 36, "HP:0001263")]
     doc = general_nlp(make_text_doc(general_nlp, text))
-    assert doc.spans[PHENOTYPES][2]._.provenance == ["abbreviation:defined:Developmental delay|defined_uses"]
+    assert stage_rules(doc.spans[PHENOTYPES][2]) == ["abbreviation:defined:Developmental delay|defined_uses"]
     # PatientPheX annotators mark the bracketed definition only
     assert mentions(mini_nlp, text) == [("Developmental delay", 0, "HP:0001263"), ("DD", 21, "HP:0001263")]
 
