@@ -118,6 +118,8 @@ def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
             parsed = json.loads(value)
         except ValueError:
             parsed = value
+        except RecursionError:
+            raise SettingError(f"--set {target}: VALUE is JSON nested too deeply") from None
         settings.setdefault(stage.strip(), {})[setting.strip()] = parsed
     return settings
 

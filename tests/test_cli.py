@@ -108,7 +108,7 @@ def test_an_ontology_that_is_not_obo(tmp_path):
 
 def test_an_output_directory_that_does_not_exist(tmp_path):
     output = tmp_path / "no-such-dir" / "pred.jsonl"
-    assert_error(run("predict", EXAMPLE, "-o", str(output)), f"{output}: cannot write predictions: no such directory")
+    assert_error(run("predict", EXAMPLE, "-o", str(output)), f"{output}: cannot write the predictions: no such directory")
 
 
 def test_an_html_path_that_is_a_directory(tmp_path):

@@ -29,6 +29,7 @@ from ..patients.rules import load_patient_rules
 from ..resources import data_dir
 from ..tasks.patientphex.articles import to_patient
 from ..tasks.patientphex.identifiers import parse_identifier
+from ..writer import Writer
 from . import require
 
 NEGATED = "NO"
@@ -93,17 +94,22 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     return packets
 
 
-def write_phenopackets(directory: str, records, ontology: Ontology) -> int:
-    """Write each record's Phenopackets as ``DIR/<id>.json``; returns how many were written."""
-    from ..files import write_atomically
-
-    count = 0
+def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writer | None = None) -> int:
+    """Write each record's Phenopackets as ``DIR/<id>.json`` through the command's
+    ``writer``; returns how many were written. All the records' file names are claimed
+    first: two packets whose ids give one file name (articles sharing a PMID, patients
+    "P/1" and "P 1") are refused before any is written."""
+    writer = writer or Writer()
+    named = []
     for record in records:
         for packet in phenopackets_for_record(record, ontology):
             path = os.path.join(directory, phenopacket_file_name(packet["id"]))
-            write_atomically(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], "a Phenopacket")
-            count += 1
-    return count
+            what = f"Phenopacket {packet['id']} of article {record['pmc_id']}"
+            writer.claim(path, what)
+            named.append((path, what, packet))
+    for path, what, packet in named:
+        writer.write(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], what)
+    return len(named)
 
 
 def with_patients(records: list[dict], articles: list[dict] | None, evidence: list[dict] | None) -> list[dict]:

@@ -31,7 +31,7 @@ from typing import Iterable
 
 from phenorules.errors import InputError
 from phenorules.tasks.patientphex.identifiers import NO_ID
-from phenorules.tasks.patientphex.io import ID_PART
+from phenorules.tasks.patientphex.io import ID_PART, article_text
 
 NEGATED = "NO"
 
@@ -149,6 +149,31 @@ def coverage_warnings(gold_articles: list[dict], pred_records: list[dict], pred_
         messages.append(f"{pred_name}: no prediction for {len(missing)} of {len(gold_ids)} gold articles ({_listed(missing)}): scored as empty")
     if extra:
         messages.append(f"{pred_name}: {len(extra)} articles not in the gold file ({_listed(extra)}): not scored")
+    return messages
+
+
+def span_text_warnings(gold_articles: list[dict], pred_records: list[dict], pred_name: str = "predictions") -> list[str]:
+    """Predicted mentions whose ``text`` is not the gold article's text at their offset:
+    predictions of another version of the articles, or offsets counted in other units
+    (bytes, UTF-16), which would score as misses without saying why."""
+    texts = {article["pmc_id"]: article for article in gold_articles}
+    messages = []
+    for record in pred_records:
+        article = texts.get(record["pmc_id"])
+        if article is None:
+            continue
+        text = article_text(article)
+        wrong = [
+            entity for entity in record.get("entities") or []
+            if isinstance(entity.get("text"), str) and text[entity["offset"] : entity["offset"] + entity["length"]] != entity["text"]
+        ]
+        if wrong:
+            first = wrong[0]
+            found = text[first["offset"] : first["offset"] + first["length"]]
+            messages.append(
+                f"{pred_name}, article {record['pmc_id']}: {len(wrong)} predicted mentions whose text is not the gold text at their offset "
+                f"(first: {first['text']!r} at {first['offset']}, the gold text there is {found!r})"
+            )
     return messages
 
 
