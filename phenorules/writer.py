@@ -88,11 +88,16 @@ class Writer:
             remove_stale_temporaries(os.path.dirname(target), os.path.basename(target), spare=self.claimed)
             with atomic_file(target, "w", permissions=0o644) as out:
                 out.writelines(chunks)
-            self._register(path, what)  # the new inode: a later claim through another name meets it
+            self.written(path, what)
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise  # the reader stopped early (| head): click exits quietly
             raise InputError(f"{path}: cannot write the {what}: {error.strerror or error}") from None
+
+    def written(self, path: str, what: str) -> None:
+        """Record the file now at ``path`` (a new inode after the rename): a later claim
+        through another name for it (a case-insensitive file system) meets it."""
+        self._register(path, what)
 
     def lines(self, path: str, what: str) -> LineOutput:
         """A :class:`LineOutput` to ``path``, its ``.partial`` claimed too."""
@@ -337,6 +342,7 @@ class LineOutput:
             else:
                 os.chmod(self.partial, 0o644)
                 os.replace(self.partial, self.target)
+            self._writer.written(self.path, self.what)
         except OSError as error:
             raise self._failure(error) from None
         finally:
