@@ -16,7 +16,8 @@ def _interrupted(signum, frame):
 
 
 def run() -> None:
-    signal.signal(signal.SIGINT, _interrupted)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (nohup, a background job)
+        signal.signal(signal.SIGINT, _interrupted)
     from .cli import main
 
     main(prog_name="phenorules")

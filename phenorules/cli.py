@@ -63,7 +63,8 @@ class PhenorulesGroup(click.Group):
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
     try:  # Ctrl-C from here on is the KeyboardInterrupt the group reports (start-up: phenorules.__main__)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread (phenorules called from a worker thread)
         pass
     remove_temporaries_on_signals()
