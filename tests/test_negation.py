@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
@@ -187,3 +189,37 @@ def test_a_negation_an_own_case_sentence_lets_stand_names_the_own_case_row(mini_
     ]
     assert provenance(mini_nlp, "Patient 2 had no seizures.", section="DISCUSS")["seizures"][-1] == f"negex:own_case:DISCUSS:{rows['patient #']}"
     assert provenance(mini_nlp, "Patient 2 had no seizures.")["seizures"][-1] == "negex:preceding_negations:no"  # not a skipped section
+
+
+
+NEGATION_WORDS = (
+    "no", "absence of", "neither of", "was not", "was absent", "were not observed", "no further", "not only", "such as",
+    "seizures", "ataxia", "the", "patients", "had", "our patient", "and", "but", ",", ".", "(", ")", "\n",
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(NEGATION_WORDS), min_size=10, max_size=40),
+    st.lists(st.tuples(st.integers(0, 80), st.integers(1, 6)), min_size=3, max_size=10),
+    st.sampled_from(["CASE", "DISCUSS"]),
+)
+def test_each_mention_handed_its_deciding_cues_is_negated_as_with_all_cues(mini_nlp, words, mentions, section):
+    """The windowed cue lookup (WindowedNegex.cue_windows) decides every mention as handing
+    it all the cues of its sub-sentence does: negex and the provenance it records. The
+    mentions are random token ranges, so that cues fall inside them too."""
+    negation = mini_nlp.get_pipe("negation")
+    results = []
+    for all_cues in (False, True):
+        doc = mini_nlp.get_pipe("sentences")(make_text_doc(mini_nlp, " ".join(words), section_type=section))
+        doc.spans[PHENOTYPES] = [doc[start : min(start + size, len(doc))] for start, size in mentions if start < len(doc)]
+        for span in doc.spans[PHENOTYPES]:
+            span._.provenance = ["name"]
+        if all_cues:  # the sub-sentence's cues, every one of them, to every mention
+            negation.cue_windows = lambda doc, preceding, following: lambda span: (preceding, following)
+        try:
+            doc = negation(doc)
+        finally:
+            negation.__dict__.pop("cue_windows", None)
+        results.append([(s.start, s.end, s._.negex, tuple(s._.provenance)) for s in doc.spans[PHENOTYPES]])
+    assert results[0] == results[1]

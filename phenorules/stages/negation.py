@@ -37,18 +37,19 @@ The cue choice is measured on PatientPheX: bare "not" and "without" are not cues
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy
 from negspacy.negation import Negex
-from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH
+from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH, SENT_START
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from ..document import PASSAGES, PHENOTYPES, doc_text
+from ..intervals import Extents
 from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules
 from ..resources import data_dir
 
@@ -205,8 +206,10 @@ class WindowedNegex(Negex):
         skipped = [(p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
         self._spans = sorted(mentions, key=lambda span: (span.start, span.end))
         self._skipped, self._own_case = {}, {}
-        for span in self._spans:
-            self.skipped_section(doc, span, skipped)
+        if skipped:
+            sections, sentences = Extents((start, end) for start, end, _ in skipped), Sentences(doc)
+            for span in self._spans:
+                self.skipped_section(doc, span, skipped, sections, sentences)
         self._starts = [span.start for span in self._spans]
         counted = counted_words(doc, list(mentions), self.scope.list_openers)
         self._words = word_positions(counted)
@@ -216,18 +219,62 @@ class WindowedNegex(Negex):
         finally:
             self._spans, self._skipped, self._own_case, self._starts, self._words, self._words_after = [], {}, {}, [], [], []
 
-    def skipped_section(self, doc: Doc, span: Span, skipped: list[tuple[int, int, str]]) -> None:
-        """Note a mention in a skipped section: out of negation's reach, unless its
-        sentence is about the article's own cases (then with the own-case row)."""
-        section = next((label for start, end, label in skipped if start <= span.start < end), None)
-        if section is None:
+    def skipped_section(self, doc: Doc, span: Span, skipped: list[tuple[int, int, str]], sections: Extents, sentences: "Sentences") -> None:
+        """Note a mention in a skipped section (``sections`` indexes ``skipped``): out of
+        negation's reach, unless its sentence is about the article's own cases (then with
+        the own-case row)."""
+        holding = sections.overlapping(span.start, span.start + 1)
+        if not holding:
             return
-        sentence = span.sent
-        found = self.scope.own_case.search(doc_text(doc), sentence.start_char, sentence.end_char)
+        section = skipped[holding[0]][2]
+        found = sentences.own_case(span.start, self.scope.own_case)
         if found is None:
             self._skipped[id(span)] = section
         else:
             self._own_case[id(span)] = f"negex:own_case:{section}:{self.scope.own_case_row(found)}"
+
+    def process_negations(self, doc: Doc):
+        """negspacy's: the cues by family, less those that start inside a pseudo-negation
+        or right after it; the pseudo-negations are looked up by position, not scanned for
+        each cue."""
+        strings = self.nlp.vocab.strings
+        pseudo_id = strings["pseudo"]
+        matches = self.matcher(doc)
+        pseudo = Extents((start, end) for match_id, start, end in matches if match_id == pseudo_id)
+        families: dict[int, list] = {strings[family]: [] for family in ("Preceding", "Following", "Termination")}
+        for match in matches:
+            match_id, start, _ = match
+            if match_id != pseudo_id and not pseudo.overlaps_any(start - 1, start + 1):  # pseudo start <= start <= pseudo end
+                families[match_id].append(match)
+        preceding, following, terminating = families.values()
+        return preceding, following, terminating
+
+    def negex(self, doc: Doc) -> Doc:
+        """negspacy's, with each sub-sentence's cues cut from the sorted cue lists by
+        bisection rather than filtered from all of them, and each mention handed only the
+        cues that decide it (:meth:`cue_windows`)."""
+        preceding, following, terminating = self.process_negations(doc)
+        preceding_starts, following_starts = [m[1] for m in preceding], [m[1] for m in following]
+        for boundary in self.termination_boundaries(doc, terminating):
+            start, end = boundary
+            sub_preceding = preceding[bisect_left(preceding_starts, start) : bisect_left(preceding_starts, end)]
+            sub_following = following[bisect_left(following_starts, start) : bisect_left(following_starts, end)]
+            spans = list(self.yield_spans_within_boundary(doc, boundary, self.span_keys))
+            if spans:
+                cues_of = self.cue_windows(doc, sub_preceding, sub_following)
+                for span in spans:
+                    self._apply_negation(span, *cues_of(span))
+        return doc
+
+    def cue_windows(self, doc: Doc, sub_preceding: list, sub_following: list):
+        """span -> (preceding, following cues) that give :meth:`_apply_negation` the same
+        outcome as all the sub-sentence's cues: of the cues before the mention, the
+        nearest in reach not inside a mention, the first in reach inside one and the
+        nearest out of reach; likewise after it. A long sentence ("no A, no B, ...") has
+        as many cues as mentions, and handing each mention all of them is quadratic."""
+        before = PrecedingCues(sub_preceding, lambda cue: self.reach(doc, cue), self.in_mention)
+        after = FollowingCues(sub_following, self.in_mention)
+        return lambda span: (before.deciding(span.start, self._words), after.deciding(span.end, self._words_after, self.window))
 
     def yield_spans_within_boundary(self, doc: Doc, boundary: tuple[int, int], span_keys: set[str]):
         """negspacy's scan over all spans, by bisection over the spans sorted once per doc."""
@@ -333,13 +380,109 @@ class CueMatcher:
                 if kept[end - 1] - kept[start] != end - 1 - start:  # spans a run
                     matches.add((match_id, kept[start], kept[end - 1] + 1))
         pseudo_id = doc.vocab.strings["pseudo"]
-        pseudo = [(start, end) for match_id, start, end in matches if match_id == pseudo_id]
-        kept_matches = [
-            (match_id, start, end)
-            for match_id, start, end in matches
-            if match_id == pseudo_id or not any(start < p_end and end > p_start for p_start, p_end in pseudo)
-        ]
+        pseudo = Extents((start, end) for match_id, start, end in matches if match_id == pseudo_id)
+        kept_matches = [(match_id, start, end) for match_id, start, end in matches if match_id == pseudo_id or not pseudo.overlaps_any(start, end)]
         return sorted(kept_matches, key=lambda match: (match[1], match[2], match[0]))
+
+
+class PrecedingCues:
+    """The preceding cues of a sub-sentence, grouped by reach and by whether they lie inside
+    a mention, each group sorted by end: a cue is in a mention's reach when at most its
+    reach of counted words lie between its end and the mention, so the group's cues in
+    reach are a range of it, found by bisection. Cues are a few tokens long, so the
+    nearest (the latest start) and the first of a range lie within that many tokens of
+    its top or bottom end."""
+
+    def __init__(self, cues: list, reach, in_mention):
+        groups: dict[tuple[int, bool], list] = {}
+        for cue in cues:
+            groups.setdefault((reach(cue), in_mention(cue)), []).append(cue)
+        self.groups = {key: sorted(group, key=lambda cue: (cue[2], cue[1])) for key, group in groups.items()}
+        self.ends = {key: [cue[2] for cue in group] for key, group in self.groups.items()}
+        self.longest = max((cue[2] - cue[1] for cue in cues), default=0)
+
+    def deciding(self, start: int, words: list[int]) -> list:
+        """Of the cues ending at or before token ``start`` (``words``: counted words before
+        each token): the latest in reach outside mentions, the first in reach inside one,
+        the latest out of reach; in text order."""
+        free = inside = out_of_reach = None
+        for (reach, in_mention), group in self.groups.items():
+            ends = self.ends[(reach, in_mention)]
+            before = bisect_right(ends, start)
+            split = bisect_left(ends, bisect_left(words, words[start] - reach), 0, before)  # in reach from here
+            if in_mention:
+                inside = _earliest(group, ends, split, before, self.longest, inside)
+            else:
+                free = _latest(group, ends, split, before, free)
+            out_of_reach = _latest(group, ends, 0, split, out_of_reach)
+        return sorted((cue for cue in (free, inside, out_of_reach) if cue is not None), key=lambda cue: (cue[1], cue[2]))
+
+
+def _latest(cues: list, ends: list[int], low: int, high: int, best):
+    """``best`` or the cue of ``cues[low:high]`` (sorted by end) that starts last (then ends last)."""
+    for i in range(high - 1, low - 1, -1):
+        if best is not None and ends[i] <= best[1]:
+            break  # it and all below start before the best
+        if best is None or (cues[i][1], cues[i][2]) > (best[1], best[2]):
+            best = cues[i]
+    return best
+
+
+def _earliest(cues: list, ends: list[int], low: int, high: int, longest: int, best):
+    """``best`` or the cue of ``cues[low:high]`` (sorted by end) that starts first (then
+    ends first); no cue is longer than ``longest`` tokens."""
+    for i in range(low, high):
+        if best is not None and ends[i] - longest > best[1]:
+            break  # it and all above start after the best
+        if best is None or (cues[i][1], cues[i][2]) < (best[1], best[2]):
+            best = cues[i]
+    return best
+
+
+class FollowingCues:
+    """The following cues of a sub-sentence in text order: a cue is in reach of a mention
+    when at most ``window`` counted words lie between the mention's end and the cue's
+    start, so the cues in reach are a range of them."""
+
+    def __init__(self, cues: list, in_mention):
+        self.cues = cues
+        self.starts = [cue[1] for cue in cues]
+        inside = [in_mention(cue) for cue in cues]
+        # next_free[i] / next_inside[i]: the first cue from i on outside / inside a mention
+        self.next_free, self.next_inside = [len(cues)] * (len(cues) + 1), [len(cues)] * (len(cues) + 1)
+        for i in range(len(cues) - 1, -1, -1):
+            self.next_free[i] = self.next_free[i + 1] if inside[i] else i
+            self.next_inside[i] = i if inside[i] else self.next_inside[i + 1]
+
+    def deciding(self, end: int, words_after: list[int], window: int) -> list:
+        """Of the cues starting at or after token ``end``: the first in reach outside
+        mentions, the first in reach inside one, the first out of reach; in text order."""
+        first = bisect_left(self.starts, end)
+        last = bisect_right(words_after, words_after[end] + window) - 1  # the last token in reach
+        beyond = bisect_right(self.starts, last, first)
+        chosen = {self.next_free[first], self.next_inside[first]}
+        return [self.cues[i] for i in sorted(chosen | {beyond}) if i < beyond or i == beyond < len(self.cues)]
+
+
+class Sentences:
+    """The sentence holding a token, as ``Span.sent`` finds it (back to the sentence's
+    first token, on to the next sentence start), by bisection over the sentence starts;
+    ``Span.sent`` walks the tokens, which is quadratic in a long sentence's mentions."""
+
+    def __init__(self, doc: Doc):
+        self.doc = doc
+        self.starts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64") == 1).tolist()
+        self._own_case: dict[int, re.Match | None] = {}
+
+    def own_case(self, token: int, own_case: re.Pattern) -> re.Match | None:
+        """The first own-case phrase in the sentence of ``token``, searched once per sentence."""
+        i = bisect_right(self.starts, token) - 1
+        if i not in self._own_case:
+            start = self.starts[i] if i >= 0 else 0
+            end = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.doc)
+            sentence = self.doc[start:end]
+            self._own_case[i] = own_case.search(doc_text(self.doc), sentence.start_char, sentence.end_char)
+        return self._own_case[i]
 
 
 def cue_text(doc: Doc, start: int, end: int) -> str:
