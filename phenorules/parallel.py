@@ -2,7 +2,8 @@
 
 Articles go to the annotators in chunks of :data:`CHUNK_ARTICLES`; at most
 :data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
-order as soon as they are next, so memory stays bounded whatever the input size. Each
+order as soon as they are next, so memory grows with the input only by the pmc_ids held
+to refuse a repeat (:class:`FirstLines`, about 120 bytes an article). Each
 article's prediction depends on that article alone, so the bytes out are the same for any
 number of workers, and a resumed run's lines equal a whole run's.
 

@@ -1,4 +1,4 @@
-"""A corpus streamed in (and predictions streamed out), so memory does not grow with its size.
+"""A corpus read a line (JSONL) or a file (BioC, text) at a time: reading takes memory per file, not per corpus.
 
 Input: a file, ``-`` (standard input), a directory (its files, in name order) or a glob;
 each file plain or gzip (told by its first bytes), in the format given or detected per

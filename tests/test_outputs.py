@@ -124,6 +124,14 @@ def test_phenopackets_of_patients_whose_ids_give_one_file_name_are_refused_befor
     assert list(directory.iterdir()) == []
 
 
+def test_an_input_named_like_a_killed_runs_temporary_file_is_not_removed(tmp_path):
+    source = tmp_path / ".view.html.99999999.abc.tmp"  # the pattern of a dead writer's temporary file of view.html
+    source.write_text("The girl had seizures.\n")
+    result = run("annotate", str(source), "--html", str(tmp_path / "view.html"), "-q")
+    assert result.exit_code == 0, result.output
+    assert source.read_text() == "The girl had seizures.\n" and (tmp_path / "view.html").exists()
+
+
 def test_an_output_may_not_be_another_outputs_partial(tmp_path):
     out = tmp_path / "pred.jsonl"
     result = run("predict", str(ANNOTATED), "-o", str(out), "--explain", str(tmp_path / "pred.jsonl.partial"))
