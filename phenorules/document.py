@@ -44,11 +44,10 @@ SPAN_EXTENSIONS = {
 
 def drop(span: Span, rule: str) -> None:
     """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
-    doc, dropped = span.doc, (span.start_char, span.end_char, span._.hpo_ids, rule)
-    if doc._.dropped is None:
-        doc._.dropped = [dropped]
-    else:
-        doc._.dropped.append(dropped)  # in place: a copy per drop is quadratic
+    # Appended to the stored list in place: the getter hands out a copy, and setting a
+    # copy per drop would be quadratic.
+    stored = span.doc.user_data.setdefault(_extension_key("dropped", span.doc), [])
+    stored.append((span.start_char, span.end_char, span._.hpo_ids, rule))
 
 
 def _patients_data(patients: Iterable[Patient]) -> list[dict]:
@@ -74,20 +73,22 @@ _TYPED_EXTENSIONS = {
 }
 
 
+def _extension_key(name: str, obj: Doc | Span) -> tuple:
+    """The user_data key under which spaCy stores extension ``name`` of ``obj``."""
+    return ("._.", name, None, None) if isinstance(obj, Doc) else ("._.", name, obj.start_char, obj.end_char)
+
+
 def _typed_extension(name: str) -> dict:
     """The getter and setter of ``name`` in :data:`_TYPED_EXTENSIONS`, on the user_data key
     spaCy's own storage uses."""
     to_data, from_data = _TYPED_EXTENSIONS[name]
 
-    def key(obj: Doc | Span) -> tuple:
-        return ("._.", name, None, None) if isinstance(obj, Doc) else ("._.", name, obj.start_char, obj.end_char)
-
     def getter(obj: Doc | Span):
-        data = obj.doc.user_data.get(key(obj))
+        data = obj.doc.user_data.get(_extension_key(name, obj))
         return None if data is None else from_data(data)
 
     def setter(obj: Doc | Span, value) -> None:
-        obj.doc.user_data[key(obj)] = None if value is None else to_data(value)
+        obj.doc.user_data[_extension_key(name, obj)] = None if value is None else to_data(value)
 
     return {"getter": getter, "setter": setter}
 
