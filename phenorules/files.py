@@ -159,10 +159,10 @@ def stat_or_none(path: str) -> os.stat_result | None:
 
 
 def json_value(text: str | bytes, where: str) -> Any:
-    """``text`` parsed as JSON; malformed JSON, nesting too deep for the parser and numbers
-    of more digits than Python converts are one line naming ``where``."""
+    """``text`` (bytes: UTF-8) parsed as JSON; malformed JSON, nesting too deep for the
+    parser and numbers of more digits than Python converts are one line naming ``where``."""
     try:
-        return json.loads(text)
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except json.JSONDecodeError as error:
         raise InputError(f"{where}: malformed JSON at column {error.colno}: {error.msg}") from None
     except RecursionError:

@@ -215,7 +215,7 @@ def test_an_empty_jsonl_input_warns(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_output_device_is_named_not_stdout():
-    done = subprocess.run([sys.executable, "-m", "phenorules", "predict", str(ANNOTATED), "-o", "/dev/full", "--hpo", MINI_OBO], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "phenorules", "predict", str(ANNOTATED), "-o", "/dev/full", "-q", "--hpo", MINI_OBO], capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (2, "phenorules: error: /dev/full: cannot write the predictions: No space left on device\n")
 
 
