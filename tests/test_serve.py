@@ -101,7 +101,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
         ("hypotonia", "HP:0001252", "Hypotonia", True),
     ]
     assert all(m["provenance"] for m in article["mentions"])
-    assert any(rule.startswith("negex:") for rule in article["mentions"][2]["provenance"])
+    assert any(rule.startswith("context:NEGATED_EXISTENCE:") for rule in article["mentions"][2]["provenance"])
     assert article["mentions"][0]["start"] == TEXT.index("seizures")
     plain = client.post("/annotate", content=TEXT.encode(), headers={"content-type": "text/plain; charset=utf-8"}).json()
     assert [m["hpo_id"] for m in plain["articles"][0]["mentions"]] == [m["hpo_id"] for m in article["mentions"]]
