@@ -22,6 +22,7 @@ from .document import PHENOTYPES, non_overlapping
 from .pipeline import add_stages, stage_plan
 from .stages.knowledge import KB_FUNCTION
 
+NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 
 
@@ -68,10 +69,19 @@ def sets_sentences(nlp: Language) -> bool:
 
 
 class PhenotypeEntities:
-    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps."""
+    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps.
+
+    Every phenotype's ``kb_id_`` is its first HPO id, where spaCy's ``EntityLinker`` puts
+    the linked id and displaCy's ``kb_url_template`` reads it; ``NIL`` (the
+    ``EntityLinker``'s id for no entry) when no HPO term fits."""
 
     def __call__(self, doc: Doc) -> Doc:
-        phenotypes = non_overlapping(doc.spans.get(PHENOTYPES, []))
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        for span in spans:
+            span.kb_id_ = span._.hpo_ids[0] if span._.hpo_ids else NIL
+        if PHENOTYPES in doc.spans:
+            doc.spans[PHENOTYPES] = spans
+        phenotypes = non_overlapping(spans)
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)
