@@ -40,6 +40,8 @@ def mention_rows(doc: Doc) -> list[dict]:
             "hpo_id": task_identifier(phenotype.hpo_ids),
             "label": phenotype.label,
             "negated": phenotype.negated,
+            "assertions": list(phenotype.assertions),
+            "assertion_cues": [dict(cue) for cue in phenotype.cues],
             "patients": list(phenotype.patients),
             "provenance": list(phenotype.provenance),
         }
@@ -84,7 +86,13 @@ def full_record(article: Article, doc: Doc) -> dict:
     found = phenotypes(doc)
     record = _record(article, doc, found)
     for entity, phenotype in zip(record["entities"], found):
-        entity.update(label=phenotype.label, patients=list(phenotype.patients), provenance=list(phenotype.provenance))
+        entity.update(
+            label=phenotype.label,
+            patients=list(phenotype.patients),
+            provenance=list(phenotype.provenance),
+            assertions=list(phenotype.assertions),
+            assertion_cues=[dict(cue) for cue in phenotype.cues],
+        )
     record["patient"] = [patient_record(patient) for patient in article.patients]
     return record
 
