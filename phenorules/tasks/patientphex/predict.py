@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from ...article import Article
 from ...document import PASSAGES, PHENOTYPES, annotate_articles, doc_text
-from ...phenotype import Phenotype, association_values, phenotypes
+from ...phenotype import ASSERTION_FLAGS, Phenotype, association_values, phenotypes
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 
@@ -40,7 +40,7 @@ def mention_rows(doc: Doc) -> list[dict]:
             "hpo_id": task_identifier(phenotype.hpo_ids),
             "label": phenotype.label,
             "negated": phenotype.negated,
-            "assertions": list(phenotype.assertions),
+            **{flag.removeprefix("is_"): flag in phenotype.assertions for flag in ASSERTION_FLAGS[1:]},
             "assertion_cues": [dict(cue) for cue in phenotype.cues],
             "patients": list(phenotype.patients),
             "provenance": list(phenotype.provenance),
