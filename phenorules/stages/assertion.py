@@ -10,7 +10,7 @@ overlap; section headers ("Family history:") govern their section. Each mention 
 flags ``is_negated``, ``is_uncertain``, ``is_hypothetical``, ``is_historical`` and
 ``is_family`` (``negex`` is ``is_negated``), the cues that set them in
 ``span._.assertion_cues``, and each fired row in its provenance
-(``context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:61``).
+(``context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:91``).
 
 What the scope learnt on biomedical articles:
 
@@ -26,7 +26,7 @@ What the scope learnt on biomedical articles:
   ataxia and hypotonia": Absent speech) names that finding and asserts nothing.
 
 A mention a cue would have reached records what kept it plain: the cue beyond its reach
-(``context:beyond_reach:NEGATED_EXISTENCE:was not:max_scope=2:context_rules.tsv:95``, or
+(``context:beyond_reach:NEGATED_EXISTENCE:was not:max_scope=2:context_rules.tsv:111``, or
 ``...:window=5``), a skipped section or a cue inside a finding. Everything a call needs is
 made in the call: one pipeline serves many threads at once.
 """
@@ -88,10 +88,10 @@ class ConText:
             return doc
         counted = counted_words(doc, mentions, self.scope.list_openers)
         words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, counted)))
-        skipped = self.skipped(doc, mentions)
+        sentence_starts = sentence_token_starts(doc)
+        skipped = self.skipped(doc, mentions, sentence_starts)
         cues = self.cues(doc)
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
-        sentence_starts = sentence_token_starts(doc)
         for category in CATEGORIES:
             mine = [cue for cue in cues if cue.rule.category == category]
             if mine:
@@ -99,58 +99,64 @@ class ConText:
                 self.assert_sections(doc, [cue for cue in mine if cue.rule.direction == "section"], words, skipped)
         return doc
 
-    def skipped(self, doc: Doc, mentions: list[Span]) -> dict[int, tuple[str, str | None]]:
+    def skipped(self, doc: Doc, mentions: list[Span], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
         """Index of each mention in a skipped section -> (section, the own-case row that
-        lets assertions stand in its sentence, or None)."""
-        sections = [(p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections]
-        found = {}
+        lets assertions stand in its sentence, or None); sections and sentences found by
+        bisection."""
+        sections = sorted((p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections)
+        found: dict[int, tuple[str, str | None]] = {}
         if not sections:
             return found
-        text = doc_text(doc)
+        text, section_starts, own_case = doc_text(doc), [start for start, _, _ in sections], {}
         for index, span in enumerate(mentions):
-            section = next((label for start, end, label in sections if start <= span.start < end), None)
-            if section is not None:
-                sentence = span.sent
-                own = self.scope.own_case.search(text, sentence.start_char, sentence.end_char)
-                found[index] = (section, None if own is None else str(self.scope.own_case_row(own)))
+            at = bisect_right(section_starts, span.start) - 1
+            if at < 0 or span.start >= sections[at][1]:
+                continue
+            sentence = bisect_right(sentence_starts, span.start) - 1
+            if sentence not in own_case:
+                first, last = sentence_starts[sentence], (sentence_starts[sentence + 1] if sentence + 1 < len(sentence_starts) else len(doc)) - 1
+                own = self.scope.own_case.search(text, doc[first].idx, doc[last].idx + len(doc[last]))
+                own_case[sentence] = None if own is None else str(self.scope.own_case_row(own))
+            found[index] = (sections[at][2], own_case[sentence])
         return found
 
     def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, sentence_starts: list[int]) -> None:
         """NegEx's scope for one category: the sentence, cut at each terminating cue; a
-        mention wholly inside one piece is asserted by the cues in that piece that reach it."""
+        mention wholly inside one piece is asserted by the cues in that piece that reach it.
+        Each piece's cues are indexed once (:class:`_Side`), so a mention finds the cues
+        that decide it by bisection: "no A, no B, ..." is not quadratic."""
         bounds = sorted({*sentence_starts, *(cue.start for cue in cues if cue.rule.direction == "terminate"), len(doc)})
-        scoped = [cue for cue in cues if cue.rule.direction in FORWARD | BACKWARD]
-        cue_starts = [cue.start for cue in scoped]
+        forward = [cue for cue in cues if cue.rule.direction in FORWARD]
+        backward = [cue for cue in cues if cue.rule.direction in BACKWARD]
+        forward_starts, backward_starts = [cue.start for cue in forward], [cue.start for cue in backward]
+        sides: dict[int, tuple[_Side, _Side]] = {}
         for index, span in enumerate(words.mentions):
             piece = bisect_right(bounds, span.start) - 1
-            start, end = bounds[piece], bounds[piece + 1] if piece + 1 < len(bounds) else len(doc)
+            start, end = bounds[piece], bounds[piece + 1]
             if span.end > end:
                 continue
-            inside = scoped[bisect_left(cue_starts, start) : bisect_left(cue_starts, end)]
-            before = [cue for cue in inside if cue.rule.direction in FORWARD and cue.end <= span.start]
-            after = [cue for cue in inside if cue.rule.direction in BACKWARD and cue.start >= span.end]
-            if before or after:
-                self.judge(doc, category, span, before, after, words, skipped.get(index))
+            if piece not in sides:
+                sides[piece] = (
+                    _Side(forward[bisect_left(forward_starts, start) : bisect_left(forward_starts, end)], True, self, words),
+                    _Side(backward[bisect_left(backward_starts, start) : bisect_left(backward_starts, end)], False, self, words),
+                )
+            before, after = sides[piece]
+            if before.cues or after.cues:
+                self.judge(doc, category, span, before.deciding(span), after.deciding(span), skipped.get(index))
 
-    def judge(self, doc: Doc, category: str, span: Span, before: list[Cue], after: list[Cue], words: _Words, skipped) -> None:
-        preceding = [cue for cue in before if words.before[span.start] - words.before[cue.end] <= self.reach(cue)]
-        following = [cue for cue in after if words.after[cue.start] - words.after[span.end] <= self.reach(cue)]
-        findings = [cue for cue in preceding + following if cue in words.findings]  # assert nothing; recorded
-        if findings:
-            before, after = [c for c in before if c not in findings], [c for c in after if c not in findings]
-            preceding, following = [c for c in preceding if c not in findings], [c for c in following if c not in findings]
+    def judge(self, doc: Doc, category: str, span: Span, before: "_Deciding", after: "_Deciding", skipped) -> None:
         section, own_case = skipped or (None, None)
-        if preceding or following:
-            cue = max(preceding, key=lambda c: (c.start, c.end)) if preceding else min(following, key=lambda c: c.start)
+        if before.reaching or after.reaching:
+            cue = before.reaching or after.reaching
             if section is not None and own_case is None:
                 record(span, f"context:skipped_section:{section}:{category}:{cue.text(doc)}:{cue.rule.ref}")
             else:
                 assert_span(doc, span, category, cue, f"context:own_case:{section}:{own_case}" if own_case else None)
         elif section is None or own_case is not None:
-            if before or after:
-                record(span, beyond_reach(doc, category, before, after, self.window))
-            elif findings:
-                record(span, f"context:in_mention:{category}:{findings[0].text(doc)}")
+            if before.beyond or after.beyond:
+                record(span, beyond_reach(doc, category, before.beyond or after.beyond, self.window))
+            elif before.finding or after.finding:
+                record(span, f"context:in_mention:{category}:{(before.finding or after.finding).text(doc)}")
 
     def assert_sections(self, doc: Doc, headers: list[Cue], words: _Words, skipped) -> None:
         """A header cue at the start of a line governs the mentions up to the next header of
@@ -198,12 +204,77 @@ def record(span: Span, entry: str) -> None:
         span._.provenance = [*(span._.provenance or []), entry]
 
 
-def beyond_reach(doc: Doc, category: str, before: list[Cue], after: list[Cue], window: int) -> str:
-    """The provenance entry of the nearest preceding cue that did not reach the mention,
-    else the nearest following one, with the reach that stopped it."""
-    cue = max(before, key=lambda c: (c.start, c.end)) if before else min(after, key=lambda c: c.start)
+def beyond_reach(doc: Doc, category: str, cue: Cue, window: int) -> str:
+    """The provenance entry of the nearest cue that did not reach the mention, with the
+    reach that stopped it."""
     setting = f"max_scope={cue.rule.max_scope}:{cue.rule.ref}" if cue.rule.max_scope else f"window={window}"
     return f"context:beyond_reach:{category}:{cue.text(doc)}:{setting}"
+
+
+@dataclass(frozen=True)
+class _Deciding:
+    """The cues on one side of a mention that decide it: the nearest in reach (not words of
+    a finding), the first in reach that is words of a finding, the nearest out of reach."""
+
+    reaching: Cue | None
+    finding: Cue | None
+    beyond: Cue | None
+
+
+class _Side:
+    """The cues of a piece on one side of its mentions (forward cues before them, backward
+    ones after), grouped by reach and by being words of a finding, each group sorted by
+    the end that faces the mention. A cue reaches a mention when at most its reach of
+    counted words lie between, so a group's cues in reach are a range of it, found by
+    bisection; cues are a few tokens long, so the nearest or first of a range lies within
+    that many tokens of its end."""
+
+    def __init__(self, cues: list[Cue], forward: bool, stage: "ConText", words: _Words):
+        self.cues, self.forward, self.words = cues, forward, words
+        groups: dict[tuple[int, bool], list[Cue]] = {}
+        for cue in cues:
+            groups.setdefault((stage.reach(cue), cue in words.findings), []).append(cue)
+        face = (lambda cue: (cue.end, cue.start)) if forward else (lambda cue: (cue.start, cue.end))
+        self.groups = {key: sorted(group, key=lambda cue: (*face(cue), cue.rule.ref)) for key, group in groups.items()}
+        self.faces = {key: [cue.end if forward else cue.start for cue in group] for key, group in self.groups.items()}
+        self.longest = max((cue.end - cue.start for cue in cues), default=0)
+
+    def deciding(self, span: Span) -> _Deciding:
+        reaching, finding, beyond = [], [], []
+        for (reach, is_finding), group in self.groups.items():
+            faces = self.faces[(reach, is_finding)]
+            if self.forward:  # cues ending at or before the mention; in reach from ``split`` on
+                last = bisect_right(faces, span.start)
+                counts = self.words.before
+                split = bisect_left(faces, bisect_left(counts, counts[span.start] - reach), 0, last)
+                inside, outside = group[split:last], group[:split]
+                (finding if is_finding else reaching).extend(self._near(inside, from_end=not is_finding))
+                beyond.extend(self._near(outside, from_end=True))
+            else:  # cues starting at or after the mention's end; in reach up to ``split``
+                first = bisect_left(faces, span.end)
+                counts = self.words.after
+                split = bisect_left(faces, bisect_right(counts, counts[span.end] + reach), first)
+                inside, outside = group[first:split], group[split:]
+                (finding if is_finding else reaching).extend(self._near(inside, from_end=False))
+                beyond.extend(self._near(outside, from_end=False))
+        order = lambda cue: (cue.start, cue.end, cue.rule.ref)  # noqa: E731  (the cue matcher's order)
+        if self.forward:  # the nearest: the latest start (the first of equals); a finding: the first
+            pick_near = lambda cues: max(sorted(cues, key=order), key=lambda c: (c.start, c.end), default=None)  # noqa: E731
+        else:
+            pick_near = lambda cues: min(sorted(cues, key=order), key=lambda c: c.start, default=None)  # noqa: E731
+        return _Deciding(pick_near(reaching), min(finding, key=order, default=None), pick_near(beyond))
+
+    def _near(self, cues: list[Cue], from_end: bool) -> list[Cue]:
+        """The cues of a sorted range that can be its nearest or first: those within the
+        longest cue's length of the range's end (``from_end``) or start."""
+        face = (lambda cue: cue.end) if self.forward else (lambda cue: cue.start)
+        near: list[Cue] = []
+        ordered = reversed(cues) if from_end else iter(cues)
+        for cue in ordered:
+            if near and abs(face(cue) - face(near[0])) > self.longest:
+                break
+            near.append(cue)
+        return near
 
 
 def in_mention(cue: Cue, words: _Words) -> bool:
