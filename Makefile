@@ -2,13 +2,14 @@
 # `make test` runs the tests, `make fuzz` the long fuzz profile. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 # `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
-# `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
+# `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
 # `make assertions` measures the assertion stage beside medspaCy's ConText (docs/assertions.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SHARED := ../shared/patientphex/train.jsonl
 JNLPBA := ../shared/jnlpba
+MEDXPERTQA := ../shared/medxpertqa/medxpertqa_sampled_text_input.jsonl
 OUT := out
 # evalscope has its own venv (about 5 minutes to build; no torch); its NER metrics need seqeval.
 EVALSCOPE_VENV := .venv-evalscope
@@ -96,9 +97,7 @@ $(EVALSCOPE_VENV)/bin/evalscope:
 	$(EVALSCOPE_VENV)/bin/pip install --quiet 'evalscope==$(EVALSCOPE_VERSION)' seqeval
 
 evalscope: install $(EVALSCOPE_VENV)/bin/evalscope
-	@if [ -d $(JNLPBA)/standoff/train ]; then \
-		$(BIN)/python benchmarks/evalscope_jnlpba.py $(EVALSCOPE_VENV)/bin/evalscope $(JNLPBA) $(OUT)/evalscope; \
-	else echo "$(JNLPBA) not found: make evalscope needs the shared JNLPBA data"; fi
+	$(BIN)/python benchmarks/evalscope_runs.py $(EVALSCOPE_VENV)/bin/evalscope $(JNLPBA) $(MEDXPERTQA) $(OUT)/evalscope
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) $(EVALSCOPE_VENV) $(MEDSPACY_VENV) $(OUT) build *.egg-info

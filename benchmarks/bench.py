@@ -28,6 +28,8 @@ FASTHPOCR_RUN = Path(__file__).resolve().parent / "fasthpocr_run.py"
 MIB = 1024 * 1024
 
 TARGETS = {
+    "cold_startup_s": 10,
+    "cache_mib": 100,
     "warm_startup_s": 1.5,
     "full_chars_per_s": 600_000,
     "end_to_end_ratio": 0.8,
@@ -47,6 +49,7 @@ from phenorules.tasks.patientphex.io import prediction_line, read_articles
 from phenorules.tasks.patientphex.predict import to_record
 nlp = build_pipeline(disable=sys.argv[2:])
 startup = time.perf_counter() - t0
+startup_cpu = time.process_time()
 articles = [to_article(record) for record in read_articles(sys.argv[1])]
 chars = sum(len(p.text) for a in articles for p in a.passages)
 seconds = {"make_doc": 0.0, **{name: 0.0 for name in nlp.pipe_names}, "records": 0.0}
@@ -57,7 +60,7 @@ for article in articles:
         t = time.perf_counter(); doc = stage(doc); seconds[name] += time.perf_counter() - t
     t = time.perf_counter(); line = prediction_line(to_record(article, doc)); seconds["records"] += time.perf_counter() - t
     mentions += line.count('"identifier"')
-print(json.dumps({"startup_s": startup, "run_s": sum(seconds.values()), "stages": seconds, "chars": chars,
+print(json.dumps({"startup_s": startup, "startup_cpu_s": startup_cpu, "run_s": sum(seconds.values()), "stages": seconds, "chars": chars,
                   "articles": len(articles), "mentions": mentions,
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -211,6 +214,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
         env = dict(os.environ, PHENORULES_CACHE=cache, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
         cold = child_run(articles, env, [])
+        cache_mib = sum(path.stat().st_size for path in Path(cache).iterdir()) / MIB
         full = min((child_run(articles, env, []) for _ in range(2)), key=lambda r: r["run_s"])
         core = min((child_run(articles, env, optional) for _ in range(2)), key=lambda r: r["run_s"])
         one = predict_run(articles, env, 1, work)
@@ -224,8 +228,16 @@ def main() -> None:
     stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in full["stages"].items())
     rows += [
         ("input", f"{articles} ({full['articles']} articles, {full['chars']:,} chars, {full['mentions']:,} mentions)"),
-        ("start-up, cold cache", f"{cold['startup_s']:.2f} s (ontology read, lexicon and automata built and cached)"),
-        ("start-up, warm cache", f"{full['startup_s']:.2f} s   target <= {TARGETS['warm_startup_s']} s: {verdict(full['startup_s'] <= TARGETS['warm_startup_s'])}"),
+        (
+            "start-up, cold cache",
+            f"{cold['startup_s']:.2f} s, CPU {cold['startup_cpu_s']:.2f} s (ontology read, lexicon and automata built and cached)"
+            f"   target <= {TARGETS['cold_startup_s']} s: {verdict(cold['startup_s'] <= TARGETS['cold_startup_s'])}",
+        ),
+        ("cache on disk", f"{cache_mib:.0f} MiB   target <= {TARGETS['cache_mib']} MiB: {verdict(cache_mib <= TARGETS['cache_mib'])}"),
+        (
+            "start-up, warm cache",
+            f"{full['startup_s']:.2f} s, CPU {full['startup_cpu_s']:.2f} s   target <= {TARGETS['warm_startup_s']} s: {verdict(full['startup_s'] <= TARGETS['warm_startup_s'])}",
+        ),
         ("throughput, full pipeline", f"{full_rate:,.0f} chars/s, one core   target >= {TARGETS['full_chars_per_s']:,}: {verdict(full_rate >= TARGETS['full_chars_per_s'])}"),
         ("  seconds per stage", stages),
         (f"throughput, core ({' + '.join(sorted(REQUIRED_STAGES))})", f"{core_rate:,.0f} chars/s, one core"),

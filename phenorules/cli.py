@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 
 import click
 
@@ -33,7 +34,28 @@ ON_ERROR_OPTION = click.option(
     show_default=True,
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
-QUIET_OPTION = click.option("-q", "--quiet", is_flag=True, help="No progress bar (it shows only on a terminal anyway) and no messages.")
+
+
+def _quieten(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
+    if quiet:
+        logging.getLogger("phenorules").setLevel(logging.WARNING)
+    return quiet
+
+
+QUIET_OPTION = click.option(
+    "-q", "--quiet", is_flag=True, callback=_quieten, help="No progress bar (it shows only on a terminal anyway) and no messages."
+)
+
+
+def _say_on_stderr() -> None:
+    """phenorules' log messages (such as the lexicon being built on a first start) as
+    'phenorules: ...' lines on stderr, whether or not it is a terminal."""
+    logger = logging.getLogger("phenorules")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("phenorules: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 class PhenorulesGroup(click.Group):
@@ -61,6 +83,7 @@ class PhenorulesGroup(click.Group):
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
     remove_temporaries_on_signals()
+    _say_on_stderr()
 
 
 def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_config: dict[str, dict] | None = None):

@@ -8,6 +8,7 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Iterable, Iterator
 
 import numpy
@@ -17,20 +18,20 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .errors import InputError
-from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, layout_passages, layout_problem, text_article
+from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, GivenMention, Patient, layout_passages, layout_problem, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
 PHENOTYPE_LABEL = "PHENOTYPE"
 _TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_text)
 
-_DOC_EXTENSIONS = {
+DOC_EXTENSIONS = {
     "article_id": None,
     "patients": None,  # the article's given patients (article.Patient)
     "associations": None,
     "dropped": None,  # mentions a stage removed: (start_char, end_char, hpo_ids, rule), see drop
 }
-_SPAN_EXTENSIONS = {
+SPAN_EXTENSIONS = {
     "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
     "hpo_label": None,  # the ontology's label of the ids (Ontology.label)
     "provenance": None,  # lexicon entry and rules that produced or changed the span
@@ -49,8 +50,53 @@ _SPAN_EXTENSIONS = {
 
 def drop(span: Span, rule: str) -> None:
     """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
-    doc = span.doc
-    doc._.dropped = [*(doc._.dropped or []), (span.start_char, span.end_char, span._.hpo_ids, rule)]
+    # Appended to the stored list in place: the getter hands out a copy, and setting a
+    # copy per drop would be quadratic.
+    stored = span.doc.user_data.setdefault(_extension_key("dropped", span.doc), [])
+    stored.append((span.start_char, span.end_char, span._.hpo_ids, rule))
+
+
+def _patients_data(patients: Iterable[Patient]) -> list[dict]:
+    return [asdict(patient) for patient in patients]
+
+
+def _patients(data: list[dict]) -> tuple[Patient, ...]:
+    return tuple(Patient(**{**fields, "mentions": tuple(GivenMention(**m) for m in fields["mentions"])}) for fields in data)
+
+
+def _dropped(data: list) -> list[tuple]:
+    return [(start, end, tuple(hpo_ids), rule) for start, end, hpo_ids, rule in data]
+
+
+# Extensions whose values a Doc's bytes would not keep as they are: spaCy writes user_data
+# with msgpack (Doc.to_bytes, as nlp.pipe(n_process=...) hands Docs back), which makes a
+# tuple a list and cannot write a dataclass. Each is stored as msgpack writes it and read
+# back in its own type: name -> (value -> stored form, stored form -> value).
+_TYPED_EXTENSIONS = {
+    "hpo_ids": (tuple, tuple),
+    "dropped": (list, _dropped),
+    "patients": (_patients_data, _patients),
+}
+
+
+def _extension_key(name: str, obj: Doc | Span) -> tuple:
+    """The user_data key under which spaCy stores extension ``name`` of ``obj``."""
+    return ("._.", name, None, None) if isinstance(obj, Doc) else ("._.", name, obj.start_char, obj.end_char)
+
+
+def _typed_extension(name: str) -> dict:
+    """The getter and setter of ``name`` in :data:`_TYPED_EXTENSIONS`, on the user_data key
+    spaCy's own storage uses."""
+    to_data, from_data = _TYPED_EXTENSIONS[name]
+
+    def getter(obj: Doc | Span):
+        data = obj.doc.user_data.get(_extension_key(name, obj))
+        return None if data is None else from_data(data)
+
+    def setter(obj: Doc | Span, value) -> None:
+        obj.doc.user_data[_extension_key(name, obj)] = None if value is None else to_data(value)
+
+    return {"getter": getter, "setter": setter}
 
 
 def _is_negated(span: Span) -> bool:
@@ -62,12 +108,10 @@ def _set_negated(span: Span, value: bool) -> None:
 
 
 def register_extensions() -> None:
-    for name, default in _DOC_EXTENSIONS.items():
-        if not Doc.has_extension(name):
-            Doc.set_extension(name, default=default)
-    for name, default in _SPAN_EXTENSIONS.items():
-        if not Span.has_extension(name):
-            Span.set_extension(name, default=default)
+    for kind, extensions in ((Doc, DOC_EXTENSIONS), (Span, SPAN_EXTENSIONS)):
+        for name, default in extensions.items():
+            if not kind.has_extension(name):
+                kind.set_extension(name, **(_typed_extension(name) if name in _TYPED_EXTENSIONS else {"default": default}))
     if not Span.has_extension("negex"):  # negspacy's name, kept as an alias of is_negated
         Span.set_extension("negex", getter=_is_negated, setter=_set_negated)
 

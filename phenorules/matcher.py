@@ -11,12 +11,13 @@ lowest id.
 
 from __future__ import annotations
 
+import math
 from array import array
-from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 import ahocorasick
+from sortedcontainers import SortedList
 
 from .lexicon import Entry, Lexicon
 from .lexicon.normalize import is_word_char, normalize_text
@@ -43,9 +44,9 @@ class PhraseMatcher:
     def __init__(self, lexicon: Lexicon):
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         self.rows: list[str] = []
-        for key, entries in sorted(lexicon.entries.items()):
+        for key in sorted(lexicon.entries):
             self.automaton.add_word(key, len(self.rows))
-            self.rows.append(encode_entries(key, entries))
+            self.rows.append(encode_entries(key, lexicon.entries[key]))
         if self.rows:
             self.automaton.make_automaton()
         self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
@@ -151,14 +152,15 @@ def non_overlapping(candidates: Iterable[E], rank: Callable[[E], Any]) -> list[E
     candidate that overlaps none chosen before; the result is in text order.
 
     The chosen spans never overlap, so in text order their ends rise with their starts: a
-    candidate overlaps one of them only if it overlaps its neighbours there (a binary
-    search, not a scan: a text of a million characters has tens of thousands of matches)."""
+    candidate overlaps one of them only if it overlaps its neighbours there, found by a
+    binary search in a sorted list (sortedcontainers: O(log n) inserts, where a Python
+    list's are O(n), quadratic over the tens of thousands of matches of a long text)."""
     chosen: list[E] = []
-    starts: list[int] = []  # chosen[i].start, in text order
+    extents = SortedList()  # (start, end) of the chosen, in text order
     for candidate in sorted(candidates, key=rank):
-        i = bisect_right(starts, candidate.start)
-        if (i and chosen[i - 1].end > candidate.start) or (i < len(starts) and starts[i] < candidate.end):
+        i = extents.bisect_right((candidate.start, math.inf))  # the chosen starting at or before it come first
+        if (i and extents[i - 1][1] > candidate.start) or (i < len(extents) and extents[i][0] < candidate.end):
             continue
-        chosen.insert(i, candidate)
-        starts.insert(i, candidate.start)
-    return chosen
+        extents.add((candidate.start, candidate.end))
+        chosen.append(candidate)
+    return sorted(chosen, key=lambda chosen: chosen.start)

@@ -1,26 +1,29 @@
 """Where the data files live, and the on-disk cache of the built ontology and automaton.
 
-Building the lexicon takes seconds; loading it from the cache a fraction of that. The
-cache key is a hash of the ontology file, every lexicon file, the lexicon config, the source
-of the modules that build them (several checkouts share one cache) and the versions of
-the libraries whose data it holds, so a changed input is rebuilt. A cache file is data
-only: pyahocorasick's node array (integer values) and msgpack for the rest, each section
-checked against its CRC-32, so loading one runs no code from it. A file that is
-corrupt, of another format, or not this user's own (or writable by others) is rebuilt.
+Building the lexicon takes seconds (logged, and said on stderr by the CLI); loading it from
+the cache about a second. The cache key is a hash of the ontology file, every lexicon file,
+the lexicon config, the source of the modules that build them (several checkouts share one
+cache) and the versions of the libraries whose data it holds, so a changed input is rebuilt.
+One entry is kept per ontology release (a few releases at most). A cache file is data only:
+pyahocorasick's node array (integer values) and msgpack for the rest, each section
+zlib-compressed (its checksum verified as it is inflated), so loading one runs no code from
+it. A file that is corrupt, of another format, or not this user's own (or writable by
+others) is rebuilt.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import logging
 import os
 import stat
 import struct
 import sys
-import threading
 import time
 import zlib
 from array import array
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
 from importlib.metadata import version
@@ -43,6 +46,7 @@ from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_
 from .word_sets import WordSetIndex
 
 CACHE_SUFFIX = ".cache"
+log = logging.getLogger(__name__)
 
 
 def data_dir(name: str) -> Path:
@@ -80,50 +84,55 @@ def library_versions() -> str:
     return f"pyahocorasick {version('pyahocorasick')}, srsly {version('srsly')}"
 
 
-def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> str:
+def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig, obo_digest: str | None = None) -> str:
     digest = hashlib.sha256()
     digest.update(f"{__version__}\n{code_digest()}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
-    digest.update(file_digest(obo_path).encode())
+    digest.update((obo_digest or file_digest(obo_path)).encode())
     configured = [lexicon_dir / name for name in config.extra_files + config.blocklist_files]
     for path in sorted(set(lexicon_dir.glob("*.tsv")) | {p for p in configured if p.is_file()}):
         digest.update(f"{path}:{file_digest(path)}\n".encode())
     return digest.hexdigest()[:32]
 
 
-CACHE_MAGIC = b"phenorules cache 1\n"
+CACHE_MAGIC = b"phenorules cache 2\n"
 _LENGTH = struct.Struct(">Q")
+_COMPRESSION = 1  # zlib's fastest level: the sections shrink five-fold
+_THREADS = 2  # zlib releases the GIL: sections are compressed and inflated side by side
 
 
 def write_cache_file(path: Path, sections: dict[str, bytes]) -> None:
     """Write named byte sections to ``path`` atomically: the magic line, a msgpack header
-    of (name, length, crc32) triples, then the sections back to back."""
-    header = srsly.msgpack_dumps([[name, len(blob), zlib.crc32(blob)] for name, blob in sections.items()])
+    of (name, stored length, length) triples, then the zlib-compressed sections back to back."""
+    with ThreadPoolExecutor(_THREADS) as pool:
+        stored = list(pool.map(lambda blob: zlib.compress(blob, _COMPRESSION), sections.values()))
+    header = srsly.msgpack_dumps([[name, len(packed), len(blob)] for (name, blob), packed in zip(sections.items(), stored)])
     with atomic_file(path, "wb") as handle:
         handle.write(CACHE_MAGIC + _LENGTH.pack(len(header)) + header)
-        for blob in sections.values():
-            handle.write(blob)
+        for packed in stored:
+            handle.write(packed)
+
+
+def _inflate(packed: bytes, length: int) -> bytes:
+    """A stored section; zlib.error (a failed checksum, a cut stream) or ValueError if it is
+    not what was written."""
+    blob = zlib.decompress(packed)
+    if len(blob) != length:
+        raise ValueError("a cache section of another length")
+    return blob
 
 
 class CacheFile:
-    """The sections of a cache file, read; their checksums are verified in a thread (zlib
-    releases the GIL) while the caller parses the msgpack ones, which is safe on any bytes.
-    Call :meth:`verified` before giving a section to code that trusts its layout."""
+    """The sections of a cache file, inflated in threads (zlib releases the GIL) while the
+    caller parses the ones it asked for first. A section whose stream or checksum fails
+    raises on access, before any code trusts its layout."""
 
-    def __init__(self, sections: dict[str, bytes], checksums: dict[str, int]) -> None:
-        self.sections = sections
-        self._good = False
-        self._thread = threading.Thread(target=self._verify, args=(checksums,), daemon=True)
-        self._thread.start()
-
-    def _verify(self, checksums: dict[str, int]) -> None:
-        self._good = all(zlib.crc32(self.sections[name]) == checksum for name, checksum in checksums.items())
-
-    def verified(self) -> bool:
-        self._thread.join()
-        return self._good
+    def __init__(self, stored: dict[str, tuple[bytes, int]]) -> None:
+        pool = ThreadPoolExecutor(_THREADS)
+        self._sections: dict[str, Future] = {name: pool.submit(_inflate, packed, length) for name, (packed, length) in stored.items()}
+        pool.shutdown(wait=False)  # its threads end when the last section is inflated
 
     def __getitem__(self, name: str) -> bytes:
-        return self.sections[name]
+        return self._sections[name].result()
 
 
 def unpacked(blob: bytes):
@@ -146,15 +155,12 @@ def read_cache_file(path: Path) -> CacheFile | None:
             (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
             header = unpacked(handle.read(min(header_length, 1 << 20)))
             start = len(CACHE_MAGIC) + _LENGTH.size + header_length
-            if start + sum(length for _, length, _ in header) != info.st_size:
+            if start + sum(stored for _, stored, _ in header) != info.st_size:
                 return None  # truncated, or lengths that are not this file's
-            sections, checksums = {}, {}
-            for name, length, checksum in header:
-                sections[name] = handle.read(length)
-                checksums[name] = checksum
+            stored = {name: (handle.read(stored), length) for name, stored, length in header}
     except Exception:  # unreadable, or a header that is not ours
         return None
-    return CacheFile(sections, checksums)
+    return CacheFile(stored)
 
 
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
@@ -176,12 +182,10 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
     return sections
 
 
-def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher | None:
-    """The matcher of a cache file; None if a checksum fails (before the automaton's bytes
-    reach pyahocorasick, whose reader trusts them)."""
+def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher:
+    """The matcher of a cache file. Each section is inflated and its checksum verified
+    before the automaton's bytes reach pyahocorasick, whose reader trusts them."""
     meta = unpacked(cache[f"{prefix}.meta"])
-    if not cache.verified():
-        return None
     ends = array("Q", cache[f"{prefix}.rows.ends"])
     if sys.byteorder == "big":
         ends.byteswap()
@@ -259,20 +263,33 @@ def resources_from_cache(cache: CacheFile) -> KnowledgeBase | None:
     try:
         ontology = _ontology_from_state(unpacked(cache["ontology"]))
         word_sets = _word_sets_from_state(unpacked(cache["word_sets"]))
-        matcher = matcher_from_cache(cache)
-    except Exception:  # a file of another layout: rebuild
+        return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets)
+    except Exception:  # a file of another layout, or damaged: rebuild
         return None
-    return KnowledgeBase(ontology, matcher, word_sets) if matcher is not None else None
 
 
-def prune_cache(directory: Path, keep: int) -> None:
-    """Keep the ``keep`` most recently written cache entries (each is ~100 MB; entries of
-    the older pickle format count too, for checkouts of older versions sharing the cache)
-    and remove temporary files their writers left (see :func:`remove_stale_cache_files`)."""
+def release_of(obo_digest: str) -> str:
+    """The part of a cache entry's name that names its ontology release (the file's hash)."""
+    return obo_digest[:16]
+
+
+def prune_cache(directory: Path, kept: Path) -> None:
+    """Keep ``kept``, the newest entry of no other ontology release, and at most
+    RELEASES_KEPT entries in all (each about 30 MB); entries of older cache layouts go, as
+    do temporary files their writers left (see :func:`remove_stale_cache_files`)."""
+    release = kept.name.split("-")[1]
     entries = [*directory.glob(f"resources-*{CACHE_SUFFIX}"), *directory.glob("resources-*.pkl")]
     entries.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    for stale in entries[keep:]:
-        stale.unlink(missing_ok=True)
+    seen = {release}
+    for entry in entries:
+        if entry == kept:
+            continue
+        parts = entry.name.split("-")
+        other = parts[1] if len(parts) == 3 and entry.suffix == CACHE_SUFFIX else None  # None: an older layout
+        if other is None or other in seen or len(seen) >= RELEASES_KEPT:
+            entry.unlink(missing_ok=True)
+        else:
+            seen.add(other)
     remove_stale_cache_files(directory)
 
 
@@ -290,7 +307,7 @@ def remove_stale_cache_files(directory: Path) -> None:
             pass
 
 
-CACHE_ENTRIES_KEPT = 4
+RELEASES_KEPT = 2
 _LOADED: dict[str, KnowledgeBase] = {}
 
 
@@ -320,11 +337,12 @@ def load_resources(
     obo_path = str(obo_path or default_obo_path())
     lexicon_dir = Path(lexicon_dir) if lexicon_dir else data_dir("lexicons")
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
-    key = resources_key(obo_path, lexicon_dir, config)
+    obo_digest = file_digest(obo_path)
+    key = resources_key(obo_path, lexicon_dir, config, obo_digest)
     if key in _LOADED:
         return _LOADED[key]
     directory = cache_dir()
-    path = directory / f"resources-{key}{CACHE_SUFFIX}"
+    path = directory / f"resources-{release_of(obo_digest)}-{key}{CACHE_SUFFIX}"
     resources = None
     if use_cache:
         remove_stale_cache_files(directory)
@@ -332,8 +350,8 @@ def load_resources(
             cache = read_cache_file(path)
             resources = resources_from_cache(cache) if cache is not None else None
     if resources is None:
-        if use_cache and sys.stderr.isatty():  # a person waits tens of seconds: say why
-            print(f"phenorules: building the lexicon from {obo_path} (cached for later runs)", file=sys.stderr)
+        started = time.perf_counter()
+        log.info("building the lexicon from %s%s", obo_path, " (cached for later runs)" if use_cache else "")
         ontology = load_ontology(obo_path)
         parts = lexicon_parts(ontology, lexicon_dir, config)
         lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
@@ -343,8 +361,9 @@ def load_resources(
             try:
                 directory.mkdir(parents=True, exist_ok=True)
                 write_cache_file(path, resources_sections(resources))
-                prune_cache(directory, keep=CACHE_ENTRIES_KEPT)
+                prune_cache(directory, path)
             except OSError:
                 pass  # an unwritable cache directory only costs time
+        log.info("built the lexicon in %.1f s", time.perf_counter() - started)
     _LOADED[key] = resources
     return resources

@@ -137,11 +137,8 @@ class WordSetIndex:
 
     def content_words(self, phrase: str) -> list[str]:
         # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
-        return [
-            self.base_word(word)
-            for i, word in enumerate(_WORD.findall(phrase))
-            if word not in self.function_words and not (i and word in self.suffix_words)
-        ]
+        base, function_words, suffix_words = self.morphology.base, self.function_words, self.suffix_words
+        return [base(word) for i, word in enumerate(_WORD.findall(phrase)) if word not in function_words and not (i and word in suffix_words)]
 
     def without_quantities(self, words: list[str]) -> list[str]:
         """Base words less the quantity words if they hold a change word (['elevate',

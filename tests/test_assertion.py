@@ -1,6 +1,8 @@
 """The assertion stage (ConText): negation as NegEx learnt it on articles, and the other four categories."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
@@ -274,3 +276,62 @@ def test_one_pipeline_shared_by_eight_threads_asserts_as_serially(mini_nlp):
         threaded = list(pool.map(judged, texts))
     assert threaded == serial
     assert sum(len(found) for found in serial) > 1000
+
+
+CUE_WORDS = (
+    "no", "absence of", "neither of", "was not", "was absent", "were not observed", "no further", "not only", "such as",
+    "seizures", "ataxia", "the", "patients", "had", "our patient", "her father", "possible", "if", "and", "but", ",", ".", "(", ")", "\n",
+)
+
+
+def all_cues_deciding(side, span):
+    """What _Side.deciding finds by bisection, found by looking at every cue of the side."""
+    from phenorules.stages.assertion import _Deciding
+
+    words, window = side.words, 5
+    order = lambda cue: (cue.start, cue.end, cue.rule.ref)  # noqa: E731
+    cues = sorted(side.cues, key=order)
+    if side.forward:
+        candidates = [c for c in cues if c.end <= span.start]
+        reached = [c for c in candidates if words.before[span.start] - words.before[c.end] <= (c.rule.max_scope or window)]
+    else:
+        candidates = [c for c in cues if c.start >= span.end]
+        reached = [c for c in candidates if words.after[c.start] - words.after[span.end] <= (c.rule.max_scope or window)]
+    findings = [c for c in reached if c in words.findings]
+    plain = [c for c in reached if c not in words.findings]
+    beyond = [c for c in candidates if c not in reached]
+    if side.forward:
+        near = lambda found: max(found, key=lambda c: (c.start, c.end), default=None)  # noqa: E731
+    else:
+        near = lambda found: min(found, key=lambda c: c.start, default=None)  # noqa: E731
+    return _Deciding(near(plain), findings[0] if findings else None, near(beyond))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(CUE_WORDS), min_size=10, max_size=40),
+    st.lists(st.tuples(st.integers(0, 80), st.integers(1, 6)), min_size=3, max_size=10),
+    st.sampled_from(["CASE", "DISCUSS"]),
+)
+def test_each_mention_finds_its_deciding_cues_as_among_all_cues(mini_nlp, words, mentions, section):
+    """The cue lookup by bisection (stages/assertion._Side) decides every mention as looking
+    at all the cues of its piece does: the flags and the provenance they record. The
+    mentions are random token ranges, so that cues fall inside them too."""
+    from phenorules.stages import assertion as stage
+
+    results = []
+    for brute in (False, True):
+        doc = mini_nlp.get_pipe("sentences")(make_text_doc(mini_nlp, " ".join(words), section_type=section))
+        doc.spans[PHENOTYPES] = [doc[start : min(start + size, len(doc))] for start, size in mentions if start < len(doc)]
+        for span in doc.spans[PHENOTYPES]:
+            span._.provenance = ["name"]
+        deciding = stage._Side.deciding
+        if brute:
+            stage._Side.deciding = all_cues_deciding
+        try:
+            doc = mini_nlp.get_pipe("assertion")(doc)
+        finally:
+            stage._Side.deciding = deciding
+        flags = ("is_negated", "is_uncertain", "is_hypothetical", "is_historical", "is_family")
+        results.append([(s.start, s.end, tuple(s._.get(f) for f in flags), tuple(s._.provenance)) for s in doc.spans[PHENOTYPES]])
+    assert results[0] == results[1]

@@ -11,7 +11,8 @@ from spacy.lang.en import English
 from spacy.language import Language
 
 from phenorules.component import add_pipes  # (registers the factory; an install does it by entry point)
-from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES
+from phenorules.article import Article, GivenMention, Passage, Patient
+from phenorules.document import DOC_EXTENSIONS, PHENOTYPE_LABEL, PHENOTYPES, SPAN_EXTENSIONS, make_article_doc
 from phenorules.knowledge_base import KnowledgeBase
 from phenorules.ontology import load_ontology
 from phenorules.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
@@ -44,6 +45,33 @@ def test_results_are_ents_and_a_span_group_with_extensions(user_nlp):
     assert (span._.hpo_label, span._.provenance[0], span._.negex) == ("Cleft palate", "name", False)
     assert not span._.patient  # plain text names no patients
     assert [sent.text for sent in doc.sents] == ["She had a cleft palate.", "Seizures began at 2 years."]
+
+
+def _extension_values(doc):
+    """repr (which tells a tuple from a list) of every Doc and phenotype Span extension."""
+    values = [(name, repr(doc._.get(name))) for name in sorted(DOC_EXTENSIONS)]
+    for span in doc.spans[PHENOTYPES]:
+        values += [(span.start_char, name, repr(span._.get(name))) for name in sorted(SPAN_EXTENSIONS)]
+    return values
+
+
+def test_extensions_keep_their_types_across_processes(user_nlp):
+    texts = ["The boy had cleft palate and no seizures.", "Micrognathia, VSD and oedema were seen."] * 2
+    serial = list(user_nlp.pipe(texts))
+    assert type(serial[0].spans[PHENOTYPES][0]._.hpo_ids) is tuple
+    assert [_extension_values(doc) for doc in user_nlp.pipe(texts, n_process=2)] == [_extension_values(doc) for doc in serial]
+    assert any(doc._.dropped for doc in serial)  # a tuple of a tuple inside a list, kept
+    # a Doc with the article's patients (dataclasses, which msgpack cannot write) goes to the workers and back
+    nlp = build_pipeline(hpo=MINI_OBO)
+    article = Article(
+        "case-7",
+        (Passage(0, "II-1 had seizures. Her sister II-2 had ataxia.", "CASE"),),
+        patients=(Patient("a", label="II-1"), Patient("b", label="II-2", mentions=(GivenMention(30, 34, "II-2"),))),
+    )
+    serial = list(nlp.pipe([make_article_doc(nlp, article)] * 2))
+    parallel = list(nlp.pipe([make_article_doc(nlp, article)] * 2, n_process=2))
+    assert serial[0]._.patients == article.patients and serial[0]._.associations == {"a": ["HP:0001250"], "b": ["HP:0001251"]}
+    assert [_extension_values(doc) for doc in parallel] == [_extension_values(doc) for doc in serial]
 
 
 def test_every_stage_of_the_pipeline_is_a_pipe_in_order(user_nlp):

@@ -159,27 +159,56 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
     assert seen == [False, False]
 
 
-def test_stale_cache_temporaries_are_removed_and_old_entries_pruned(tmp_path, monkeypatch):
+def test_stale_cache_temporaries_are_removed_and_one_entry_is_kept_per_release(tmp_path, monkeypatch):
     from phenorules import resources
+    from phenorules.ontology import file_digest
 
     stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
     old_temporary = tmp_path / "resources-0.pklx1y2.tmp"
     old_temporary.write_bytes(b"x")
     os.utime(old_temporary, (0, 0))
-    old_entries = [tmp_path / f"resources-{i}.pkl" for i in range(5)]
-    for i, entry in enumerate(old_entries):
+    release = resources.release_of(file_digest(MINI_OBO))
+    entries = {
+        "older layouts": [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache"],
+        "this release, other inputs": [tmp_path / f"resources-{release}-{'1' * 32}.cache"],
+        "newer other release": [tmp_path / f"resources-{'a' * 16}-{'2' * 32}.cache"],
+        "older other releases": [tmp_path / f"resources-{'b' * 16}-{'3' * 32}.cache", tmp_path / f"resources-{'a' * 16}-{'4' * 32}.cache"],
+    }
+    for i, entry in enumerate(reversed([entry for listed in entries.values() for entry in listed])):
         entry.write_bytes(b"x")
         os.utime(entry, (1000 + i, 1000 + i))
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_resources(MINI_OBO)
     assert not stale.exists() and not old_temporary.exists()
-    kept = sorted(p.name for p in tmp_path.glob("resources-*"))
-    # the three newest old entries and the new one (whose name, a hash, may sort anywhere)
-    assert len(kept) == resources.CACHE_ENTRIES_KEPT
-    assert [name for name in kept if name.endswith(".pkl")] == ["resources-2.pkl", "resources-3.pkl", "resources-4.pkl"]
-    assert [name for name in kept if name.endswith(resources.CACHE_SUFFIX)] == [next(tmp_path.glob(f"resources-*{resources.CACHE_SUFFIX}")).name]
+    (built,) = tmp_path.glob(f"resources-{release}-*{resources.CACHE_SUFFIX}")
+    # the new entry and the newest entry of one other release: RELEASES_KEPT in all
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, entries["newer other release"][0].name])
+    assert resources.RELEASES_KEPT == 2
+
+
+def test_a_cold_build_is_logged_and_the_cli_says_so_on_a_pipe(tmp_path, monkeypatch, caplog):
+    import logging
+    import subprocess
+    import sys
+
+    from phenorules import resources
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-process"))
+    monkeypatch.setattr(resources, "_LOADED", {})
+    with caplog.at_level(logging.INFO, logger="phenorules"):
+        resources.load_resources(MINI_OBO)
+    assert [r.getMessage().split(" from ")[0] for r in caplog.records] == ["building the lexicon", caplog.records[1].getMessage()]
+    assert caplog.records[1].getMessage().startswith("built the lexicon in ")
+    env = dict(os.environ, PHENORULES_CACHE=str(tmp_path / "cli"))
+    command = [sys.executable, "-m", "phenorules", "annotate", "-", "--hpo", MINI_OBO]
+    first = subprocess.run(command, input="Cleft palate.", capture_output=True, text=True, env=env, check=True)
+    assert first.stderr.startswith(f"phenorules: building the lexicon from {MINI_OBO} (cached for later runs)\n")
+    again = subprocess.run(command, input="Cleft palate.", capture_output=True, text=True, env=env, check=True)
+    assert again.stderr == "" and again.stdout == first.stdout
+    quiet = subprocess.run([*command, "-q"], input="Cleft palate.", capture_output=True, text=True, env=dict(env, PHENORULES_CACHE=str(tmp_path / "q")), check=True)
+    assert quiet.stderr == ""
 
 
 def _dead_pid() -> int:

@@ -1,6 +1,9 @@
 """Order-free matching (phenorules/word_sets.py) and the word_order stage."""
 
 import pytest
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
@@ -266,3 +269,66 @@ def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
     assert built.quantity_sets == {("creatine", "elevated"), ("cell", "decreased", "t")}
     assert (cached.quantity_words, cached.change_words, cached.quantity_sets) == (built.quantity_words, built.change_words, built.quantity_sets)
     assert cached.find("elevated levels of creatine", compiled.matcher) == built.find("elevated levels of creatine", compiled.matcher)
+
+
+def _scanning_word_order(stage, doc, found, skipping):
+    """The stage as a scan over all mentions for each match: what the indexed stage must equal."""
+    from phenorules.matcher import resolve_overlaps
+    from phenorules.stages.match import align, annotate
+    from phenorules.stages.word_order import RULE, SKIP_RULE
+
+    spans = list(doc.spans.get(PHENOTYPES, []))
+    for match in resolve_overlaps(found):
+        start, end = match.start, match.end
+        overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
+        if any(s.start_char < start or s.end_char > end for s in overlapping):
+            continue
+        if any(s.start_char == start and s.end_char == end for s in overlapping):
+            continue
+        span, provenance = align(doc, match)
+        spans = [s for s in spans if s not in overlapping]
+        spans.append(annotate(span, match.entry, provenance + [RULE], stage.kb))
+    for match in resolve_overlaps(skipping):
+        if any(s.start_char < match.end and match.start < s.end_char for s in spans):
+            continue
+        span, provenance = align(doc, match)
+        spans.append(annotate(span, match.entry, provenance + [SKIP_RULE], stage.kb))
+    return sorted(spans, key=lambda s: (s.start_char, s.end_char))
+
+
+word_runs = st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4)), max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(word_runs, word_runs, word_runs)
+def test_the_indexed_stage_equals_a_scan_over_all_mentions(mini_ontology, mentioned, reordered, skipping):
+    """Random mentions and order-free matches over 30 words ('w w w ...', word i at 2i)."""
+    from types import SimpleNamespace
+
+    from phenorules.matcher import Match
+    from phenorules.stages.word_order import WordOrder
+
+    entry = Entry(2, ("HP:0000175",), "cleft palate", "name", "")
+
+    def extents(runs):
+        return [(2 * first, 2 * min(first + size, 30) - 1) for first, size in runs]
+
+    def matches(runs):
+        return [Match(start, end, entry) for start, end in extents(runs)]
+
+    no_rows = lambda run, term: ()  # noqa: E731
+    word_sets = SimpleNamespace(
+        words=lambda text: None, family_rows=no_rows, quantity_rows=no_rows,
+        find=lambda text, matcher, words: matches(reordered), find_skipping_one=lambda text, matcher, words: matches(skipping),
+    )
+    stage = WordOrder(SimpleNamespace(word_sets=word_sets, ontology=mini_ontology, matcher=None))
+    results = []
+    for run in (stage, lambda doc: _scanning_word_order(stage, doc, matches(reordered), matches(skipping))):
+        doc = make_text_doc(spacy.blank("en"), " ".join(["w"] * 30))
+        doc.spans[PHENOTYPES] = [doc.char_span(start, end) for start, end in extents(mentioned)]
+        for span in doc.spans[PHENOTYPES]:
+            span._.provenance = ["name"]
+        out = run(doc)
+        spans = out.spans[PHENOTYPES] if hasattr(out, "spans") else out
+        results.append([(s.start_char, s.end_char, tuple(s._.provenance)) for s in spans])
+    assert results[0] == results[1]

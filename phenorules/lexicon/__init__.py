@@ -70,6 +70,8 @@ class Lexicon:
     def finalize(self) -> "Lexicon":
         """Deduplicate per (key, id), keeping the best entry, and sort for determinism."""
         for key, entries in self.entries.items():
+            if len(entries) == 1:
+                continue
             best: dict[tuple[str, ...], Entry] = {}
             for entry in sorted(entries):
                 best.setdefault(entry.hpo_ids, entry)
@@ -180,11 +182,11 @@ def add_rows(
 def apply_blocklist(lexicon: Lexicon, blocked: Blocked, min_key_length: int) -> Lexicon:
     """Drop blocked (key, id) pairs and keys too short to match safely; then finalize."""
     for key in list(lexicon.entries):
-        kept = [
-            e
-            for e in lexicon.entries[key]
-            if (key, ANY_ID) not in blocked and (key, e.hpo_ids) not in blocked and (len(key) >= min_key_length or e.case_sensitive)
-        ]
+        if (key, ANY_ID) in blocked:
+            kept = []
+        else:
+            long_enough = len(key) >= min_key_length
+            kept = [e for e in lexicon.entries[key] if (key, e.hpo_ids) not in blocked and (long_enough or e.case_sensitive)]
         if kept:
             lexicon.entries[key] = kept
         else:

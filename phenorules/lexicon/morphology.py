@@ -29,6 +29,7 @@ NOUN_ADJECTIVE = "noun_adjective.tsv"
 WORD_CLUSTERS = "word_clusters.tsv"
 DERIVATIONS = "derivations.tsv"
 DEFAULT_SHORTEST_STEM = 4  # 'face' + 'ing' is not 'facing'
+BASES_KEPT = 200_000  # words whose base word is remembered
 
 # (plural ending, singular ending), tried longest first: Greco-Latin nouns.
 _CLASSICAL_SINGULARS = (
@@ -85,6 +86,7 @@ class Morphology:
     families: dict[str, str] = field(init=False, repr=False)
     _irregular_singulars: dict[str, str] = field(init=False, repr=False)
     _singular_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _base_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
     _endings: dict[str, tuple[tuple[int, str, int], ...]] = field(init=False, repr=False, compare=False)
     _ending_lengths: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
@@ -120,7 +122,7 @@ class Morphology:
         morphology.pair_refs = tuple(RuleRef(*ref) for ref in state["pair_refs"])
         morphology.derivation_refs = tuple(RuleRef(*ref) for ref in state["derivation_refs"])
         morphology._irregular_singulars = {plural: singular for singular, plural in morphology.irregular_plurals.items()}
-        morphology._singular_cache = {}
+        morphology._singular_cache, morphology._base_cache = {}, {}
         morphology._index_endings()
         return morphology
 
@@ -141,7 +143,7 @@ class Morphology:
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["_singular_cache"] = {}
+        state["_singular_cache"], state["_base_cache"] = {}, {}
         return state
 
     # ------------------------------------------------------------ inflection
@@ -233,7 +235,16 @@ class Morphology:
     def base(self, word: str) -> str:
         """The word's singular, then the head of its word family: 'contractures' ->
         'contracture', 'delayed' -> 'delay', 'hyperkeratotic' -> 'hyperkeratosis''s head.
-        A word outside the vocabulary joins the family of a derived form that is in it."""
+        A word outside the vocabulary joins the family of a derived form that is in it.
+        Remembered (the 400,000 lexicon keys share 50,000 words), up to BASES_KEPT words."""
+        base = self._base_cache.get(word)
+        if base is None:
+            if len(self._base_cache) >= BASES_KEPT:
+                self._base_cache.clear()
+            base = self._base_cache[word] = self._find_base(word)
+        return base
+
+    def _find_base(self, word: str) -> str:
         word = self.singular(word)
         if word in self.families:
             return self.families[word]

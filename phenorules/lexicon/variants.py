@@ -58,7 +58,7 @@ class VariantResources:
     rewrites: tuple[RewriteRule, ...] = ()
     class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
     # What the rules find of one word, remembered: 40,000 terms share most of their words.
-    _splits: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _prefixes: dict[str, tuple[dict[str, str], bool]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @cached_property
@@ -92,18 +92,19 @@ class VariantResources:
         """Anatomy adjective -> its noun ('maxillary' -> 'maxilla')."""
         return {adjective: noun for noun, adjective in self.anatomy_adjectives.items()}
 
-    def word_splits(self, word: str) -> dict[str, str]:
+    def prefixes_of(self, word: str) -> tuple[dict[str, str], bool]:
         """Prefix -> the word split after it ('hypopigmentation' -> 'hypo pigmentation'),
-        for each joinable prefix whose remainder is an ontology word."""
-        splits = self._splits.get(word)
-        if splits is None:
+        for each joinable prefix whose remainder is an ontology word; and whether the word
+        ends with a prefix (and may join the next word)."""
+        found = self._prefixes.get(word)
+        if found is None:
             splits = {
                 prefix: f"{prefix} {word[len(prefix):]}"
                 for prefix in self.joinable_prefixes
                 if word.startswith(prefix) and word[len(prefix) :] in self.vocabulary
             }
-            self._splits[word] = splits
-        return splits
+            found = self._prefixes[word] = (splits, word.endswith(self.joinable_prefixes))
+        return found
 
     def inflections(self, word: str) -> tuple[str, ...]:
         """The plurals then singulars of a head word; only its singulars for a class plural."""
@@ -221,12 +222,13 @@ def join_split(phrase: str, res: VariantResources) -> list[str]:
     'hypoplasia' never becomes 'hypo plasia'.
     """
     words = phrase.split(" ")
-    prefixes = res.joinable_prefixes
+    known = res._prefixes
+    found = [known[word] if word in known else res.prefixes_of(word) for word in words]
+    splits = [word_splits for word_splits, _ in found]
     # A join needs a word ending in a prefix before a space, a split a word starting with one.
-    if not any(word.endswith(prefixes) for word in words[:-1]) and not any(word.startswith(prefixes) for word in words):
+    if not any(ends for _, ends in found[:-1]) and not any(splits):
         return []
-    splits = [res.word_splits(word) for word in words]
-    spaced = [prefix + " " in phrase for prefix in prefixes]
+    spaced = [prefix + " " in phrase for prefix in res.joinable_prefixes]
     out = []
     for (prefix, pattern), joins in zip(res.join_patterns, spaced):
         joined = pattern.sub(prefix, phrase) if joins else phrase

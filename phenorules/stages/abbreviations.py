@@ -37,6 +37,7 @@ from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
 from ..errors import InputError, SettingError
+from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
@@ -230,10 +231,10 @@ class Abbreviations(RefinesMatches):
     def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense], named: set[str]) -> list[Span]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
         phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
-        taken = sorted((s.start_char, s.end_char) for s in spans)
+        taken = Extents((s.start_char, s.end_char) for s in spans)
         out = []
         for found in _occurrences(text, phenotype_shorts):
-            if any(a < found.end() and found.start() < b for a, b in taken):
+            if taken.overlaps_any(found.start(), found.end()):
                 continue
             sense = senses[found.group(1)]
             if not self.takes(text, found.start(), found.end(), sense, named):

@@ -86,6 +86,10 @@ class ConText:
         mentions = sorted(doc.spans.get(PHENOTYPES, []), key=lambda span: (span.start, span.end))
         if not mentions:
             return doc
+        for extensions in (span._ for span in mentions):  # a Doc run again starts plain
+            for flag in FLAGS.values():
+                extensions.set(flag, False)
+            extensions.assertion_cues = None
         counted = counted_words(doc, mentions, self.scope.list_openers)
         words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, counted)))
         sentence_starts = sentence_token_starts(doc)

@@ -17,6 +17,7 @@ from spacy.tokens import Doc
 
 from ..document import PASSAGES, PHENOTYPES, drop
 from ..errors import InputError
+from ..intervals import Extents
 from ..lexicon.tsv import RuleRef, read_rules
 from ..resources import data_dir
 
@@ -44,12 +45,13 @@ class Scope:
     def __call__(self, doc: Doc) -> Doc:
         outside = [(p.start_char, p.end_char, self.passage_types[p._.passage_type]) for p in doc.spans.get(PASSAGES, []) if p._.passage_type in self.passage_types]
         if outside and PHENOTYPES in doc.spans:
+            passages = Extents((a, b) for a, b, _ in outside)
             kept = []
             for span in doc.spans[PHENOTYPES]:
-                ref = next((ref for a, b, ref in outside if a <= span.start_char < b), None)
-                if ref is None:
+                holding = passages.overlapping(span.start_char, span.start_char + 1)  # the passages it starts in
+                if not holding:
                     kept.append(span)
                 else:
-                    drop(span, f"scope:{ref}")
+                    drop(span, f"scope:{outside[holding[0]][2]}")
             doc.spans[PHENOTYPES] = kept
         return doc

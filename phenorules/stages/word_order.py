@@ -19,9 +19,10 @@ mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
 from __future__ import annotations
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPES, doc_text
+from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
 from ..matcher import Match, resolve_overlaps
 from .knowledge import KB_CONFIG
@@ -46,24 +47,53 @@ class WordOrder(RefinesMatches):
         spans = list(doc.spans.get(PHENOTYPES, []))
         word_sets, text = self.kb.word_sets, doc_text(doc)
         words = word_sets.words(text)
-        for match in resolve_overlaps(word_sets.find(text, self.matcher, words)):
-            start, end = match.start, match.end
-            overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
-            if any(s.start_char < start or s.end_char > end for s in overlapping):
-                continue  # it would cut a mention or lie inside one
-            if any(s.start_char == start and s.end_char == end for s in overlapping):
-                continue  # the dictionary found this span as it is written
-            span, provenance = align(doc, match)
-            spans = [s for s in spans if s not in overlapping]
-            spans.append(annotate(span, match.entry, provenance + [RULE, *self.families(text, match)], self.kb))
+        added = self.reordered(doc, text, spans, word_sets.find(text, self.matcher, words))
+        spans = [span for span in spans if span is not None] + added
         if self.skip_one_word:
-            for match in resolve_overlaps(word_sets.find_skipping_one(text, self.matcher, words)):
-                if any(s.start_char < match.end and match.start < s.end_char for s in spans):
-                    continue  # only where no mention lies
-                span, provenance = align(doc, match)
-                spans.append(annotate(span, match.entry, provenance + [SKIP_RULE, *self.families(text, match)], self.kb))
+            spans += self.skipping_one(doc, text, spans, word_sets.find_skipping_one(text, self.matcher, words))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc
+
+    def reordered(self, doc: Doc, text: str, spans: list[Span | None], found: list[Match]) -> list[Span]:
+        """The order-free matches that replace the mentions inside them; each replaced
+        mention's place in ``spans`` becomes None.
+
+        The matches are taken in text order and never overlap, so a mention an earlier one
+        replaced ends before the next starts, and one an earlier one added starts before
+        it: whether a mention overlaps the next match is read from an index of the
+        mentions as they came and the furthest end of those added so far."""
+        index = Extents((s.start_char, s.end_char) for s in spans)
+        added: list[Span] = []
+        added_reach = -1  # the furthest end of the spans added
+        for match in resolve_overlaps(found):
+            start, end = match.start, match.end
+            if added_reach > start:
+                continue  # it would cut a mention added before
+            overlapping = index.overlapping(start, end)
+            if any(spans[i].start_char < start or spans[i].end_char > end for i in overlapping):
+                continue  # it would cut a mention or lie inside one
+            if any(spans[i].start_char == start and spans[i].end_char == end for i in overlapping):
+                continue  # the dictionary found this span as it is written
+            span, provenance = align(doc, match)
+            for i in overlapping:
+                spans[i] = None
+            added.append(annotate(span, match.entry, provenance + [RULE, *self.families(text, match)], self.kb))
+            added_reach = max(added_reach, span.end_char)
+        return added
+
+    def skipping_one(self, doc: Doc, text: str, spans: list[Span], found: list[Match]) -> list[Span]:
+        """The matches skipping one word, where no mention lies (in text order, so a span
+        added here starts before the next match)."""
+        index = Extents((s.start_char, s.end_char) for s in spans)
+        added: list[Span] = []
+        added_reach = -1
+        for match in resolve_overlaps(found):
+            if added_reach > match.start or index.overlaps_any(match.start, match.end):
+                continue  # only where no mention lies
+            span, provenance = align(doc, match)
+            added.append(annotate(span, match.entry, provenance + [SKIP_RULE, *self.families(text, match)], self.kb))
+            added_reach = max(added_reach, span.end_char)
+        return added
 
     def families(self, text: str, match: Match) -> list[str]:
         """The provenance entries of the word-family rows and the quantity rows the match used."""

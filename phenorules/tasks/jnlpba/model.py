@@ -78,9 +78,8 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
 def model_from_cache(cache: CacheFile) -> Model | None:
     try:
         modifiers = srsly.msgpack_loads(cache["modifiers"])
-        matcher = matcher_from_cache(cache)
-        return Model(matcher, Modifiers(**{f.name: modifiers[f.name] for f in fields(Modifiers)})) if matcher is not None else None
-    except Exception:  # a file of another layout: relearn
+        return Model(matcher_from_cache(cache), Modifiers(**{f.name: modifiers[f.name] for f in fields(Modifiers)}))
+    except Exception:  # a file of another layout, or damaged: relearn
         return None
 
 
