@@ -76,6 +76,9 @@ class _Words:
 
 
 class ConText:
+    """The stage: the cue matcher and scope phrases its rows made, and its settings; each
+    call works on its own Doc only."""
+
     def __init__(self, cues: CueMatcher, scope: ScopeRules, window: int, skipped_sections: frozenset[str]):
         self.cues = cues
         self.scope = scope
