@@ -17,7 +17,7 @@ from .article import Article
 from .errors import InputError, PhenorulesError
 from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
 from .inputs import FORMATS
-from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, SET_OPTION
+from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -86,10 +86,18 @@ def main() -> None:
     _say_on_stderr()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_config: dict[str, dict] | None = None):
+def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str):
     from .pipeline import build_pipeline
 
-    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable)
+    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
+
+
+def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str) -> None:
+    """An unknown stage, setting or profile fails here, before any input is read."""
+    from .inputs import AUTO
+    from .pipeline import stage_plan
+
+    stage_plan(disable, stage_config, enable=enable, **({} if profile == AUTO else {"profile": profile}))
 
 
 OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
@@ -116,6 +124,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def predict(
     input_path: str,
@@ -132,6 +141,7 @@ def predict(
     disable: tuple[str, ...],
     enable: tuple[str, ...],
     stage_settings: tuple[str, ...],
+    profile: str,
     quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
@@ -139,38 +149,39 @@ def predict(
     glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
     --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
     from .parallel import predict_corpus
-    from .pipeline import parse_settings, stage_plan
+    from .pipeline import parse_settings
 
     check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
     for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
         if path is not None:
             check_writable(path, what)
     stage_config = parse_settings(stage_settings)
-    stage_plan(disable, stage_config, enable=enable)  # an unknown stage or setting fails here, not on a cluster's workers
+    _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
     if output_format == "jsonl" and phenopackets_dir is None:
         predict_corpus(
             input_path,
             output_path,
             explain_path,
             input_format,
-            build=lambda: _pipeline(hpo, disable, enable, stage_config),
+            build=lambda chosen: _pipeline(hpo, disable, enable, stage_config, chosen),
             jobs=jobs,
             scheduler=scheduler,
             resume=resume,
             quiet=quiet,
             pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable), "stage_config": stage_config},
             on_error=on_error,
+            profile=profile,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet)
+    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet) -> None:
+def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
-    from .inputs import read_input
+    from .inputs import format_profile, read_input_format
     from .progress import progress
     from .tasks.patientphex.io import write_jsonl, write_predictions
     from .tasks.patientphex.predict import full_record, predict_explained, predict_full
@@ -181,9 +192,9 @@ def _predict_whole(input_path, output_path, output_format, explain_path, phenopa
 
         require("phenopackets")
         check_directory(phenopackets_dir)
-    articles = read_input(input_path, input_format, on_error)
+    articles, chosen = read_input_format(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
-    nlp = _pipeline(hpo, disable, enable, stage_config)
+    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
     records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
@@ -312,15 +323,16 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def annotate(
     input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], quiet: bool,
+    stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
     from .files import write_atomically
-    from .inputs import read_input
+    from .inputs import format_profile, read_input_format
     from .progress import progress
     from .document import annotate_articles
     from .pipeline import parse_settings
@@ -330,8 +342,10 @@ def annotate(
     if html_path:
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
-    articles = read_input(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable, enable, parse_settings(stage_settings))
+    stage_config = parse_settings(stage_settings)
+    _check_plan(disable, enable, stage_config, profile)
+    articles, chosen = read_input_format(input_path, input_format, on_error)
+    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     annotated = progress(annotate_articles(nlp, articles), len(articles), quiet)
     if html_path:
         views = (article_view(article, doc) for article, doc in annotated)
@@ -356,8 +370,9 @@ def annotate(
 @main.command()
 @HPO_OPTION
 def info(hpo: str | None) -> None:
-    """Show the ontology release, lexicon size and pipeline stages."""
+    """Show the ontology release, lexicon size, pipeline stages and profiles."""
     from .pipeline import OPTIONAL_STAGES, stage_names
+    from .profiles import profiles
     from .resources import cache_dir, data_dir, load_resources
 
     resources = load_resources(hpo)
@@ -369,6 +384,11 @@ def info(hpo: str | None) -> None:
     click.echo(f"word sets: {len(resources.word_sets.rows)} (any word order, for the word_order stage)")
     click.echo(f"cache:     {cache_dir()}")
     click.echo("stages:    " + " -> ".join(f"{name} (off unless --enable {name})" if name in OPTIONAL_STAGES else name for name in stage_names()))
+    click.echo(f"profiles:  (--profile; {data_dir('rules') / 'profiles.tsv'})")
+    for profile in profiles().values():
+        rows = [f"{stage} {'on' if on else 'off'}" for stage, on in profile.switches.items()]
+        rows += [f"{stage}.{setting}={json.dumps(value)}" for stage, values in profile.settings.items() for setting, value in values.items()]
+        click.echo(f"  {profile.name}: {', '.join(rows)}")
 
 
 def _learn_options(command):
@@ -443,14 +463,16 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @_learn_options
 def cv(
     train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...],
-    enable: tuple[str, ...], stage_settings: tuple[str, ...], **options,
+    enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, **options,
 ) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .evaluation.crossval import Setting, out_of_fold_predictions
-    from .pipeline import parse_settings, stage_plan
+    from .inputs import format_profile
+    from .pipeline import parse_settings
     from .tasks.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.score import format_table, score
 
@@ -460,8 +482,8 @@ def cv(
         check_writable(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
     stage_config = parse_settings(stage_settings)
-    stage_plan(disable, stage_config, enable=enable)  # fails before the folds are learned
-    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn)
+    _check_plan(disable, enable, stage_config, profile)  # fails before the folds are learned
+    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn, profile=format_profile("jsonl", profile))
     records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:
         write_predictions(predictions_path, records)
@@ -502,11 +524,12 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def serve(
     host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
     allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], quiet: bool,
+    stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
     from .errors import PhenorulesError
@@ -518,9 +541,11 @@ def serve(
         from .serve.guard import BODY_SECONDS, served_policy
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
+    from .inputs import format_profile
     from .pipeline import parse_settings
 
     stage_config = parse_settings(stage_settings)
+    _check_plan(disable, enable, stage_config, profile)
 
     def engine() -> Engine:
         tagger = None
@@ -528,7 +553,7 @@ def serve(
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable, enable, stage_config), tagger)
+        return Engine(_pipeline(hpo, disable, enable, stage_config, format_profile("text", profile)), tagger)
 
     def policy(bound_port: int):
         limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}

@@ -26,6 +26,7 @@ from spacy.language import Language
 
 from .article import Article
 from .errors import InputError, PhenorulesError, warn
+from .inputs import AUTO, format_profile
 from .progress import StreamProgress
 from .streaming import Item, LineOutput, input_paths, input_size, read_items
 
@@ -36,21 +37,42 @@ CHUNKS_IN_FLIGHT = 3
 Result = tuple[str, str, "str | None"]
 
 
-def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
-    """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
-    None for a blank line (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
+class Pipelines:
+    """The pipeline for each input format, by its profile (``inputs.format_profile``), each
+    built on first use: a corpus of PatientPheX JSONL and of text gets one of each."""
+
+    def __init__(self, build: Callable[[str], Language], profile: str = AUTO):
+        self.build = build
+        self.profile = profile
+        self.built: dict[str, Language] = {}
+
+    def __call__(self, input_format: str) -> Language:
+        chosen = format_profile(input_format, self.profile)
+        if chosen not in self.built:
+            self.built[chosen] = self.build(chosen)
+        return self.built[chosen]
+
+
+def annotate_items(pipelines: Callable[[str], Language], items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
+    """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
+    format, and serialise a chunk of articles: a result per item, None for a blank line
+    (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
     from .document import annotate_articles
     from .tasks.patientphex.predict import evidence_record, to_record
     from .tasks.patientphex.io import jsonl_line, prediction_line
 
     articles = [_article(item, on_error) for item in items]
-    annotated = iter(annotate_articles(nlp, [article for article in articles if article is not None]))
+    docs = {}
+    for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
+        chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
+        for i, (_, doc) in zip(chosen, annotate_articles(pipelines(input_format), [articles[i] for i in chosen])):
+            docs[i] = doc
     results: list[Result | None] = []
-    for article in articles:
+    for i, article in enumerate(articles):
         if article is None:
             results.append(None)
             continue
-        _, doc = next(annotated)
+        doc = docs[i]
         evidence = jsonl_line(evidence_record(article, doc)) if explain else None
         results.append((article.id, prediction_line(to_record(article, doc)), evidence))
     return results
@@ -110,7 +132,7 @@ def in_order(submit: Callable[[list[Item]], object], parts: Iterable[list[Item]]
 
 # --- forked workers ----------------------------------------------------------------------
 
-_WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
+_WORKER_PIPELINES: Pipelines | None = None  # the parent's pipelines, inherited by fork
 _WORKER_EXPLAIN = False
 _WORKER_ON_ERROR = "fail"
 
@@ -128,17 +150,17 @@ def _worker_signals() -> None:
 
 
 def _annotate_in_worker(items: list[Item]) -> list[Result]:
-    return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN, _WORKER_ON_ERROR)
+    return annotate_items(_WORKER_PIPELINES, items, _WORKER_EXPLAIN, _WORKER_ON_ERROR)
 
 
 class ForkedWorkers:
     """``jobs`` processes forked from this one after the pipeline is built."""
 
-    def __init__(self, nlp: Language, jobs: int, explain: bool, on_error: str):
-        global _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR
+    def __init__(self, pipelines: Pipelines, jobs: int, explain: bool, on_error: str):
+        global _WORKER_PIPELINES, _WORKER_EXPLAIN, _WORKER_ON_ERROR
         if "fork" not in multiprocessing.get_all_start_methods():
             raise InputError(f"--jobs {jobs}: needs the 'fork' start method, which this platform lacks; use --jobs 1")
-        _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR = nlp, explain, on_error
+        _WORKER_PIPELINES, _WORKER_EXPLAIN, _WORKER_ON_ERROR = pipelines, explain, on_error
         gc.collect()
         gc.freeze()  # the collector then leaves the shared objects' pages unwritten
         # A dead worker (killed, out of memory) fails the run instead of hanging it.
@@ -171,19 +193,23 @@ def predict_corpus(
     output_path: str,
     explain_path: str | None = None,
     input_format: str = "auto",
-    build: Callable[[], Language] | None = None,
+    build: Callable[[str], Language] | None = None,
     jobs: int = 1,
     scheduler: str | None = None,
     resume: bool = False,
     quiet: bool = False,
     pipeline_settings: dict | None = None,
     on_error: str = "fail",
+    profile: str = AUTO,
 ) -> int:
     """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
     ``explain_path``); the number of articles annotated by this run.
 
-    ``build`` makes the pipeline (here, for ``jobs`` 1 or forked workers); with
-    ``scheduler`` the Dask cluster's workers build their own from ``pipeline_settings``.
+    ``build`` makes the pipeline of a profile (here, for ``jobs`` 1 or forked workers:
+    the first article's before the fork, another one an input needs where it is needed);
+    with ``scheduler`` the Dask cluster's workers build their own from
+    ``pipeline_settings``. ``profile`` ``auto`` gives each file the profile of its format
+    (``inputs.format_profile``).
     ``on_error`` 'skip' leaves a bad article out with a warning instead of stopping.
     """
     paths = input_paths(input_spec)
@@ -199,16 +225,18 @@ def predict_corpus(
         if scheduler:
             from .distributed import ClusterWorkers
 
-            backend = ClusterWorkers(scheduler, pipeline_settings or {}, explain_path is not None, on_error)
+            backend = ClusterWorkers(scheduler, {**(pipeline_settings or {}), "profile": profile}, explain_path is not None, on_error)
             submit, window = backend.submit, CHUNKS_IN_FLIGHT * backend.jobs
         else:
-            nlp = build()
+            pipelines = Pipelines(build, profile)
+            if first_item is not None:
+                pipelines(first_item.format)
             workers = worker_count(jobs)
             if workers > 1:
-                backend = ForkedWorkers(nlp, workers, explain_path is not None, on_error)
+                backend = ForkedWorkers(pipelines, workers, explain_path is not None, on_error)
                 submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
             else:
-                submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None, on_error))), 1
+                submit, window = (lambda part: Done(annotate_items(pipelines, part, explain_path is not None, on_error))), 1
         kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
         first_line = FirstLines(on_error)
         items = _skip_kept(items, kept, output_path, first_line, on_error)

@@ -53,6 +53,7 @@ class Item:
     raw: bytes | None = None
     article: Article | None = None
     end: int = 0  # input bytes read up to the end of this item, over all files (progress)
+    format: str = "jsonl"  # the file's format, given or detected (inputs.FORMATS)
 
 
 def input_paths(spec: str) -> list[str]:
@@ -94,7 +95,7 @@ def read_items(paths: list[str], input_format: str = "auto", on_error: str = "fa
             if chosen != "jsonl":
                 data = b"".join(head) + _read(name, handle)
                 for article in parse_input(name, data, chosen, article_id(path), on_error):
-                    yield Item(name, 0, article=article, end=done + _position(raw_file))
+                    yield Item(name, 0, article=article, end=done + _position(raw_file), format=chosen)
             else:
                 lineno = 0
                 for lineno, raw in enumerate(head, start=1):

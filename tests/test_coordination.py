@@ -1,4 +1,7 @@
 import pytest
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.errors import InputError
@@ -127,3 +130,61 @@ def test_list_rules_with_an_unknown_kind_are_refused(tmp_path):
     path.write_text("adverb\tbilaterally\n", encoding="utf-8")
     with pytest.raises(InputError, match="unknown kind 'adverb'"):
         read_list_words(path)
+
+
+LIST_ITEMS = ("knee", "hip", "and", "or", "co-morbid", "x-1", "1a", "é", "")
+LIST_SEPARATORS = (", ", ", ", ", ", " ", ", and ", " or ", " and/or ", ",", "-", "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(LIST_ITEMS), st.sampled_from(LIST_SEPARATORS)).map("".join), max_size=15), st.integers(2, 4))
+def test_lists_are_found_where_the_regex_tried_at_every_position_finds_them(mini_ontology, pieces, min_items):
+    """Coordination.item_lists tries the list regex only where a list can start: the
+    same matches as ``finditer``, which tries it everywhere."""
+    from types import SimpleNamespace
+
+    rules = read_rules(data_dir("rules") / "coordination.tsv", data_dir("rules") / "severity_ranges.tsv", data_dir("rules") / "coordinated_lists.tsv")
+    stage = Coordination(rules, SimpleNamespace(ontology=mini_ontology), ("distributed_list",), min_items)
+    text = "".join(pieces)
+    assert [found.span() for found in stage.item_lists(text)] == [found.span() for found in stage.item_list.finditer(text)]
+
+
+def _scanning_merge(doc, spans, compounds, ontology):
+    """Compounds placed by a scan over all chosen ones and all mentions: what merge must equal."""
+    from phenorules.document import PHENOTYPE_LABEL
+
+    chosen = []
+    for compound in sorted(compounds, key=lambda c: (c.start - c.end, c.start, c.hpo_ids)):
+        if any(compound.start < s.end_char and s.start_char < compound.end for s in chosen):
+            continue
+        span = doc.char_span(compound.start, compound.end, label=PHENOTYPE_LABEL)
+        if span is None:
+            continue
+        covered = [s for s in spans if s.start_char < compound.end and compound.start < s.end_char]
+        span._.hpo_ids = compound.hpo_ids
+        span._.hpo_label = ontology.label(compound.hpo_ids)
+        span._.provenance = [p for s in covered for p in (s._.provenance or [])] + [compound.rule]
+        chosen.append(span)
+    kept = [s for s in spans if not any(s.start_char < c.end_char and c.start_char < s.end_char for c in chosen)]
+    return sorted(kept + chosen, key=lambda s: (s.start_char, s.end_char))
+
+
+word_ranges = st.lists(st.tuples(st.integers(0, 24), st.integers(1, 5)), max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(word_ranges, word_ranges)
+def test_merge_equals_a_scan_over_all_mentions(mini_ontology, mentioned, compounded):
+    """Random mentions and compounds over 25 words ('w w w ...', word i at 2i); a
+    compound may end inside a word (then it is no span and not placed)."""
+    from phenorules.stages.coordination import Compound, merge
+
+    results = []
+    for place in (merge, _scanning_merge):
+        doc = make_text_doc(spacy.blank("en"), " ".join(["w"] * 25))
+        spans = [doc.char_span(2 * first, 2 * min(first + size, 25) - 1) for first, size in mentioned]
+        for i, span in enumerate(spans):
+            span._.provenance = [f"mention:{i}"]
+        compounds = [Compound(2 * first, 2 * min(first + size, 25) - 1 - (size == 5), ("HP:0000175",), f"rule:{i}") for i, (first, size) in enumerate(compounded)]
+        results.append([(s.start_char, s.end_char, tuple(s._.provenance)) for s in place(doc, spans, compounds, mini_ontology)])
+    assert results[0] == results[1]

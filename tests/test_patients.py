@@ -4,6 +4,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+import hypothesis
+from hypothesis import strategies as st
 
 from phenorules.cli import main
 from phenorules.article import Article, GivenMention, Passage, Patient
@@ -456,3 +458,57 @@ def test_a_family_cue_that_names_a_listed_patient_keeps_the_finding_with_that_pa
         {"P1": ["Patient 1"], "P2": ["Patient 2"]},
     )
     assert associations(mini_nlp, art)["P2"] == ["HP:0001250"]
+
+
+def _patient_rules():
+    from phenorules.patients.rules import load_patient_rules
+
+    rules = data_dir("rules")
+    return load_patient_rules(rules / "patient_mentions.tsv", rules / "number_words.tsv", rules / "patient_policy.tsv", rules / "patient_cues.tsv")
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    st.lists(st.tuples(st.integers(0, 24), st.integers(1, 2), st.sampled_from([None, "comparison", "contrast"])), max_size=6),
+    st.lists(st.tuples(st.integers(0, 24), st.integers(1, 3)), min_size=1, max_size=6),
+)
+def test_a_phenotype_finds_the_mentions_around_it_as_a_scan_does(drawn_mentions, drawn_phenotypes):
+    """Attributor._bound and ._compared look the sentence's mentions up by bisection
+    (attribution.Unit): the same choice as scanning all of them. On 25 two-letter words
+    written together ('xxinxx...'; word i at 2i), mentions and phenotypes are random word
+    ranges, so that they abut and overlap."""
+    from phenorules.patients.attribution import Attributor, Phenotype, Unit
+    from phenorules.patients.mentions import PatientMention
+
+    rules = _patient_rules()
+    text = "".join("in" if i % 3 == 1 else "xx" for i in range(25))
+    mentions, taken = [], set()
+    for first, size, cue in sorted(drawn_mentions, key=lambda drawn: drawn[:2]):
+        words = set(range(first, min(first + size, 25)))
+        if words & taken:
+            continue  # patient mentions never overlap
+        taken |= words
+        start, end = 2 * first, 2 * max(words) + 2
+        cue_row = None if cue is None else (cue, "row", "patient_cues.tsv:1")
+        mentions.append((PatientMention(start, end, text[start:end], "label", NAMED, (f"P{first}",), cue=cue_row), (f"chain {start}",)))
+    phenotypes = sorted((Phenotype(2 * first, 2 * min(first + size, 25), False) for first, size in drawn_phenotypes), key=lambda p: p.start)
+    attributor = Attributor(rules.policy, ["P1", "P2"], [], None, rules.cues, text)
+    unit = Unit(mentions, phenotypes)
+    for phenotype in phenotypes:
+        plain = [(m, c) for m, c in mentions if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
+        before, after = [mc for mc in plain if mc[0].end <= phenotype.start], [mc for mc in plain if mc[0].start >= phenotype.end]
+        expected = None
+        if after and before:
+            cue = rules.cues.first("postposed", text[phenotype.end : after[0][0].start])
+            expected = (after[0][0], f"bound from after: {cue.name} ({cue.source})") if cue else None
+        expected = expected or (before[-1][0], "nearest patient mention before it in the sentence") if before else expected
+        expected = expected or (after[0][0], "nearest patient mention after it in the sentence") if after else expected
+        chosen = attributor._bound(phenotype, unit)
+        assert (chosen.mention, chosen.chain[-1]) == expected if expected else chosen is None
+        others = [m.start for m, _ in mentions if m.cue is None]
+        for comparison, _ in unit.comparisons:
+            if phenotype.end <= comparison.start:
+                scanned = not any(phenotype.end <= start < comparison.start for start in others)
+            else:
+                scanned = not any(comparison.end <= start < phenotype.start and any(comparison.end <= p.start < start for p in phenotypes) for start in others)
+            assert attributor._compared(phenotype, comparison, unit) == scanned

@@ -32,7 +32,7 @@ def annotated(nlp, record=RECORD):
     doc = nlp(make_article_doc(nlp, article))
     spans = {span.text: span for span in doc.spans[PHENOTYPES]}
     spans["oedema"]._.negex = True
-    spans["oedema"]._.provenance = [*spans["oedema"]._.provenance, "negex:preceding_negations:no"]
+    spans["oedema"]._.assertion_cues = [{"category": "NEGATED_EXISTENCE", "text": "no", "start": 0, "end": 2, "rule": "context_rules.tsv:85"}]
     spans["microcephaly"]._.patient = ["P1"]
     spans["short stature"]._.patient = "P2"
     return article_view(article, doc)
@@ -120,7 +120,8 @@ def every_field(value: str) -> dict:
     start = len(value) + 5
     row = {
         "article": value, "start": start, "end": start + 8, "text": "seizures", "hpo_id": f"HP:0001250;{value}", "label": value,
-        "negated": True, "patients": [value, value + "2"], "provenance": [value, "negex:preceding_negations:" + value],
+        "negated": True, "patients": [value, value + "2"], "provenance": [value, "context:NEGATED_EXISTENCE:" + value],
+        "assertion_cues": [{"category": "NEGATED_EXISTENCE", "text": value, "start": 0, "end": 1, "rule": value}],
     }
     return {
         "id": value, "pmid": value, "text": text, "patients": [value],

@@ -16,6 +16,8 @@ from ..errors import InputError
 from ..lexicon import SUBSTITUTION_SOURCES
 from ..learn import LearnSettings
 from ..pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
+from ..profiles import profile
+from ..tasks.patientphex import PROFILE
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
 
@@ -26,15 +28,16 @@ LEVELS = ("mention", "document", "micro", "macro")
 
 def ablation_settings() -> list[Setting]:
     """The full pipeline, then one setting per part switched off (and per part that is
-    off by default, one switching it on)."""
+    off by default or in the PatientPheX profile, one switching it on)."""
+    off = OPTIONAL_STAGES | {stage for stage, on in profile(PROFILE).switches.items() if not on}
     return [
         Setting(FULL),
         Setting("variants", kb={"variant_rules": []}),
         Setting("derivations", kb={"morphology": []}),
         Setting("skipped words", stage_config={"word_order": {"skip_one_word": False}}),
         Setting(WITH + "substitutions", kb={"substitutions": list(SUBSTITUTION_SOURCES)}),
-        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | OPTIONAL_STAGES),
-        *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in OPTIONAL_STAGES),
+        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | off),
+        *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in off),
         Setting("learned lexicon", learn=False),
     ]
 

@@ -24,14 +24,20 @@ the chain of rule rows that made it.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from ..intervals import Extents
 from .mentions import ANAPHOR, NAMED, OTHER, PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN, PRONOUN, RELATIVE, People, PatientMention
 from .rules import Cues, Policy
 
 _SIBLING_KIN = frozenset({"brother", "sister", "son", "daughter", "twin"})
+# characters; a postposed cue binds a phenotype to the mention a few words after it ("in
+# the mother"): a longer text between is not read (each phenotype before a far mention
+# would copy all the text up to it)
+_POSTPOSED_REACH = 200
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,22 @@ class Attribution:
     chain: tuple[str, ...] = ()
 
 
+class Unit:
+    """A sentence (or table row) of the walk: the patient mentions resolved in it, in text
+    order and never overlapping, and the starts of its phenotypes, so that each phenotype
+    finds the mentions around it by bisection (a sentence of an article-sized list holds
+    thousands of both)."""
+
+    def __init__(self, mentions: list[tuple[PatientMention, tuple[str, ...]]], phenotypes: Sequence[Phenotype]):
+        self.mentions = mentions
+        self.plain = [(m, c) for m, c in mentions if m.cue is None]  # no comparison or contrast before them
+        self.plain_starts = [m.start for m, _ in self.plain]
+        self.plain_ends = [m.end for m, _ in self.plain]
+        self.comparisons = [(m, c) for m, c in mentions if m.cue is not None and m.cue[0] == "comparison" and m.role == NAMED]
+        self.phenotype_starts = sorted(p.start for p in phenotypes)
+        self.named = any(m.role == NAMED for m, _ in mentions)
+
+
 def _within(items: Sequence, start: int, end: int, starts: list[int]) -> list:
     """Items (sorted by .start) that start inside [start, end)."""
     return list(items[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)])
@@ -121,10 +143,12 @@ class Attributor:
         ones named only in background sections (reported cases), not listed parents."""
         background = self.policy.background_sections
         named_in: dict[str, set[bool]] = {}
+        passages = Extents((p.start, p.end) for p in self.passages)
         for mention in self.people.mentions:
             if mention.role != NAMED:
                 continue
-            passage = next((p for p in self.passages if p.start <= mention.start < p.end), None)
+            holding = passages.overlapping(mention.start, mention.start + 1)
+            passage = self.passages[holding[0]] if holding else None
             for patient_id in mention.patients:
                 named_in.setdefault(patient_id, set()).add(passage is not None and passage.section in background)
         own = tuple(p for p in self.patient_ids if False in named_in.get(p, {False}) and p not in self.people.ascendants)
@@ -258,14 +282,15 @@ class Attributor:
                     header = self._header(start, end, in_sentence)
                 general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
                 in_unit = _within(order, start, end, phenotype_starts)
-                unit_phenotypes = [phenotypes[i] for i in in_unit]
+                unit = Unit(in_sentence, [phenotypes[i] for i in in_unit])
+                cells = self._cells(start, end) if passage.is_table_body and header and unit_index > 0 and not unit.named else None
                 for index in in_unit:
-                    attribution = self.attribute(index, phenotypes[index], in_sentence, focus, mode, setting, passage.section, general, unit_phenotypes)
-                    if passage.is_table_body and header and unit_index > 0 and not any(m.role == NAMED for m, _ in in_sentence):
-                        attribution = self._by_column(index, phenotypes[index], start, end, header, passage.section) or attribution
+                    attribution = self.attribute(index, phenotypes[index], unit, focus, mode, setting, passage.section, general)
+                    if cells is not None:
+                        attribution = self._by_column(index, phenotypes[index], cells, header, passage.section) or attribution
                     if attribution is not None:
                         attributions.append(attribution)
-                named_in_passage = named_in_passage or any(m.role == NAMED for m, _ in in_sentence)
+                named_in_passage = named_in_passage or unit.named
             if passage.is_heading and not named_in_passage and self.policy.heading_resets_focus:
                 focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
@@ -301,13 +326,12 @@ class Attributor:
             return None
         return self.cues.first("subject", self.text[mention.end : mention.end + 40])
 
-    def attribute(self, index: int, phenotype: Phenotype, in_sentence: list, focus: Focus | None, mode: str, setting: str, section: str, general=None, in_unit: Sequence[Phenotype] = ()) -> Attribution | None:
+    def attribute(self, index: int, phenotype: Phenotype, unit: Unit, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
         if mode == "none":
             return None
         if self._held_by_a_parent(phenotype):
             return None
-        plain = [(m, c) for m, c in in_sentence if m.cue is None and (m.end <= phenotype.start or m.start >= phenotype.end)]
-        chosen = self._bound(phenotype, plain)
+        chosen = self._bound(phenotype, unit)
         if chosen is None and mode in ("carry", "paragraph") and general is None:
             base = focus if focus is not None else self.unfocused(mode)
             if base is not None:
@@ -315,56 +339,56 @@ class Attributor:
         if chosen is None:
             return None
         patients, chain = chosen.patients, chosen.chain
-        for mention, mention_chain in in_sentence:
-            if mention.cue is not None and mention.cue[0] == "comparison" and mention.role == NAMED and chosen.patients and self._compared(phenotype, mention, in_sentence, in_unit):
+        for mention, mention_chain in unit.comparisons:
+            if chosen.patients and self._compared(phenotype, mention, unit):
                 patients = tuple(dict.fromkeys(patients + mention.patients))
                 chain = chain + mention_chain + (f"comparison shares it: {mention.cue[1]} ({mention.cue[2]})",)
         if not patients:
             return None
         return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
 
-    def _compared(self, phenotype: Phenotype, comparison: PatientMention, in_sentence: list, in_unit: Sequence[Phenotype]) -> bool:
+    def _compared(self, phenotype: Phenotype, comparison: PatientMention, unit: Unit) -> bool:
         """Whether a comparison's clause holds the phenotype: "He had, like his sister, thick
         eyebrows, he presented micrognathia" shares the eyebrows only. Before the comparison,
         its clause goes back to the mention before it; after, it ends at the first patient
         mention that follows a phenotype of the clause ("Similar to P1, she had X" holds X)."""
         if not self.policy.comparison_clause:
             return True
-        others = [m.start for m, _ in in_sentence if m.cue is None]
-        if phenotype.end <= comparison.start:
-            return not any(phenotype.end <= start < comparison.start for start in others)
-        for start in sorted(others):
-            if comparison.end <= start < phenotype.start and any(comparison.end <= p.start < start for p in in_unit):
-                return False
-        return True
+        others = unit.plain_starts
+        if phenotype.end <= comparison.start:  # no other mention between them
+            first = bisect.bisect_left(others, phenotype.end)
+            return not (first < len(others) and others[first] < comparison.start)
+        # after it: no other mention between them that follows a phenotype of the clause
+        last = bisect.bisect_left(others, phenotype.start) - 1  # the last other mention before the phenotype
+        if last < 0 or others[last] < comparison.end:
+            return True
+        first = bisect.bisect_left(unit.phenotype_starts, comparison.end)
+        return not (first < len(unit.phenotype_starts) and unit.phenotype_starts[first] < others[last])
 
     def _held_by_a_parent(self, phenotype: Phenotype) -> bool:
         """'maternal diabetes', "the mother's hypothyroidism": the words right before the
         phenotype give it to a parent, not to the patient talked about."""
         return self.cues is not None and self.cues.first("parent_of", self.text[max(0, phenotype.start - 40) : phenotype.start]) is not None
 
-    def _bound(self, phenotype: Phenotype, plain: list) -> Focus | None:
+    def _bound(self, phenotype: Phenotype, unit: Unit) -> Focus | None:
         """The mention in the sentence the phenotype belongs to: one right after it that a
         postposed cue binds ("in the mother"), else the nearest before, else the nearest after."""
-        before = [(m, c) for m, c in plain if m.end <= phenotype.start]
-        after = [(m, c) for m, c in plain if m.start >= phenotype.end]
-        if after and before and self.cues is not None:
-            mention, chain = after[0]
-            cue = self.cues.first("postposed", self._text_between(phenotype.end, mention.start))
+        before = bisect.bisect_right(unit.plain_ends, phenotype.start)  # unit.plain[:before] end before it
+        after = bisect.bisect_left(unit.plain_starts, phenotype.end)  # unit.plain[after:] start after it
+        if after < len(unit.plain) and before and self.cues is not None:
+            mention, chain = unit.plain[after]
+            cue = None if mention.start - phenotype.end > _POSTPOSED_REACH else self.cues.first("postposed", self.text[phenotype.end : mention.start])
             if cue is not None:
                 return Focus(mention.patients, mention, f"postposed:{mention.rule}", chain + (f"bound from after: {cue.name} ({cue.source})",))
         if before:
-            mention, chain = before[-1]
+            mention, chain = unit.plain[before - 1]
             return Focus(mention.patients, mention, mention.rule, chain + ("nearest patient mention before it in the sentence",))
-        if after:
-            mention, chain = after[0]
+        if after < len(unit.plain):
+            mention, chain = unit.plain[after]
             return Focus(mention.patients, mention, mention.rule, chain + ("nearest patient mention after it in the sentence",))
         return None
 
     # --- tables -----------------------------------------------------------------------
-
-    def _text_between(self, start: int, end: int) -> str:
-        return self.text[start:end]
 
     def _rows(self, passage: Passage) -> list[tuple[int, int]]:
         """A table body's rows: its lines."""
@@ -389,19 +413,23 @@ class Attributor:
     def _header(self, start: int, end: int, in_row: list) -> dict[int, tuple[str, ...]]:
         """Column -> patients, for a header row whose cells name one patient each (two or more)."""
         columns = {}
+        named_in_row = [m for m, _ in in_row if m.role == NAMED]
+        starts = [m.start for m in named_in_row]
         for column, (cell_start, cell_end) in enumerate(self._cells(start, end)):
-            named = [m for m, _ in in_row if m.role == NAMED and cell_start <= m.start < cell_end]
+            named = _within(named_in_row, cell_start, cell_end, starts)
             if len(named) == 1:
                 columns[column] = named[0].patients
         return columns if len(columns) >= 2 else {}
 
-    def _by_column(self, index: int, phenotype: Phenotype, start: int, end: int, header: dict, section: str) -> Attribution | None:
-        """A row under a header of patients: a phenotype in a patient's column is that
-        patient's; one in the row's first cell goes to the columns whose cell says present."""
+    def _by_column(self, index: int, phenotype: Phenotype, cells: list[tuple[int, int]], header: dict, section: str) -> Attribution | None:
+        """A row under a header of patients (``cells``: the row's): a phenotype in a
+        patient's column is that patient's; one in the row's first cell goes to the columns
+        whose cell says present."""
         if phenotype.negated or self.cues is None:
             return None
-        cells = self._cells(start, end)
-        column = next((i for i, (a, b) in enumerate(cells) if a <= phenotype.start < b), None)
+        column = bisect.bisect_right(cells, (phenotype.start, math.inf)) - 1  # the last cell starting at or before it
+        if column < 0 or phenotype.start >= cells[column][1]:
+            column = None
         if column in header:
             return Attribution(index, header[column], "table_column", None, section, (f"table column {column} is {', '.join(header[column])}'s (header row)",))
         if column != 0:

@@ -17,14 +17,17 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
+from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_grouped, read_tsv
+from ..matcher import non_overlapping
 from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
@@ -152,6 +155,10 @@ class Coordination(RefinesMatches):
         self.item_list = re.compile(
             rf"\b{_LIST_ITEM}(?:, {_LIST_ITEM}){{{min_list_items - 2},}},? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE
         )
+        self.list_end = re.compile(rf",? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE)
+        self.items_before_end = min_list_items - 1
+        # A run of an item that ', ' or a list end may follow (not from inside a run: that is quadratic in its length).
+        self.list_run = re.compile(rf"(?<![\w-])[\w-]+(?=, |,? (?:{words['conjunction']}) )", re.IGNORECASE)
         self.item_separator = re.compile(rf",? (?:{words['conjunction']}) |, ", re.IGNORECASE)
         self.finding_before = re.compile(
             rf"\b((?:{_WORD} ){{0,2}}{_WORD}) (?:{words['preposition']}) (?:(?:{words['determiner']}) )?$", re.IGNORECASE
@@ -259,7 +266,7 @@ class Coordination(RefinesMatches):
         hair abnormalities': one finding distributed over a list of parts. Every part must
         make a term with the finding (the longest finding that works, up to three words)."""
         out = []
-        for found in self.item_list.finditer(text):
+        for found in self.item_lists(text):
             items = self.item_separator.split(found.group())
             before = self.finding_before.search(text, max(0, found.start() - _LIST_CONTEXT), found.start())
             if before is not None:
@@ -273,6 +280,37 @@ class Coordination(RefinesMatches):
                 if compound is not None:
                     out.append(compound)
         return out
+
+    def item_lists(self, text: str) -> Iterator[re.Match]:
+        """``self.item_list.finditer(text)``, with the regex tried only where a list starts.
+
+        Python's re tries every position: inside a long run of items without a conjunction
+        ("knee, knee, knee, ...") each try reads to the run's end, which is quadratic. A
+        list's items are whole runs of word characters and hyphens (starting with a letter,
+        or after a hyphen), joined by ', ', and after ``items_before_end`` of them or more
+        comes its end (``list_end``: ', and wrists'). So the runs followed by ', ' or a
+        conjunction are read once, each with whether ', ' joins it to the next and whether
+        a list end follows it, and the regex is tried only at the runs from which such a
+        chain reaches a list end."""
+        runs = [(found.start(), found.end()) for found in self.list_run.finditer(text)]
+        joined = [i + 1 < len(runs) and runs[i + 1][0] == end + 2 and text[end : end + 2] == ", " and _ITEM_START.match(text, end + 2) is not None for i, (_, end) in enumerate(runs)]
+        reaches_end = [False] * (len(runs) + 1)  # a list end follows the run or one it is joined to
+        for i in range(len(runs) - 1, -1, -1):
+            reaches_end[i] = (joined[i] and reaches_end[i + 1]) or self.list_end.match(text, runs[i][1]) is not None
+        position = 0
+        for i, (start, end) in enumerate(runs):
+            last = i  # the run of the first list's items_before_end-th item
+            while last < i + self.items_before_end - 1 and joined[last]:
+                last += 1
+            if end <= position or last < i + self.items_before_end - 1 or not reaches_end[last]:
+                continue
+            for first in range(max(start, position), end):
+                if (first == start or text[first - 1] == "-") and _ITEM_START.match(text, first):
+                    found = self.item_list.match(text, first)
+                    if found is not None:
+                        position = found.end()
+                        yield found
+                        break
 
     def list_compound(self, items: list[str], finding: str, start: int, end: int, after: bool) -> Compound | None:
         """The compound for ``items`` sharing a finding (its words, longest first) written
@@ -289,6 +327,9 @@ class Coordination(RefinesMatches):
         return None
 
 
+_ITEM_START = re.compile(r"[^\W\d_]")
+
+
 def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
     """The terms' ids in text order without repeats ('hypo- and hyperpigmentation' is one id)."""
     out: list[str] = []
@@ -300,18 +341,20 @@ def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Ontology) -> list[Span]:
-    """Compounds (longest first) replace the mentions they overlap; result in text order."""
+    """Compounds (longest first) replace the mentions they overlap; result in text order.
+    The compounds chosen never overlap each other (:func:`~phenorules.matcher.non_overlapping`),
+    and the mentions each covers are looked up in an index of the mentions."""
+    placed = [compound for compound in compounds if doc.char_span(compound.start, compound.end) is not None]
+    index = Extents((s.start_char, s.end_char) for s in spans)
     chosen: list[Span] = []
-    for compound in sorted(compounds, key=lambda c: (c.start - c.end, c.start, c.hpo_ids)):
-        if any(compound.start < s.end_char and s.start_char < compound.end for s in chosen):
-            continue
+    covered: set[int] = set()
+    for compound in non_overlapping(placed, lambda c: (c.start - c.end, c.start, c.hpo_ids)):
         span = doc.char_span(compound.start, compound.end, label=PHENOTYPE_LABEL)
-        if span is None:
-            continue
-        covered = [s for s in spans if s.start_char < compound.end and compound.start < s.end_char]
+        inside = index.overlapping(compound.start, compound.end)
         span._.hpo_ids = compound.hpo_ids
         span._.hpo_label = ontology.label(compound.hpo_ids)
-        span._.provenance = [p for s in covered for p in (s._.provenance or [])] + [compound.rule]
+        span._.provenance = [p for i in inside for p in (spans[i]._.provenance or [])] + [compound.rule]
+        covered.update(inside)
         chosen.append(span)
-    kept = [s for s in spans if not any(s.start_char < c.end_char and c.start_char < s.end_char for c in chosen)]
+    kept = [s for i, s in enumerate(spans) if i not in covered]
     return sorted(kept + chosen, key=lambda s: (s.start_char, s.end_char))
