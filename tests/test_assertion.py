@@ -335,3 +335,17 @@ def test_each_mention_finds_its_deciding_cues_as_among_all_cues(mini_nlp, words,
         flags = ("is_negated", "is_uncertain", "is_hypothetical", "is_historical", "is_family")
         results.append([(s.start, s.end, tuple(s._.get(f) for f in flags), tuple(s._.provenance)) for s in doc.spans[PHENOTYPES]])
     assert results[0] == results[1]
+
+
+def test_without_negates_the_words_after_it_unless_the_profile_switches_it_off(mini_nlp, general_nlp):
+    # the general profile: what the text says; PatientPheX's annotators keep such findings present
+    assert negated(general_nlp, "Microcephaly without hypotonia was seen.") == {"Microcephaly": False, "hypotonia": True}
+    assert negated(general_nlp, "She had hypotonia without any sign of seizures.") == {"hypotonia": False, "seizures": True}
+    assert negated(mini_nlp, "She had hypotonia without seizures.") == {"hypotonia": False, "seizures": False}
+
+
+def test_an_off_cue_that_is_no_row_is_refused():
+    from phenorules.errors import SettingError
+
+    with pytest.raises(SettingError, match=r"assertion.off_cues: \['withot'\] is no cue"):
+        build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"assertion": {"off_cues": ["withot"]}})

@@ -46,6 +46,7 @@ from spacy.tokens import Doc, Span
 from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
 from ..document import PASSAGES, PHENOTYPES, doc_text
+from ..errors import SettingError
 from ..resources import data_dir
 
 FORWARD = frozenset({"forward", "bidirectional"})
@@ -55,11 +56,19 @@ _HEADER = re.compile(r"\n[ \t]*[A-Z][A-Za-z /&,()-]{1,60}:")  # the next section
 
 @Language.factory(
     "phenorules_assertion",
-    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"]},
+    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"], "off_cues": []},
 )
-def make_assertion(nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int, skipped_sections: list[str]):
+def make_assertion(
+    nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int, skipped_sections: list[str], off_cues: list[str]
+):
+    """``off_cues``: rows (by their cue cell) that do not fire, a corpus's convention
+    (rules/profiles.tsv)."""
     rules_dir = data_dir("rules")
     rules = read_context_rules(Path(rules_file) if rules_file else rules_dir / "context_rules.tsv")
+    unknown = sorted(set(off_cues) - {rule.ref.name for rule in rules})
+    if unknown:
+        raise SettingError(f"assertion.off_cues: {unknown} is no cue of the rules file")
+    rules = [rule for rule in rules if rule.ref.name not in set(off_cues)]
     scope = read_scope_rules(Path(scope_file) if scope_file else rules_dir / "assertion_scope.tsv")
     return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
 
