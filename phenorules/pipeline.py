@@ -34,7 +34,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("measurements", "phenorules_measurements"),
     ("nested", "phenorules_nested"),
     ("scope", "phenorules_scope"),
-    ("negation", "phenorules_negation"),
+    ("assertion", "phenorules_assertion"),
     ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})

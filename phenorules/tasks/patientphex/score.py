@@ -96,10 +96,11 @@ def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> d
 
     precision: of the predicted "NO" mentions on a gold span, the share negated in the gold;
     recall: of the gold-negated mentions whose span is predicted, the share predicted "NO";
-    recall_all: the same over every gold-negated mention.
+    recall_all: the same over every gold-negated mention;
+    strict_precision: of all predicted "NO" mentions, the share on a gold-negated span.
     """
     predictions = _by_pmc_id(pred_records, "predictions")
-    agreed = predicted_on_gold = found = gold_negated = 0
+    agreed = predicted_on_gold = found = gold_negated = predicted_all = 0
     for gold in gold_articles:
         gold_spans = {(e["offset"], e["length"]): e.get("note") == NEGATED for e in gold.get("entities", [])}
         pred_spans: dict[tuple[int, int], bool] = {}
@@ -112,10 +113,13 @@ def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> d
         predicted_on_gold += len(predicted_negated & gold_spans.keys())
         found += len(negated & pred_spans.keys())
         gold_negated += len(negated)
+        predicted_all += len(predicted_negated)
     return {
         "precision": agreed / predicted_on_gold if predicted_on_gold else 1.0,
         "recall": agreed / found if found else 1.0,
         "recall_all": agreed / gold_negated if gold_negated else 1.0,
+        "strict_precision": agreed / predicted_all if predicted_all else 1.0,
+        "predicted": predicted_all,
         "agreed": agreed,
         "predicted_on_gold": predicted_on_gold,
         "found": found,
@@ -330,7 +334,8 @@ def format_table(result: dict) -> str:
         lines.append(
             f"negation (not in Score): precision {negation['precision']:.4f} ({negation['agreed']}/{negation['predicted_on_gold']}), "
             f"recall {negation['recall']:.4f} ({negation['agreed']}/{negation['found']}) on the gold-negated spans found, "
-            f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all"
+            f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all; "
+            f"strict precision {negation['strict_precision']:.4f} ({negation['agreed']}/{negation['predicted']}) over every predicted NO"
         )
     for shape, row in result.get("by_shape", {}).items():
         if not row["patients"]:
