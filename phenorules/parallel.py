@@ -2,7 +2,8 @@
 
 Articles go to the annotators in chunks of :data:`CHUNK_ARTICLES`; at most
 :data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
-order as soon as they are next, so memory stays bounded whatever the input size. Each
+order as soon as they are next, so memory grows with the input only by the pmc_ids held
+to refuse a repeat (:class:`FirstLines`, about 120 bytes an article). Each
 article's prediction depends on that article alone, so the bytes out are the same for any
 number of workers, and a resumed run's lines equal a whole run's.
 
@@ -28,7 +29,8 @@ from .article import Article
 from .errors import InputError, PhenorulesError, warn
 from .inputs import AUTO, format_profile
 from .progress import StreamProgress
-from .streaming import Item, LineOutput, input_paths, input_size, read_items
+from .streaming import Item, input_paths, input_size, read_items
+from .writer import LineOutput, Writer
 
 CHUNK_ARTICLES = 4
 CHUNKS_IN_FLIGHT = 3
@@ -201,6 +203,7 @@ def predict_corpus(
     pipeline_settings: dict | None = None,
     on_error: str = "fail",
     profile: str = AUTO,
+    writer: Writer | None = None,
 ) -> int:
     """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
     ``explain_path``); the number of articles annotated by this run.
@@ -211,9 +214,11 @@ def predict_corpus(
     ``pipeline_settings``. ``profile`` ``auto`` gives each file the profile of its format
     (``inputs.format_profile``).
     ``on_error`` 'skip' leaves a bad article out with a warning instead of stopping.
+    ``writer`` is the command's (by default one that knows the input files).
     """
     paths = input_paths(input_spec)
-    outputs = [LineOutput(output_path, "predictions")] + ([LineOutput(explain_path, "evidence")] if explain_path else [])
+    writer = writer or Writer(paths)
+    outputs = [writer.lines(output_path, "predictions")] + ([writer.lines(explain_path, "evidence")] if explain_path else [])
     keep = min(output.resumable(resume) for output in outputs)
     items = read_items(paths, input_format, on_error)
     first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
@@ -288,29 +293,33 @@ def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_l
 
 
 class FirstLines:
-    """Refuses a pmc_id seen before in the same file (as ``read_articles`` does), holding
-    the ids of one file at a time: memory follows the largest file, not the corpus."""
+    """Refuses a pmc_id seen before in the input, in any of its files (as ``read_articles``
+    refuses one within a file): the ids of the whole input are held, with where each was."""
 
     def __init__(self, on_error: str = "fail"):
-        self.source: str | None = None
-        self.lines: dict[str, int] = {}
+        self.sources: dict[str, int] = {}  # file -> its number
+        self.first: dict[str, int] = {}  # pmc_id -> file number << 32 | line
         self.on_error = on_error
 
     def check(self, item: Item, pmc_id: str) -> bool:
-        """True for an id not seen before in its file; a repeat is refused, or with
-        ``on_error`` 'skip' reported and False."""
-        from .tasks.patientphex.io import check_unique
-
-        if item.source != self.source:
-            self.source, self.lines = item.source, {}
-        try:
-            check_unique(item.source, item.lineno, pmc_id, self.lines)
-        except InputError as error:
-            if self.on_error == "fail":
-                raise
-            warn(f"{error}; article skipped")
-            return False
-        return True
+        """True for an id not seen before; a repeat is refused, or with ``on_error`` 'skip'
+        reported and False."""
+        source = self.sources.setdefault(item.source, len(self.sources))
+        place = self.first.get(pmc_id)
+        if place is None:
+            self.first[pmc_id] = source << 32 | item.lineno
+            return True
+        earlier_source, earlier_line = list(self.sources)[place >> 32], place & 0xFFFFFFFF
+        if earlier_source == item.source:
+            earlier = f"line {earlier_line}"
+        else:
+            earlier = f"{earlier_source}, line {earlier_line}" if earlier_line else earlier_source
+        here = f"{item.source}, line {item.lineno}" if item.lineno else item.source
+        error = InputError(f"{here}, article {pmc_id}: pmc_id: duplicate of {earlier}")
+        if self.on_error == "fail":
+            raise error
+        warn(f"{error}; article skipped")
+        return False
 
 
 def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:

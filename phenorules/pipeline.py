@@ -34,7 +34,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("measurements", "phenorules_measurements"),
     ("nested", "phenorules_nested"),
     ("scope", "phenorules_scope"),
-    ("negation", "phenorules_negation"),
+    ("assertion", "phenorules_assertion"),
     ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
@@ -124,6 +124,8 @@ def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
             parsed = json.loads(value)
         except ValueError:
             parsed = value
+        except RecursionError:
+            raise SettingError(f"--set {target}: VALUE is JSON nested too deeply") from None
         settings.setdefault(stage.strip(), {})[setting.strip()] = parsed
     return settings
 

@@ -188,9 +188,9 @@ def test_select_pipes_switches_a_stage_off_for_real(user_nlp):
     text = "She had no seizures. A cleft palate was seen."
     on = user_nlp(text)
     assert [(span.text, span._.negex) for span in on.spans[PHENOTYPES]] == [("seizures", True), ("cleft palate", False)]
-    with user_nlp.select_pipes(disable=["negation"]):
+    with user_nlp.select_pipes(disable=["assertion"]):
         off = user_nlp(text)
-    assert not any(span._.negex for span in off.spans[PHENOTYPES])  # no "NO" note without the negation stage
+    assert not any(span._.negex for span in off.spans[PHENOTYPES])  # no "NO" note without the assertion stage
     assert found(off.spans[PHENOTYPES]) == found(on.spans[PHENOTYPES])
 
 

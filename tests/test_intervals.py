@@ -47,3 +47,18 @@ def test_the_greedy_choice_is_the_one_a_scan_makes(drawn):
         if not any(overlap((candidate.start, candidate.end), (c.start, c.end)) for c in chosen):
             chosen.append(candidate)
     assert non_overlapping(candidates, lambda c: c.rank) == sorted(chosen, key=lambda c: c.start)
+
+
+@settings(max_examples=300, deadline=None)
+@given(extents, extents)
+def test_a_sorted_list_of_disjoint_extents_answers_overlaps_by_its_neighbours(drawn, queries):
+    from sortedcontainers import SortedList
+
+    from phenorules.stages.measurements import _overlaps_sorted
+
+    disjoint: list[tuple[int, int]] = []
+    for candidate in drawn:
+        if candidate[1] > candidate[0] and not any(overlap(candidate, other) for other in disjoint):
+            disjoint.append(candidate)
+    for query in queries:
+        assert _overlaps_sorted(SortedList(disjoint), *query) == any(overlap(query, other) for other in disjoint)

@@ -18,11 +18,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sortedcontainers import SortedList
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError
+from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
 from ..resources import data_dir
@@ -129,26 +131,40 @@ class Measurements:
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
-        taken = [(s.start_char, s.end_char) for s in spans]
+        mentions = Extents((s.start_char, s.end_char) for s in spans)
+        # The spans added here: token-aligned, as the mentions are, and each added where it
+        # overlaps nothing, so they never overlap each other and a sorted list of them
+        # answers overlaps by its neighbours.
+        added = SortedList()
         ontology = self.kb.ontology
         named = {hpo_id for s in spans for hpo_id in (s._.hpo_ids or ()) if hpo_id in ontology}
+        related: dict[str, bool] = {}  # finding -> whether a mention names it, an ancestor or a descendant
         text = doc_text(doc).translate(_SAME_LENGTH)
         for rule in self.rules:
             for match in (match for pattern in rule.patterns for match in pattern.finditer(text)):
                 found = rule.finding(measured_value(match, rule.part))
                 start, end = match.span()
-                if found is None or any(a < end and start < b for a, b in taken):
+                if found is None or mentions.overlaps_any(start, end) or _overlaps_sorted(added, start, end):
                     continue
                 span = doc.char_span(start, end, label=PHENOTYPE_LABEL, alignment_mode="expand")
                 if span is None:
                     continue
                 hpo_id, side = found
-                if any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named):
+                if hpo_id not in related:
+                    related[hpo_id] = any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named)
+                if related[hpo_id]:
                     continue
                 span._.hpo_ids = (hpo_id,)
                 span._.hpo_label = ontology.label(span._.hpo_ids)
                 span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
                 spans.append(span)
-                taken.append((span.start_char, span.end_char))
+                added.add((span.start_char, span.end_char))
         doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
         return doc
+
+
+def _overlaps_sorted(extents: SortedList, start: int, end: int) -> bool:
+    """Whether one of ``extents`` (sorted, none overlapping another) overlaps ``[start, end)``:
+    the last one starting before ``end`` is the one that reaches furthest."""
+    before = extents.bisect_left((end,))
+    return before > 0 and extents[before - 1][1] > start

@@ -5,10 +5,13 @@ phenotype mention to the patient talked about there (``rules/patient_policy.tsv`
 and sets ``span._.patient``, ``span._.patient_evidence`` and ``doc._.associations``
 (patient id -> sorted ids of its non-negated mentions; a ``-1`` phenotype contributes its
 text, as the gold does), and ``doc._.subjects`` (patient id -> the sex and age the text says
-of it, ``rules/patient_subjects.tsv``). A text that lists no patient (plain text, BioC
-without patients) is about one: ``proband``, to whom its phenotypes go unless they are a
-relative's or another person's. A negated mention keeps its patients (who is stated not to have
-it: a Phenopacket's excluded feature) but gives no association.
+of it, ``rules/patient_subjects.tsv``). A negated mention keeps its patients (who is stated
+not to have it: a Phenopacket's excluded feature) but gives no association. A mention with
+one of the ``unattributed`` assertion flags (``is_family``: a relative's finding) goes to no
+patient, unless the words that set the flag name a listed patient ("her brother, Patient 2,
+had X"). A text that lists no patient (plain text, BioC without patients) is about one:
+``proband``, to whom its phenotypes go unless they are a relative's (flagged or attributed
+to the relative) or another person's.
 """
 
 from __future__ import annotations
@@ -19,24 +22,37 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..article import TEXT_SECTION_TYPE, Patient
+from ..assertion.rules import FLAGS
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
-from ..phenotype import association_values
+from ..errors import SettingError
+from ..phenotype import ASSERTION_FLAGS, association_values
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
-from ..patients.mentions import find_people
+from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
 from ..resources import data_dir
 
 PROBAND = Patient("proband")  # the text's one subject when the input lists no patient
+_APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it stands beside (", " or " (")
 
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None, "unattributed": ["is_family"]},
 )
 def make_patient_attributor(
-    nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None, subjects_file: str | None
+    nlp: Language,
+    name: str,
+    mentions_file: str | None,
+    number_words_file: str | None,
+    policy_file: str | None,
+    cues_file: str | None,
+    subjects_file: str | None,
+    unattributed: list[str],
 ):
+    unknown = sorted(set(unattributed) - set(ASSERTION_FLAGS))
+    if unknown:
+        raise SettingError(f"patients.unattributed: unknown flag(s) {unknown}; the flags are {list(ASSERTION_FLAGS)}")
     rules_dir = data_dir("rules")
     return PatientAttributor(
         load_patient_rules(
@@ -45,13 +61,16 @@ def make_patient_attributor(
             Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
             Path(cues_file) if cues_file else rules_dir / "patient_cues.tsv",
         ),
+        tuple(unattributed),
         read_subject_rules(Path(subjects_file) if subjects_file else rules_dir / SUBJECTS_FILE),
     )
 
 
 class PatientAttributor:
-    def __init__(self, rules: PatientRules, subject_rules: tuple[SubjectRule, ...] = ()):
-        self.rules, self.subject_rules = rules, subject_rules
+    def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = (), subject_rules: tuple[SubjectRule, ...] = ()):
+        self.rules = rules
+        self.unattributed = unattributed
+        self.subject_rules = subject_rules
 
     def __call__(self, doc: Doc) -> Doc:
         patients = doc._.patients or ()
@@ -72,7 +91,7 @@ class PatientAttributor:
         subjects = find_subjects(text, people, patient_ids, self.subject_rules, self.rules.cues, self.rules.number_words)
         doc._.subjects = {patient_id: subject.data() for patient_id, subject in subjects.items()}
         attributor = Attributor(self.rules.policy, patient_ids, passages, people, self.rules.cues, text)
-        attributions = attributor.run(sentences, people.mentions, phenotypes)
+        attributions = [a for a in attributor.run(sentences, people.mentions, phenotypes) if self.keeps(spans[a.index], a, people.mentions)]
         doc._.associations = associations(spans, attributions, patient_ids)
         for attribution in attributions:
             span = spans[attribution.index]
@@ -80,6 +99,27 @@ class PatientAttributor:
             span._.patient_evidence = [evidence(attribution)]
             span._.provenance = list(span._.provenance or []) + [f"patient:{attribution.rule}"]
         return doc
+
+
+    def keeps(self, span: Span, attribution: Attribution, mentions) -> bool:
+        """Whether a mention flagged ``unattributed`` still goes to its patients: only when
+        the words that set the flag are, or stand in apposition to, a mention of those
+        listed patients ("her brother, Patient 2,", "her brother (P2)")."""
+        flags = [flag for flag in self.unattributed if span._.get(flag)]
+        if not flags:
+            return True
+        cues = [cue for cue in span._.assertion_cues or () if FLAGS[cue["category"]] in flags]
+        named = {
+            patient
+            for cue in cues
+            for mention in mentions
+            if mention.role == NAMED and mention.start < cue["end"] + _APPOSITION_GAP and cue["start"] < mention.end
+            for patient in mention.patients
+        }
+        kept = bool(named) and set(attribution.patients) <= named
+        if not kept:
+            span._.provenance = [*(span._.provenance or []), f"patient:unattributed:{','.join(flags)}"]
+        return kept
 
 
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
