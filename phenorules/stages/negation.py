@@ -279,11 +279,11 @@ class WindowedNegex(Negex):
     def yield_spans_within_boundary(self, doc: Doc, boundary: tuple[int, int], span_keys: set[str]):
         """negspacy's scan over all spans, by bisection over the spans sorted once per doc."""
         start, end = boundary
-        for span in self._spans[bisect_left(self._starts, start) :]:
-            if span.start >= end:
-                break
-            if span.end <= end:
-                yield span
+        spans, i = self._spans, bisect_left(self._starts, start)  # by index: a slice would copy the rest of the spans
+        while i < len(spans) and spans[i].start < end:
+            if spans[i].end <= end:
+                yield spans[i]
+            i += 1
 
     def _apply_negation(self, span: Span, sub_preceding, sub_following) -> None:
         if span._.negex:
