@@ -3,6 +3,7 @@
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 # `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
 # `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
+# `make assertions` measures the assertion stage beside medspaCy's ConText (docs/assertions.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,7 +15,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public evalscope clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public evalscope assertions clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +73,18 @@ bench: install $(BENCH_VENV)/bin/python
 	nice $(BIN)/python benchmarks/bench.py $(SHARED) --fasthpocr $(BENCH_VENV)/bin/python
 	nice $(BIN)/python benchmarks/serve_bench.py $(SHARED)
 
+# The assertion stage on its own test set (benchmarks/data/assertions.tsv), beside medspaCy's
+# ConText with its default rules on the same spans (docs/assertions.md). medspaCy has its own
+# venv; never part of phenorules' install.
+MEDSPACY_VENV := .venv-medspacy
+$(MEDSPACY_VENV)/bin/python:
+	$(PYTHON) -m venv $(MEDSPACY_VENV)
+	$(MEDSPACY_VENV)/bin/pip install --quiet medspacy==1.3.1
+	touch $@
+
+assertions: install $(MEDSPACY_VENV)/bin/python
+	$(BIN)/python benchmarks/assertion_bench.py --medspacy $(MEDSPACY_VENV)/bin/python
+
 # Public corpora of abstracts (GSC+, JAX; CORPUS=DIR as PhenoTagger distributes them),
 # phenorules beside FastHPOCR: document- and mention-level P/R/F1.
 public: install $(BENCH_VENV)/bin/python
@@ -87,4 +100,4 @@ evalscope: install $(EVALSCOPE_VENV)/bin/evalscope
 	$(BIN)/python benchmarks/evalscope_runs.py $(EVALSCOPE_VENV)/bin/evalscope $(JNLPBA) $(MEDXPERTQA) $(OUT)/evalscope
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(EVALSCOPE_VENV) $(OUT) build *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) $(EVALSCOPE_VENV) $(MEDSPACY_VENV) $(OUT) build *.egg-info

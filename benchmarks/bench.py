@@ -47,7 +47,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
 from phenorules.tasks.patientphex.predict import to_record
-nlp = build_pipeline(disable=sys.argv[2:])
+nlp = build_pipeline(disable=sys.argv[2:], profile="patientphex")  # the shared file is PatientPheX input
 startup = time.perf_counter() - t0
 startup_cpu = time.process_time()
 articles = [to_article(record) for record in read_articles(sys.argv[1])]

@@ -1,12 +1,12 @@
-"""The negation stage on the NegEx test set (Chapman et al. 2001): text the rules were not fitted to.
+"""The assertion stage's negation on the NegEx test set (Chapman et al. 2001): text the rules were not fitted to.
 
 Usage: PYTHONPATH=. python benchmarks/negex_testset.py Annotations-1-120.txt [--errors ERRORS.tsv]
 
 The file (from the NegEx repository; never copied into this one) is a TSV with a header
 row: report number, concept, sentence, status (Affirmed, Negated or Possible); the concept
 is written in upper case inside its sentence. Each sentence is run through the pipeline's
-stages up to the negation stage; the phenotype mentions found there that overlap the
-concept give way to one mention on exactly the concept's span, and the negation stage
+stages up to the assertion stage; the phenotype mentions found there that overlap the
+concept give way to one mention on exactly the concept's span, and the assertion stage
 says whether it is negated. negspacy's plain ``Negex`` with its default clinical termset
 runs on the same spans for reference. Printed: precision, recall and F1 of "Negated"
 (Possible counts as not negated and is reported apart), overall and by the family of the
@@ -120,15 +120,15 @@ def concept_span(doc: Doc, item: Item):
 
 def verdicts(nlp: Language, items: list[Item]) -> tuple[list[bool], list[bool], list[str]]:
     """Per located item: negated by our stage, by plain negspacy, and our firing cue."""
-    before = nlp.pipe_names[: nlp.pipe_names.index("negation")]
-    negation = nlp.get_pipe("negation")
+    before = nlp.pipe_names[: nlp.pipe_names.index("assertion")]
+    assertion = nlp.get_pipe("assertion")
     reference = Negex(nlp, "negex_reference", neg_termset=termset("en_clinical").get_patterns(), span_keys=[PHENOTYPES])
     ours, plain, cues = [], [], []
     for item in items:
         doc = concept_doc(nlp, item, before)
-        span = concept_span(negation(doc), item)
+        span = concept_span(assertion(doc), item)
         ours.append(bool(span._.negex))
-        cues.append(next((p for p in reversed(span._.provenance or []) if p.startswith("negex:")), "") if span._.negex else "")
+        cues.append(next((p for p in reversed(span._.provenance or []) if p.startswith("context:NEGATED_EXISTENCE:")), "") if span._.negex else "")
         bare = concept_doc(nlp, item, ["sentences"])
         plain.append(bool(concept_span(reference(bare), item)._.negex))
     return ours, plain, cues

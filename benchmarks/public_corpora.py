@@ -3,7 +3,7 @@ document-level precision, recall and F1 per corpus, and mention-level (exact spa
 for GSC+.
 
 Usage: python benchmarks/public_corpora.py CORPUS_DIR [--fasthpocr PYTHON] [--details OUT.json]
-       [--enable STAGE] [--set STAGE.SETTING=VALUE]
+       [--enable STAGE] [--set STAGE.SETTING=VALUE] [--profile NAME]
 
 CORPUS_DIR holds the corpora as PhenoTagger's repository (github.com/ncbi-nlp/PhenoTagger,
 folder data/corpus) distributes them; none of them is part of phenorules:
@@ -226,6 +226,7 @@ def main() -> None:
     parser.add_argument("--details", metavar="OUT.json", default=None)
     parser.add_argument("--enable", metavar="STAGE", action="append", default=[], help="an optional stage to switch on (nested, measurements); repeatable")
     parser.add_argument("--set", metavar="STAGE.SETTING=VALUE", action="append", default=[], dest="stage_settings", help="a stage setting, as phenorules --set; repeatable")
+    parser.add_argument("--profile", default="general", help="annotation conventions, a profile of rules/profiles.tsv (default: general, as for any text)")
     options = parser.parse_args()
     corpus = Path(options.corpus)
     if not corpus.is_dir():
@@ -236,7 +237,7 @@ def main() -> None:
     from phenorules.pipeline import build_pipeline, parse_settings
 
     try:
-        nlp = build_pipeline(enable=options.enable, stage_config=parse_settings(options.stage_settings))
+        nlp = build_pipeline(enable=options.enable, stage_config=parse_settings(options.stage_settings), profile=options.profile)
     except PhenorulesError as error:
         fail(str(error))
     ontology = nlp.get_pipe("match").kb.ontology

@@ -9,15 +9,17 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import signal
 
 import click
 
 from . import __version__
 from .article import Article
 from .errors import InputError, PhenorulesError
-from .files import check_distinct, check_writable, remove_temporaries_on_signals, silence_stdout
+from .files import json_value, remove_temporaries_on_signals
 from .inputs import FORMATS
-from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, SET_OPTION
+from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
+from .writer import Writer, silence_stdout
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -82,17 +84,30 @@ class PhenorulesGroup(click.Group):
 @click.version_option(__version__, prog_name="phenorules")
 def main() -> None:
     """Rule-based HPO phenotype recognition and patient attribution."""
+    try:  # Ctrl-C from here on is the KeyboardInterrupt the group reports (start-up: phenorules.__main__)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread (phenorules called from a worker thread)
+        pass
     remove_temporaries_on_signals()
     _say_on_stderr()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...] = (), stage_config: dict[str, dict] | None = None):
+def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str):
     from .pipeline import build_pipeline
 
-    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable)
+    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
 
 
-OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
+def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str) -> None:
+    """An unknown stage, setting or profile fails here, before any input is read."""
+    from .inputs import AUTO
+    from .pipeline import stage_plan
+
+    stage_plan(disable, stage_config, enable=enable, **({} if profile == AUTO else {"profile": profile}))
+
+
+OUTPUT_FORMATS = {"jsonl": "predictions", "bioc": "BioC JSON", "bioc-xml": "BioC XML", "pubtator": "PubTator"}  # format -> what it is called in errors
 
 
 @main.command()
@@ -100,7 +115,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout); OUT.jsonl.gz is written gzipped.")
 @click.option(
     "--output-format",
-    type=click.Choice(OUTPUT_FORMATS),
+    type=click.Choice(tuple(OUTPUT_FORMATS)),
     default="jsonl",
     show_default=True,
     help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); or PubTator (title-and-abstract articles only).",
@@ -116,6 +131,7 @@ OUTPUT_FORMATS = ("jsonl", "bioc", "bioc-xml", "pubtator")
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def predict(
     input_path: str,
@@ -132,6 +148,7 @@ def predict(
     disable: tuple[str, ...],
     enable: tuple[str, ...],
     stage_settings: tuple[str, ...],
+    profile: str,
     quiet: bool,
 ) -> None:
     """Predict phenotype mentions and patient associations (the submission JSONL) for
@@ -139,63 +156,66 @@ def predict(
     glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
     --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
     from .parallel import predict_corpus
-    from .pipeline import parse_settings, stage_plan
+    from .pipeline import parse_settings
+    from .streaming import input_paths
 
-    check_distinct(input_path, {"predictions": output_path, "evidence": explain_path})
-    for path, what in ((output_path, "predictions"), (explain_path, "evidence")):
-        if path is not None:
-            check_writable(path, what)
+    writer = Writer([*input_paths(input_path), hpo])
     stage_config = parse_settings(stage_settings)
-    stage_plan(disable, stage_config, enable=enable)  # an unknown stage or setting fails here, not on a cluster's workers
+    _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
     if output_format == "jsonl" and phenopackets_dir is None:
         predict_corpus(
             input_path,
             output_path,
             explain_path,
             input_format,
-            build=lambda: _pipeline(hpo, disable, enable, stage_config),
+            build=lambda chosen: _pipeline(hpo, disable, enable, stage_config, chosen),
             jobs=jobs,
             scheduler=scheduler,
             resume=resume,
             quiet=quiet,
             pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable), "stage_config": stage_config},
             on_error=on_error,
+            writer=writer,
+            profile=profile,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet)
+    _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
 
 
-def _predict_whole(input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, quiet) -> None:
+def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
-    from .inputs import read_input
+    from .inputs import format_profile, read_input_format
     from .progress import progress
     from .tasks.patientphex.io import write_jsonl, write_predictions
     from .tasks.patientphex.predict import full_record, predict_explained, predict_full
 
+    writer.claim(output_path, OUTPUT_FORMATS[output_format])
+    if explain_path is not None:
+        writer.claim(explain_path, "evidence")
     if phenopackets_dir is not None:
         from .formats import require
         from .formats.phenopackets import check_directory
 
         require("phenopackets")
         check_directory(phenopackets_dir)
-    articles = read_input(input_path, input_format, on_error)
+    articles, chosen = read_input_format(input_path, input_format, on_error)
     _check_output_format(output_format, articles)
-    nlp = _pipeline(hpo, disable, enable, stage_config)
+    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     evidence: list[dict] = []
     # Evidence records are built only when asked for: they cost a pass over every span.
     records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
     records = progress(records, len(articles), quiet)
     if phenopackets_dir is not None:
-        records = _writing_phenopackets(records, phenopackets_dir, hpo, quiet)
+        records = _writing_phenopackets(records, phenopackets_dir, hpo, quiet, writer)
     if output_format == "jsonl":
-        write_predictions(output_path, records)
+        write_predictions(output_path, records, writer)
     else:
-        _write_text(output_path, _formatted(output_format, articles, list(records)), output_format)
+        writer.write(output_path, [_formatted(output_format, articles, list(records))], OUTPUT_FORMATS[output_format])
     if explain_path is not None:
-        write_jsonl(explain_path, evidence, "evidence")
+        write_jsonl(explain_path, evidence, "evidence", writer)
 
 
 def _check_output_format(output_format: str, articles: list[Article]) -> None:
@@ -221,13 +241,7 @@ def _formatted(output_format: str, articles: list[Article], records: list[dict])
     return bioc_json(collection) if output_format == "bioc" else bioc_xml(collection)
 
 
-def _write_text(path: str, text: str, what: str) -> None:
-    from .files import write_atomically
-
-    write_atomically(path, [text], what)
-
-
-def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool):
+def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool, writer: Writer):
     """The records, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
     from .resources import load_resources
@@ -235,7 +249,7 @@ def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool)
     ontology = load_resources(hpo).ontology
     count = 0
     for record in records:
-        count += write_phenopackets(directory, [record], ontology)
+        count += write_phenopackets(directory, [record], ontology, writer)
         yield record
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
@@ -256,11 +270,12 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     from .tasks.patientphex.io import read_articles, read_predictions
 
     require("phenopackets")
+    writer = Writer([pred_path, articles_path, evidence_path, hpo])
     check_directory(output_dir)
     records = read_predictions(pred_path)
     articles = read_articles(articles_path) if articles_path else None
     evidence = _read_evidence(evidence_path) if evidence_path else None
-    count = write_phenopackets(output_dir, with_patients(records, articles, evidence), load_resources(hpo).ontology)
+    count = write_phenopackets(output_dir, with_patients(records, articles, evidence), load_resources(hpo).ontology, writer)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
 
@@ -272,8 +287,8 @@ def _read_evidence(path: str) -> list[dict]:
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
+        record = json_value(line, f"{path}, line {number}")
         try:
-            record = json.loads(line)
             if not isinstance(record, dict) or not isinstance(record.get("pmc_id"), str) or not isinstance(record.get("evidence"), list):
                 raise ValueError("expected an object with pmc_id and evidence")
             for reason in record["evidence"]:
@@ -293,10 +308,10 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     """Score predictions against an annotated file, as the task defines it."""
     from .tasks.patientphex.io import read_articles, read_predictions
     from .errors import warn
-    from .tasks.patientphex.score import coverage_warnings, format_table, score
+    from .tasks.patientphex.score import coverage_warnings, format_table, score, span_text_warnings
 
     gold, predictions = read_articles(gold_path, annotated=True), read_predictions(pred_path)
-    for message in coverage_warnings(gold, predictions, pred_path):
+    for message in coverage_warnings(gold, predictions, pred_path) + span_text_warnings(gold, predictions, pred_path):
         warn(message)
     result = score(gold, predictions)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
@@ -312,30 +327,31 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def annotate(
     input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], quiet: bool,
+    stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
     """Find phenotypes in text, PatientPheX JSONL or BioC JSON (a file, or - for stdin)
     and show them."""
-    from .files import write_atomically
-    from .inputs import read_input
+    from .inputs import format_profile, read_input_format
     from .progress import progress
     from .document import annotate_articles
     from .pipeline import parse_settings
     from .tasks.patientphex.predict import mention_rows
     from .view import article_view, render_page
 
-    if html_path:
-        check_distinct(input_path, {"HTML view": html_path})
-    check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
-    articles = read_input(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable, enable, parse_settings(stage_settings))
+    writer = Writer([input_path, hpo])
+    writer.claim(html_path or "-", "HTML view" if html_path else "listing")
+    stage_config = parse_settings(stage_settings)
+    _check_plan(disable, enable, stage_config, profile)
+    articles, chosen = read_input_format(input_path, input_format, on_error)
+    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     annotated = progress(annotate_articles(nlp, articles), len(articles), quiet)
     if html_path:
         views = (article_view(article, doc) for article, doc in annotated)
-        write_atomically(html_path, [render_page(views, f"phenorules: {input_path}")], "the HTML view")
+        writer.write(html_path, [render_page(views, f"phenorules: {input_path}")], "HTML view")
         if not quiet:
             click.echo(f"wrote {html_path}", err=True)
         return
@@ -356,8 +372,9 @@ def annotate(
 @main.command()
 @HPO_OPTION
 def info(hpo: str | None) -> None:
-    """Show the ontology release, lexicon size and pipeline stages."""
+    """Show the ontology release, lexicon size, pipeline stages and profiles."""
     from .pipeline import OPTIONAL_STAGES, stage_names
+    from .profiles import profiles
     from .resources import cache_dir, data_dir, load_resources
 
     resources = load_resources(hpo)
@@ -369,6 +386,11 @@ def info(hpo: str | None) -> None:
     click.echo(f"word sets: {len(resources.word_sets.rows)} (any word order, for the word_order stage)")
     click.echo(f"cache:     {cache_dir()}")
     click.echo("stages:    " + " -> ".join(f"{name} (off unless --enable {name})" if name in OPTIONAL_STAGES else name for name in stage_names()))
+    click.echo(f"profiles:  (--profile; {data_dir('rules') / 'profiles.tsv'})")
+    for profile in profiles().values():
+        rows = [f"{stage} {'on' if on else 'off'}" for stage, on in profile.switches.items()]
+        rows += [f"{stage}.{setting}={json.dumps(value)}" for stage, values in profile.settings.items() for setting, value in values.items()]
+        click.echo(f"  {profile.name}: {', '.join(rows)}")
 
 
 def _learn_options(command):
@@ -416,13 +438,14 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
     lexicon_path = Path(output_path) if output_path else lexicon_path
     blocklist_path = Path(blocklist_path) if blocklist_path else (lexicon_path.parent / LEARNED_BLOCKLIST if output_path else default_blocklist)
-    for path in (lexicon_path, blocklist_path, substitutions_path(lexicon_path)):
-        check_writable(str(path), "the learned lexicon")
+    writer = Writer([train_path, hpo])
+    for path, what in ((lexicon_path, "learned lexicon"), (blocklist_path, "learned blocklist"), (substitutions_path(lexicon_path), "learned substitutions")):
+        writer.claim(str(path), what)
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, annotated=True)
     base = load_resources(hpo, config=config)
     learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
-    write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings)
+    write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings, writer)
     new = sum(not form.lexicon_id for form in learned.forms)
     click.echo(
         f"{len(learned.forms)} forms ({new} new, {len(learned.forms) - new} preferring another id) -> {lexicon_path}\n"
@@ -443,28 +466,30 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @_learn_options
 def cv(
     train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...],
-    enable: tuple[str, ...], stage_settings: tuple[str, ...], **options,
+    enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, **options,
 ) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .evaluation.crossval import Setting, out_of_fold_predictions
-    from .pipeline import parse_settings, stage_plan
+    from .inputs import format_profile
+    from .pipeline import parse_settings
     from .tasks.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.score import format_table, score
 
     settings = _learn_settings(options)
+    writer = Writer([train_path, hpo])
     if predictions_path:
-        check_distinct(train_path, {"predictions": predictions_path})
-        check_writable(predictions_path, "predictions")
+        writer.claim(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
     stage_config = parse_settings(stage_settings)
-    stage_plan(disable, stage_config, enable=enable)  # fails before the folds are learned
-    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn)
+    _check_plan(disable, enable, stage_config, profile)  # fails before the folds are learned
+    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn, profile=format_profile("jsonl", profile))
     records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:
-        write_predictions(predictions_path, records)
+        write_predictions(predictions_path, records, writer)
     result = score(articles, records)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
@@ -478,13 +503,15 @@ def cv(
 @_learn_options
 def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | None, **options) -> None:
     """Cross-validated Score of the full pipeline and with each part switched off."""
-    from .evaluation.ablation import markdown_table, run_ablation, write_ablation
+    from .evaluation.ablation import claim_ablation_files, markdown_table, run_ablation, write_ablation
     from .tasks.patientphex.io import read_articles
 
     settings = _learn_settings(options)
+    writer = Writer([train_path, hpo])
+    claim_ablation_files(output_dir, writer)
     articles = read_articles(train_path, annotated=True)
     result = run_ablation(articles, folds, seed, hpo, settings, lambda m: click.echo(m, err=True))
-    paths = write_ablation(result, output_dir)
+    paths = write_ablation(result, output_dir, writer)
     click.echo(markdown_table(result))
     click.echo("wrote " + ", ".join(str(p) for p in paths))
 
@@ -502,11 +529,12 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
+@PROFILE_OPTION
 @QUIET_OPTION
 def serve(
     host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
     allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], quiet: bool,
+    stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
     from .errors import PhenorulesError
@@ -518,9 +546,11 @@ def serve(
         from .serve.guard import BODY_SECONDS, served_policy
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
+    from .inputs import format_profile
     from .pipeline import parse_settings
 
     stage_config = parse_settings(stage_settings)
+    _check_plan(disable, enable, stage_config, profile)
 
     def engine() -> Engine:
         tagger = None
@@ -528,7 +558,7 @@ def serve(
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable, enable, stage_config), tagger)
+        return Engine(_pipeline(hpo, disable, enable, stage_config, format_profile("text", profile)), tagger)
 
     def policy(bound_port: int):
         limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 
 from .document import PHENOTYPES, non_overlapping
 from .pipeline import add_stages, stage_plan
+from .profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
 
 NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
@@ -27,14 +28,17 @@ SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 
 
 @Language.factory(
-    "phenorules", default_config={"hpo": None, "disable": [], "enable": [], "stages": {}, "kb": {}, "kb_function": KB_FUNCTION}
+    "phenorules",
+    default_config={"hpo": None, "disable": [], "enable": [], "stages": {}, "kb": {}, "kb_function": KB_FUNCTION, "profile": GENERAL},
 )
 def make_phenorules(
-    nlp: Language, name: str, hpo: str | None, disable: list[str], enable: list[str], stages: dict[str, dict], kb: dict, kb_function: str
+    nlp: Language, name: str, hpo: str | None, disable: list[str], enable: list[str], stages: dict[str, dict], kb: dict, kb_function: str, profile: str
 ):
     """``kb`` holds the settings of the registered function ``kb_function`` (kept apart:
-    spaCy would resolve a ``"@misc"`` reference here, and the stages need the config)."""
-    plan = stage_plan(disable, stages, hpo, enable, {**kb, "@misc": kb_function})
+    spaCy would resolve a ``"@misc"`` reference here, and the stages need the config);
+    ``profile`` names the annotation conventions of ``rules/profiles.tsv`` (``general``:
+    every use of a defined short form, every passage)."""
+    plan = stage_plan(disable, stages, hpo, enable, {**kb, "@misc": kb_function}, profile)
     present = set(nlp.component_names)
     if sets_sentences(nlp):
         present.add("sentences")
@@ -49,6 +53,7 @@ def add_pipes(
     enable: Iterable[str] = (),
     stages: dict[str, dict] | None = None,
     kb: dict | None = None,
+    profile: str = GENERAL,
 ) -> list[str]:
     """Add phenorules' stages and the ``phenorules`` component to ``nlp``; the names added.
 
@@ -58,7 +63,7 @@ def add_pipes(
     before = list(nlp.component_names)
     settings = dict(kb or {})
     kb_function = settings.pop("@misc", KB_FUNCTION)
-    config = {"hpo": hpo, "disable": list(disable), "enable": list(enable), "stages": stages or {}, "kb": settings, "kb_function": kb_function}
+    config = {"hpo": hpo, "disable": list(disable), "enable": list(enable), "stages": stages or {}, "kb": settings, "kb_function": kb_function, "profile": profile}
     nlp.add_pipe("phenorules", config=config)
     return [name for name in nlp.component_names if name not in before]
 

@@ -17,9 +17,11 @@ import uuid
 
 from .errors import InputError
 from .parallel import Result, annotate_items
+from .inputs import AUTO, format_profile
 from .streaming import Item
+from .tasks.patientphex import PROFILE
 
-# (hpo, disabled stages, enabled stages, stage settings) -> the pipeline, in each worker process. A worker's threads take
+# (hpo, disabled stages, enabled stages, stage settings, profile) -> the pipeline, in each worker process. A worker's threads take
 # turns with it (the stages are not written to be thread-safe, and the GIL would serialise
 # them anyway): start workers with --nthreads 1 and as many processes as cores.
 _PIPELINES: dict[tuple, object] = {}
@@ -27,21 +29,27 @@ _BUILDING = threading.Lock()
 _ANNOTATING = threading.Lock()
 
 
-def worker_pipeline(hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = (), stage_config: dict | None = None):
-    """This process's pipeline for these settings, built once (worker threads share it)."""
-    key = (hpo, tuple(disable), tuple(enable), json.dumps(stage_config or {}, sort_keys=True))
+def worker_pipeline(
+    hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = (), stage_config: dict | None = None, profile: str = PROFILE
+):
+    """This process's pipeline for these settings, built once (worker threads share it);
+    the articles are PatientPheX JSONL lines unless ``predict`` says otherwise."""
+    key = (hpo, tuple(disable), tuple(enable), json.dumps(stage_config or {}, sort_keys=True), profile)
     with _BUILDING:
         if key not in _PIPELINES:
             from .pipeline import build_pipeline
 
-            _PIPELINES[key] = build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable)
+            _PIPELINES[key] = build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
         return _PIPELINES[key]
 
 
 def annotate_on_worker(items: list[Item], settings: dict, explain: bool, on_error: str = "fail") -> list[Result | None]:
-    nlp = worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())), tuple(settings.get("enable", ())), settings.get("stage_config"))
+    def pipelines(input_format: str):
+        profile = format_profile(input_format, settings.get("profile", AUTO))
+        return worker_pipeline(settings.get("hpo"), tuple(settings.get("disable", ())), tuple(settings.get("enable", ())), settings.get("stage_config"), profile)
+
     with _ANNOTATING:
-        return annotate_items(nlp, items, explain, on_error)
+        return annotate_items(pipelines, items, explain, on_error)
 
 
 def predict_partition(lines, source: str = "<bag>", hpo: str | None = None, disable: tuple[str, ...] = ()) -> list[str]:
@@ -49,7 +57,7 @@ def predict_partition(lines, source: str = "<bag>", hpo: str | None = None, disa
     items = [Item(source, number, raw=line.encode("utf-8") if isinstance(line, str) else line) for number, line in enumerate(lines, start=1)]
     nlp = worker_pipeline(hpo, tuple(disable))
     with _ANNOTATING:
-        results = annotate_items(nlp, items, explain=False)
+        results = annotate_items(lambda _: nlp, items, explain=False)
     return [prediction for _, prediction, _ in filter(None, results)]
 
 

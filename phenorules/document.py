@@ -35,7 +35,13 @@ SPAN_EXTENSIONS = {
     "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
     "hpo_label": None,  # the ontology's label of the ids (Ontology.label)
     "provenance": None,  # lexicon entry and rules that produced or changed the span
-    "negex": False,  # set by negspacy's NegEx component
+    # set by the assertion stage (ConText): medspaCy's names, and the cues that set them
+    "is_negated": False,
+    "is_uncertain": False,
+    "is_hypothetical": False,
+    "is_historical": False,
+    "is_family": False,
+    "assertion_cues": None,  # [{"category", "text", "start", "end", "rule"}], start/end: Doc characters
     "patient": None,  # patient ids the phenotype is attributed to
     "patient_evidence": None,  # why: the rule and the patient mention that linked it
     "passage_type": None,  # on passage spans: paragraph, fig_caption, ...
@@ -93,11 +99,21 @@ def _typed_extension(name: str) -> dict:
     return {"getter": getter, "setter": setter}
 
 
+def _is_negated(span: Span) -> bool:
+    return span._.is_negated
+
+
+def _set_negated(span: Span, value: bool) -> None:
+    span._.is_negated = value
+
+
 def register_extensions() -> None:
     for kind, extensions in ((Doc, DOC_EXTENSIONS), (Span, SPAN_EXTENSIONS)):
         for name, default in extensions.items():
             if not kind.has_extension(name):
                 kind.set_extension(name, **(_typed_extension(name) if name in _TYPED_EXTENSIONS else {"default": default}))
+    if not Span.has_extension("negex"):  # negspacy's name, kept as an alias of is_negated
+        Span.set_extension("negex", getter=_is_negated, setter=_set_negated)
 
 
 register_extensions()

@@ -1,32 +1,29 @@
-"""Reading inputs and writing outputs, with the one-line errors the CLI prints.
+"""Reading inputs, and the temporary files outputs are written through, with the one-line
+errors the CLI prints.
 
-A regular output file is written atomically: to a temporary file beside it (named with the
-writer's process id), renamed over it at the end, so a failed or killed run never leaves a
-half-written file and the previous output stays intact. The temporary file is removed on
+A temporary file is created beside the file it will replace with ``O_CREAT|O_EXCL|O_NOFOLLOW``
+(``tempfile.mkstemp``: a planted file or symlink of its name is never opened), named with
+its writer's process id, and renamed over the target when it is complete. It is removed on
 an error, on SIGTERM and SIGHUP (:func:`remove_temporaries_on_signals`), and, after a
-SIGKILL, by the next run that writes there (its writer is no longer alive). A symlink is
-followed (the file it points to is replaced, the link stays); anything that is not a
-regular file (a device, a FIFO, ``/dev/stdout``, ``>(cmd)``) is written through, never
-replaced; ``-`` is standard output. ``check_writable`` and ``check_distinct`` let a long
-run fail at its start rather than after the work is done.
+SIGKILL, by the next run that writes there (its writer is no longer alive). Which outputs
+a command may write, and how, is :mod:`phenorules.writer`'s business.
 """
 
 from __future__ import annotations
 
-import errno
+import json
 import os
 import re
 import signal
-import stat
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import IO, BinaryIO, Iterable, Iterator
+from typing import IO, Any, BinaryIO, Callable, Iterator
 
 from .errors import InputError
 
 STDIN = "-"
-STDOUT = "-"
+GZIP_MAGIC = b"\x1f\x8b"
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp")
 _TEMPORARIES: set[str] = set()  # this process's temporary files, removed on a signal
 
@@ -68,58 +65,18 @@ def read_text(path: str) -> str:
         raise InputError(f"{path}: not UTF-8 text") from None
 
 
-def check_writable(path: str, what: str) -> None:
-    """Fail now, naming ``path``, if ``what`` could not be written there later."""
-    if path == STDOUT:
-        if sys.stdout is None:
-            raise InputError(f"<stdout>: cannot write {what}: standard output is closed")
-        return
-    info = stat_or_none(path)
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{path}: cannot write {what}: is a directory")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        if not os.access(path, os.W_OK):
-            raise InputError(f"{path}: cannot write {what}: not writable")
-        return
-    directory = os.path.dirname(os.path.realpath(path))
-    if not os.path.isdir(directory):
-        raise InputError(f"{path}: cannot write {what}: no such directory {directory}")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise InputError(f"{path}: cannot write {what}: directory {directory} is not writable")
+def temporary_beside(path: str | os.PathLike) -> tuple[int, str]:
+    """(descriptor, name) of a new temporary file beside ``path``, created exclusively and
+    never through a link, and removed on SIGTERM/SIGHUP until :func:`forget_temporary`."""
+    directory, name = os.path.split(os.path.abspath(os.fspath(path)))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.{os.getpid()}.", suffix=".tmp")
+    _TEMPORARIES.add(temporary)
+    return handle, temporary
 
 
-def check_distinct(input_path: str | None, outputs: dict[str, str | None]) -> None:
-    """Refuse an output that is the input or another output (``what`` -> path), also
-    through links: writing it would destroy what is there."""
-    named = [(what, path) for what, path in outputs.items() if path is not None]
-    for i, (what, path) in enumerate(named):
-        if input_path is not None and _same_file(input_path, path):
-            raise InputError(f"{path}: the {what} would overwrite the input {input_path}")
-        for other_what, other in named[:i]:
-            if _same_file(path, other) or path == other == STDOUT:
-                raise InputError(f"{path}: the {what} and the {other_what} would be written to the same file")
-
-
-def write_atomically(path: str, chunks: Iterable[str], what: str) -> None:
-    """Write ``chunks`` to ``path`` (see the module docstring for how each kind of path
-    is written); an OSError becomes one line naming ``path``."""
-    try:
-        if path == STDOUT:
-            _write_stdout(chunks, what)
-            return
-        info = stat_or_none(path)
-        if info is not None and not stat.S_ISREG(info.st_mode):
-            with open(path, "w", encoding="utf-8", newline="\n") as out:
-                out.writelines(chunks)
-            return
-        target = os.path.realpath(path)
-        remove_stale_temporaries(os.path.dirname(target), os.path.basename(target))
-        with atomic_file(target, "w", permissions=0o644) as out:
-            out.writelines(chunks)
-    except OSError as error:
-        if error.errno == errno.EPIPE:
-            raise  # the reader stopped early (| head): click exits quietly
-        raise InputError(f"{path}: cannot write {what}: {error.strerror or error}") from None
+def forget_temporary(temporary: str) -> None:
+    """The temporary file is renamed or to be removed: no longer this process's to clean."""
+    _TEMPORARIES.discard(temporary)
 
 
 @contextmanager
@@ -127,9 +84,7 @@ def atomic_file(path: str | os.PathLike, mode: str = "w", permissions: int = 0o6
     """A temporary file beside ``path``, renamed over it when the block ends without an
     error and removed otherwise (or on SIGTERM/SIGHUP)."""
     path = os.fspath(path)
-    directory, name = os.path.split(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.{os.getpid()}.", suffix=".tmp")
-    _TEMPORARIES.add(temporary)
+    handle, temporary = temporary_beside(path)
     try:
         text = {} if "b" in mode else {"encoding": "utf-8", "newline": "\n"}
         with os.fdopen(handle, mode, **text) as out:
@@ -139,23 +94,25 @@ def atomic_file(path: str | os.PathLike, mode: str = "w", permissions: int = 0o6
         os.chmod(temporary, permissions)  # mkstemp creates 0600; outputs are meant to be shared
         os.replace(temporary, path)
     finally:
-        _TEMPORARIES.discard(temporary)
+        forget_temporary(temporary)
         if os.path.lexists(temporary):
             os.unlink(temporary)
 
 
-def remove_stale_temporaries(directory: str | os.PathLike, name: str | None = None) -> None:
+def remove_stale_temporaries(directory: str | os.PathLike, name: str | None = None, spare: Callable[[str], bool] | None = None) -> None:
     """Remove the temporary files (of ``name``, or all) in ``directory`` whose writer is no
-    longer running: what a SIGKILL leaves behind."""
+    longer running: what a SIGKILL leaves behind; never one ``spare`` says is in use (a
+    command's input that happens to be named like one)."""
     try:
         listing = os.listdir(directory)
     except OSError:
         return
     for entry in listing:
         found = _TEMPORARY.fullmatch(entry)
-        if found and (name is None or found["name"] == name) and not _is_running(int(found["pid"]), os.path.join(directory, entry)):
+        path = os.path.join(directory, entry)
+        if found and (name is None or found["name"] == name) and not _is_running(int(found["pid"]), path) and not (spare and spare(path)):
             try:
-                os.unlink(os.path.join(directory, entry))
+                os.unlink(path)
             except OSError:
                 pass
 
@@ -177,29 +134,6 @@ def remove_temporaries_on_signals() -> None:
             signal.signal(signum, handler)
         except ValueError:  # not the main thread (phenorules called from a worker thread)
             return
-
-
-def silence_stdout() -> None:
-    """Point standard output at /dev/null, so that the interpreter's last flush of a
-    closed or full stdout raises nothing after the error has been reported."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, AttributeError, ValueError):
-        pass
-
-
-def _write_stdout(chunks: Iterable[str], what: str) -> None:
-    if sys.stdout is None:
-        raise InputError(f"<stdout>: cannot write {what}: standard output is closed")
-    try:
-        sys.stdout.writelines(chunks)
-        sys.stdout.flush()
-    except OSError as error:
-        silence_stdout()
-        if error.errno == errno.EPIPE:
-            raise  # the reader stopped early (| head): click exits quietly
-        raise InputError(f"<stdout>: cannot write {what}: {error.strerror or error}") from None
 
 
 def _is_running(pid: int, temporary: str) -> bool:
@@ -224,16 +158,19 @@ def stat_or_none(path: str) -> os.stat_result | None:
         raise InputError(f"{path}: cannot use: {error.strerror}") from None
 
 
-def _same_file(a: str, b: str) -> bool:
-    """Whether two paths (``-`` is stdin or stdout) name one file; character devices such
-    as /dev/null may be shared."""
-    if a == STDIN or b == STDOUT:
-        return False
-    first, second = stat_or_none(a), stat_or_none(b)
-    if first is None or second is None:
-        return os.path.realpath(a) == os.path.realpath(b)
-    same = (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
-    return same and not stat.S_ISCHR(first.st_mode)
+def json_value(text: str | bytes, where: str) -> Any:
+    """``text`` (bytes: UTF-8) parsed as JSON; malformed JSON, nesting too deep for the
+    parser and numbers of more digits than Python converts are one line naming ``where``."""
+    try:
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: malformed JSON at column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise InputError(f"{where}: malformed JSON: nested too deeply") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8") from None
+    except ValueError:  # Python's limit on the digits of an integer (4,300)
+        raise InputError(f"{where}: malformed JSON: a number with too many digits") from None
 
 
 def _name(path: str, stdin_name: str) -> str:

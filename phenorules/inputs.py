@@ -22,10 +22,13 @@ from .errors import InputError, warn
 from .formats.bioc import parse_bioc, parse_bioc_xml
 from .files import STDIN, read_bytes
 from .article import Article, text_article
+from .profiles import GENERAL
+from .tasks.patientphex import PROFILE as PATIENTPHEX_PROFILE
 from .tasks.patientphex.articles import article_record, to_article
 from .tasks.patientphex.io import ON_ERROR, parse_articles, passages_problem, surrogate_problem
 
 FORMATS = ("text", "jsonl", "bioc")
+AUTO = "auto"  # the format told by the content, the profile by the format
 _BOM = b"\xef\xbb\xbf"
 _JSON_LIKE = re.compile(rb'\{\s*["}]|\[\s*[\[{]')  # starts like an object or an array of them
 # ... and surely is JSON: a quoted key and a colon, or an array of arrays of values
@@ -38,23 +41,43 @@ _LINES_SNIFFED = 20
 def read_input(path: str, input_format: str = "auto", on_error: str = "fail") -> list[Article]:
     """Articles of a file (``-``: standard input) in the given or the detected format;
     ``on_error`` 'skip' leaves a bad article out with a warning instead of refusing."""
-    return parse_input("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path), on_error)
+    return read_input_format(path, input_format, on_error)[0]
+
+
+def read_input_format(path: str, input_format: str = "auto", on_error: str = "fail") -> tuple[list[Article], str]:
+    """:func:`read_input`'s articles and the format they were read in."""
+    return parse_input_format("<stdin>" if path == STDIN else path, read_bytes(path), input_format, article_id(path), on_error)
 
 
 def parse_input(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None, on_error: str = "fail") -> list[Article]:
     """:func:`read_input` for content already read; ``name`` places errors (and its
     extension helps detection), ``text_id`` is the article id of plain text."""
+    return parse_input_format(name, data, input_format, text_id, on_error)[0]
+
+
+def parse_input_format(name: str, data: bytes, input_format: str = "auto", text_id: str | None = None, on_error: str = "fail") -> tuple[list[Article], str]:
+    """:func:`parse_input`'s articles and the format they were read in."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    chosen = input_format
     if not data.removeprefix(_BOM).strip():
         warn(f"{name}: empty: no article to read")
-        return []
+        return [], chosen
     chosen = detect_format(data, name) if input_format == "auto" else input_format
     if chosen == "jsonl":
-        return [to_article(record) for record in parse_articles(name, data, on_error=on_error)]
+        return [to_article(record) for record in parse_articles(name, data, on_error=on_error)], chosen
     text = _decode(name, data)
     articles = _parse_bioc(name, text) if chosen == "bioc" else [text_article(text_id, text)]
-    return _admitted(name, articles, on_error)
+    return _admitted(name, articles, on_error), chosen
+
+
+def format_profile(input_format: str, profile: str = AUTO) -> str:
+    """The profile of ``rules/profiles.tsv`` for input of ``input_format``: ``profile``
+    unless it is ``auto``; then PatientPheX JSONL gets its annotators' conventions
+    (``patientphex``), text and BioC the general one."""
+    if profile != AUTO:
+        return profile
+    return PATIENTPHEX_PROFILE if input_format == "jsonl" else GENERAL
 
 
 def detect_format(data: bytes, name: str = "<stdin>") -> str:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from .files import write_atomically
 from .lexicon import LEARNED_BLOCKLIST, LEARNED_LEXICON, Entry, Lexicon, is_abbreviation
 from .lexicon.normalize import normalize_key, normalize_text
 from .lexicon.tsv import format_ids, parse_ids
@@ -31,6 +30,7 @@ from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
 from .article import Passage, layout_passages
 from .tasks.patientphex.identifiers import parse_identifier
+from .writer import Writer
 
 if TYPE_CHECKING:
     from .word_sets import WordSetIndex
@@ -295,8 +295,12 @@ def learn_substitutions(
     return kept
 
 
-def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings) -> None:
-    """The learned lexicon and blocklist as TSV lexicon files with their counts as provenance."""
+def write_learned(
+    learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings, writer: Writer | None = None
+) -> None:
+    """The learned lexicon, blocklist and substitutions as TSV lexicon files with their
+    counts as provenance, through the command's ``writer``."""
+    writer = writer or Writer()
     summary = (
         f"# Learned by `phenorules learn` from {learned.articles} annotated articles "
         f"({learned.mentions} mentions; {sum(learned.dropped_ids.values())} with ids outside the phenotype branch dropped).\n"
@@ -323,15 +327,15 @@ def write_learned(learned: Learned, ontology: Ontology, lexicon_path: Path, bloc
     for block in learned.blocked:
         cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), ontology.label(parse_ids(block.hpo_id)))
         blocklist_lines.append("\t".join(cells) + "\n")
-    for path, lines in ((lexicon_path, lexicon_lines), (blocklist_path, blocklist_lines)):
-        write_atomically(str(path), lines, "the learned lexicon")
+    for path, lines, what in ((lexicon_path, lexicon_lines, "learned lexicon"), (blocklist_path, blocklist_lines, "learned blocklist")):
+        writer.write(str(path), lines, what)
     header = (
         summary + f"# Candidates: term words HPO synonym sets or annotated mentions replace by another word in >= "
         f"{settings.substitution_min_terms} terms; kept: the matches a pair adds are annotated >= "
         f"{settings.substitution_min_annotated} times in >= {settings.substitution_min_articles} articles, "
         f"precision >= {settings.substitution_min_precision}.\n"
     )
-    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header)
+    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header, writer)
 
 
 def substitutions_path(lexicon_path: Path) -> Path:

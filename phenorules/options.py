@@ -30,3 +30,10 @@ ENABLE_OPTION = click.option(
     metavar="STAGE",
     help="Switch on a stage that is off by default (repeatable): measurements, nested.",
 )
+PROFILE_OPTION = click.option(
+    "--profile",
+    default="auto",
+    show_default=True,
+    metavar="NAME",
+    help="Annotation conventions, a profile of rules/profiles.tsv ('phenorules info' lists them): patientphex, general; auto: patientphex for PatientPheX JSONL, general for text and BioC. --enable, --disable and --set override its rows.",
+)

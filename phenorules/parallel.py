@@ -2,7 +2,8 @@
 
 Articles go to the annotators in chunks of :data:`CHUNK_ARTICLES`; at most
 :data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
-order as soon as they are next, so memory stays bounded whatever the input size. Each
+order as soon as they are next, so memory grows with the input only by the pmc_ids held
+to refuse a repeat (:class:`FirstLines`, about 120 bytes an article). Each
 article's prediction depends on that article alone, so the bytes out are the same for any
 number of workers, and a resumed run's lines equal a whole run's.
 
@@ -26,8 +27,10 @@ from spacy.language import Language
 
 from .article import Article
 from .errors import InputError, PhenorulesError, warn
+from .inputs import AUTO, format_profile
 from .progress import StreamProgress
-from .streaming import Item, LineOutput, input_paths, input_size, read_items
+from .streaming import Item, input_paths, input_size, read_items
+from .writer import LineOutput, Writer
 
 CHUNK_ARTICLES = 4
 CHUNKS_IN_FLIGHT = 3
@@ -36,21 +39,42 @@ CHUNKS_IN_FLIGHT = 3
 Result = tuple[str, str, "str | None"]
 
 
-def annotate_items(nlp: Language, items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
-    """Parse (JSONL lines), annotate and serialise a chunk of articles: a result per item,
-    None for a blank line (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
+class Pipelines:
+    """The pipeline for each input format, by its profile (``inputs.format_profile``), each
+    built on first use: a corpus of PatientPheX JSONL and of text gets one of each."""
+
+    def __init__(self, build: Callable[[str], Language], profile: str = AUTO):
+        self.build = build
+        self.profile = profile
+        self.built: dict[str, Language] = {}
+
+    def __call__(self, input_format: str) -> Language:
+        chosen = format_profile(input_format, self.profile)
+        if chosen not in self.built:
+            self.built[chosen] = self.build(chosen)
+        return self.built[chosen]
+
+
+def annotate_items(pipelines: Callable[[str], Language], items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
+    """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
+    format, and serialise a chunk of articles: a result per item, None for a blank line
+    (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
     from .document import annotate_articles
     from .tasks.patientphex.predict import evidence_record, to_record
     from .tasks.patientphex.io import jsonl_line, prediction_line
 
     articles = [_article(item, on_error) for item in items]
-    annotated = iter(annotate_articles(nlp, [article for article in articles if article is not None]))
+    docs = {}
+    for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
+        chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
+        for i, (_, doc) in zip(chosen, annotate_articles(pipelines(input_format), [articles[i] for i in chosen])):
+            docs[i] = doc
     results: list[Result | None] = []
-    for article in articles:
+    for i, article in enumerate(articles):
         if article is None:
             results.append(None)
             continue
-        _, doc = next(annotated)
+        doc = docs[i]
         evidence = jsonl_line(evidence_record(article, doc)) if explain else None
         results.append((article.id, prediction_line(to_record(article, doc)), evidence))
     return results
@@ -110,7 +134,7 @@ def in_order(submit: Callable[[list[Item]], object], parts: Iterable[list[Item]]
 
 # --- forked workers ----------------------------------------------------------------------
 
-_WORKER_NLP: Language | None = None  # the parent's pipeline, inherited by fork
+_WORKER_PIPELINES: Pipelines | None = None  # the parent's pipelines, inherited by fork
 _WORKER_EXPLAIN = False
 _WORKER_ON_ERROR = "fail"
 
@@ -128,17 +152,17 @@ def _worker_signals() -> None:
 
 
 def _annotate_in_worker(items: list[Item]) -> list[Result]:
-    return annotate_items(_WORKER_NLP, items, _WORKER_EXPLAIN, _WORKER_ON_ERROR)
+    return annotate_items(_WORKER_PIPELINES, items, _WORKER_EXPLAIN, _WORKER_ON_ERROR)
 
 
 class ForkedWorkers:
     """``jobs`` processes forked from this one after the pipeline is built."""
 
-    def __init__(self, nlp: Language, jobs: int, explain: bool, on_error: str):
-        global _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR
+    def __init__(self, pipelines: Pipelines, jobs: int, explain: bool, on_error: str):
+        global _WORKER_PIPELINES, _WORKER_EXPLAIN, _WORKER_ON_ERROR
         if "fork" not in multiprocessing.get_all_start_methods():
             raise InputError(f"--jobs {jobs}: needs the 'fork' start method, which this platform lacks; use --jobs 1")
-        _WORKER_NLP, _WORKER_EXPLAIN, _WORKER_ON_ERROR = nlp, explain, on_error
+        _WORKER_PIPELINES, _WORKER_EXPLAIN, _WORKER_ON_ERROR = pipelines, explain, on_error
         gc.collect()
         gc.freeze()  # the collector then leaves the shared objects' pages unwritten
         # A dead worker (killed, out of memory) fails the run instead of hanging it.
@@ -171,23 +195,30 @@ def predict_corpus(
     output_path: str,
     explain_path: str | None = None,
     input_format: str = "auto",
-    build: Callable[[], Language] | None = None,
+    build: Callable[[str], Language] | None = None,
     jobs: int = 1,
     scheduler: str | None = None,
     resume: bool = False,
     quiet: bool = False,
     pipeline_settings: dict | None = None,
     on_error: str = "fail",
+    profile: str = AUTO,
+    writer: Writer | None = None,
 ) -> int:
     """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
     ``explain_path``); the number of articles annotated by this run.
 
-    ``build`` makes the pipeline (here, for ``jobs`` 1 or forked workers); with
-    ``scheduler`` the Dask cluster's workers build their own from ``pipeline_settings``.
+    ``build`` makes the pipeline of a profile (here, for ``jobs`` 1 or forked workers:
+    the first article's before the fork, another one an input needs where it is needed);
+    with ``scheduler`` the Dask cluster's workers build their own from
+    ``pipeline_settings``. ``profile`` ``auto`` gives each file the profile of its format
+    (``inputs.format_profile``).
     ``on_error`` 'skip' leaves a bad article out with a warning instead of stopping.
+    ``writer`` is the command's (by default one that knows the input files).
     """
     paths = input_paths(input_spec)
-    outputs = [LineOutput(output_path, "predictions")] + ([LineOutput(explain_path, "evidence")] if explain_path else [])
+    writer = writer or Writer(paths)
+    outputs = [writer.lines(output_path, "predictions")] + ([writer.lines(explain_path, "evidence")] if explain_path else [])
     keep = min(output.resumable(resume) for output in outputs)
     items = read_items(paths, input_format, on_error)
     first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
@@ -199,16 +230,18 @@ def predict_corpus(
         if scheduler:
             from .distributed import ClusterWorkers
 
-            backend = ClusterWorkers(scheduler, pipeline_settings or {}, explain_path is not None, on_error)
+            backend = ClusterWorkers(scheduler, {**(pipeline_settings or {}), "profile": profile}, explain_path is not None, on_error)
             submit, window = backend.submit, CHUNKS_IN_FLIGHT * backend.jobs
         else:
-            nlp = build()
+            pipelines = Pipelines(build, profile)
+            if first_item is not None:
+                pipelines(first_item.format)
             workers = worker_count(jobs)
             if workers > 1:
-                backend = ForkedWorkers(nlp, workers, explain_path is not None, on_error)
+                backend = ForkedWorkers(pipelines, workers, explain_path is not None, on_error)
                 submit, window = backend.submit, CHUNKS_IN_FLIGHT * workers
             else:
-                submit, window = (lambda part: Done(annotate_items(nlp, part, explain_path is not None, on_error))), 1
+                submit, window = (lambda part: Done(annotate_items(pipelines, part, explain_path is not None, on_error))), 1
         kept = [output.start(keep) for output in outputs][0]  # the predictions' pmc_ids
         first_line = FirstLines(on_error)
         items = _skip_kept(items, kept, output_path, first_line, on_error)
@@ -260,29 +293,33 @@ def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_l
 
 
 class FirstLines:
-    """Refuses a pmc_id seen before in the same file (as ``read_articles`` does), holding
-    the ids of one file at a time: memory follows the largest file, not the corpus."""
+    """Refuses a pmc_id seen before in the input, in any of its files (as ``read_articles``
+    refuses one within a file): the ids of the whole input are held, with where each was."""
 
     def __init__(self, on_error: str = "fail"):
-        self.source: str | None = None
-        self.lines: dict[str, int] = {}
+        self.sources: dict[str, int] = {}  # file -> its number
+        self.first: dict[str, int] = {}  # pmc_id -> file number << 32 | line
         self.on_error = on_error
 
     def check(self, item: Item, pmc_id: str) -> bool:
-        """True for an id not seen before in its file; a repeat is refused, or with
-        ``on_error`` 'skip' reported and False."""
-        from .tasks.patientphex.io import check_unique
-
-        if item.source != self.source:
-            self.source, self.lines = item.source, {}
-        try:
-            check_unique(item.source, item.lineno, pmc_id, self.lines)
-        except InputError as error:
-            if self.on_error == "fail":
-                raise
-            warn(f"{error}; article skipped")
-            return False
-        return True
+        """True for an id not seen before; a repeat is refused, or with ``on_error`` 'skip'
+        reported and False."""
+        source = self.sources.setdefault(item.source, len(self.sources))
+        place = self.first.get(pmc_id)
+        if place is None:
+            self.first[pmc_id] = source << 32 | item.lineno
+            return True
+        earlier_source, earlier_line = list(self.sources)[place >> 32], place & 0xFFFFFFFF
+        if earlier_source == item.source:
+            earlier = f"line {earlier_line}"
+        else:
+            earlier = f"{earlier_source}, line {earlier_line}" if earlier_line else earlier_source
+        here = f"{item.source}, line {item.lineno}" if item.lineno else item.source
+        error = InputError(f"{here}, article {pmc_id}: pmc_id: duplicate of {earlier}")
+        if self.on_error == "fail":
+            raise error
+        warn(f"{error}; article skipped")
+        return False
 
 
 def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:

@@ -10,13 +10,15 @@ business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.lexi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
 from .document import PHENOTYPES, doc_text
 
 HpoIds = tuple[str, ...]
+# The assertion flags on a mention (medspaCy's names), as the assertion stage sets them.
+ASSERTION_FLAGS = ("is_negated", "is_uncertain", "is_hypothetical", "is_historical", "is_family")
 
 
 def association_values(hpo_ids: HpoIds | None, text: str) -> list[str]:
@@ -39,6 +41,8 @@ class Phenotype:
     negated: bool
     patients: tuple[str, ...]  # patient ids it is attributed to
     provenance: tuple[str, ...]  # the lexicon entry and every rule that made or changed it
+    assertions: tuple[str, ...] = ()  # the flags the assertion stage set, "is_negated" first: ASSERTION_FLAGS order
+    cues: tuple[dict, ...] = field(default=(), hash=False)  # the cues that set them (span._.assertion_cues)
 
     @property
     def unknown(self) -> bool:
@@ -68,6 +72,8 @@ def phenotypes(doc: Doc) -> list[Phenotype]:
                 bool(extensions.negex),
                 tuple(patient_ids(extensions.patient)),
                 tuple(extensions.provenance or ()),
+                tuple(flag for flag in ASSERTION_FLAGS if extensions.get(flag)),
+                tuple(extensions.assertion_cues or ()),
             )
         )
     return out

@@ -17,6 +17,8 @@ from spacy.language import Language
 
 from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
 from .errors import SettingError
+from .profiles import GENERAL, apply_profile
+from .profiles import profile as profile_named
 from .article import MAX_ARTICLE_CHARS
 from .stages.knowledge import KB_FUNCTION
 
@@ -28,10 +30,11 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("abbreviations", "phenorules_abbreviations"),
     ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),
+    ("names", "phenorules_names"),
     ("measurements", "phenorules_measurements"),
     ("nested", "phenorules_nested"),
     ("scope", "phenorules_scope"),
-    ("negation", "phenorules_negation"),
+    ("assertion", "phenorules_assertion"),
     ("patients", "phenorules_patients"),
 )
 REQUIRED_STAGES = frozenset({"sentences", "match"})
@@ -56,9 +59,11 @@ def stage_plan(
     hpo: str | None = None,
     enable: Iterable[str] = (),
     kb: dict | None = None,
+    profile: str = GENERAL,
 ) -> list[tuple[str, str, dict]]:
     """(stage, factory, config) for every stage of :data:`STAGES` that runs, in order: all
-    but the disabled ones and the :data:`OPTIONAL_STAGES` not enabled.
+    but the disabled ones and the :data:`OPTIONAL_STAGES` not enabled, with the switches
+    and settings of ``profile`` (``rules/profiles.tsv``) under the given ones.
 
     Every stage whose factory has a ``kb`` setting gets the same knowledge base config:
     ``kb`` (settings of ``phenorules.KnowledgeBase.v1``, or another registered function
@@ -66,15 +71,15 @@ def stage_plan(
     shares it without a change here.
     """
     names = stage_names()
-    enabled = set(enable)
-    disabled = set(disable) | (OPTIONAL_STAGES - enabled)
-    unknown = (disabled | enabled | set(stage_config or {})) - set(names)
-    if unknown:
-        raise SettingError(f"unknown stage(s) {sorted(unknown)}; stages are {names}")
+    given = set(disable) | set(enable) | set(stage_config or {})
+    if given - set(names):
+        raise SettingError(f"unknown stage(s) {sorted(given - set(names))}; stages are {names}")
     check_settings(stage_config or {})
+    check_profile(profile)
+    disabled, enabled, stage_config = apply_profile(profile, disable, enable, stage_config)
+    disabled |= OPTIONAL_STAGES - enabled
     if disabled & REQUIRED_STAGES:
         raise SettingError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
-    stage_config = stage_config or {}
     kb_config = {"@misc": KB_FUNCTION, **(kb or {}), **({"hpo": hpo} if hpo else {})}
     plan = []
     for name, factory in STAGES:
@@ -100,9 +105,10 @@ def build_pipeline(
     hpo: str | None = None,
     enable: Iterable[str] = (),
     kb: dict | None = None,
+    profile: str = GENERAL,
 ) -> Language:
     """A ready nlp with the stages :func:`stage_plan` names."""
-    return add_stages(blank_english(), stage_plan(disable, stage_config, hpo, enable, kb))
+    return add_stages(blank_english(), stage_plan(disable, stage_config, hpo, enable, kb, profile))
 
 
 def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
@@ -118,6 +124,8 @@ def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
             parsed = json.loads(value)
         except ValueError:
             parsed = value
+        except RecursionError:
+            raise SettingError(f"--set {target}: VALUE is JSON nested too deeply") from None
         settings.setdefault(stage.strip(), {})[setting.strip()] = parsed
     return settings
 
@@ -137,6 +145,18 @@ def check_settings(stage_config: dict[str, dict]) -> None:
                 type(value) is type(default) or (isinstance(default, number) and isinstance(value, number) and not isinstance(value, bool))
             ):
                 raise SettingError(f"{name}.{setting}: expected a {type(default).__name__} like {json.dumps(default)}, got {json.dumps(value)}")
+
+
+def check_profile(name: str) -> None:
+    """A profile's rows must name stages and settings there are, as options must."""
+    chosen = profile_named(name)
+    try:
+        unknown = (set(chosen.switches) | set(chosen.settings)) - set(stage_names())
+        if unknown:
+            raise SettingError(f"unknown stage(s) {sorted(unknown)}; stages are {stage_names()}")
+        check_settings(chosen.settings)
+    except SettingError as error:
+        raise SettingError(f"profile {name} ({', '.join(map(str, chosen.rows))}): {error}") from None
 
 
 def stage_names() -> list[str]:

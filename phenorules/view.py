@@ -8,9 +8,10 @@ article as :func:`article_view` describes it (the ``/annotate`` answer without i
 so they show the same mentions, colours and flags.
 
 In the view each phenotype is a box labelled with its term name, its HPO ids (links to
-the HPO browser), its patients and its flags with their cues; the box has its patient's
-colour, and a negated one is grey and struck through. A table of contents heads the page
-with each article's counts.
+the HPO browser), its patients and its flags (negated, uncertain, hypothetical,
+historical, family) with their cues; the box has its patient's colour, a negated one is
+grey and struck through, an uncertain one dotted, a hypothetical or a relative's one
+dashed. A table of contents heads the page with each article's counts.
 """
 
 from __future__ import annotations
@@ -41,18 +42,23 @@ SEVERAL, NONE = "several", "none"  # the colour classes of a box with several pa
 
 @dataclass(frozen=True)
 class Flag:
-    """An assertion a mention row carries as a true/false field, and where its cue is
-    read: the first provenance entry that starts with one of ``cue_prefixes`` names the
-    cue after the prefix. The pages show every flag of this list the same way (a chip
-    with the cue, a legend entry, a count, a ``flag-<field>`` class for its look)."""
+    """An assertion a mention row carries as a true/false field, and the ConText category
+    whose cue (the row's ``assertion_cues``) set it. The pages show every flag of this list
+    the same way (a chip with the cue, a legend entry, a count, a ``flag-<field>`` class for
+    its look)."""
 
     field: str
-    cue_prefixes: tuple[str, ...] = ()
+    category: str
 
 
-# The flags of a mention, in the order shown. NegEx's cue (stages/negation.py) is the
-# provenance entry of the family that fired: preceding or following the finding.
-FLAGS = (Flag("negated", ("negex:preceding_negations:", "negex:following_negations:")),)
+# The flags of a mention, in the order shown: the assertion stage's (stages/assertion.py).
+FLAGS = (
+    Flag("negated", "NEGATED_EXISTENCE"),
+    Flag("uncertain", "POSSIBLE_EXISTENCE"),
+    Flag("hypothetical", "HYPOTHETICAL"),
+    Flag("historical", "HISTORICAL"),
+    Flag("family", "FAMILY"),
+)
 
 
 def mention_flags(row: dict) -> list[dict]:
@@ -60,7 +66,7 @@ def mention_flags(row: dict) -> list[dict]:
     flags = []
     for flag in FLAGS:
         if row.get(flag.field):
-            cues = [entry[len(prefix) :] for entry in row["provenance"] for prefix in flag.cue_prefixes if entry.startswith(prefix)]
+            cues = [cue["text"] for cue in row.get("assertion_cues") or () if cue["category"] == flag.category]
             flags.append({"field": flag.field, "cue": cues[0] if cues else ""})
     return flags
 

@@ -31,9 +31,17 @@ def mini_ontology():
 
 @pytest.fixture(scope="session")
 def mini_nlp():
+    """The pipeline with the PatientPheX annotators' conventions, which most tests are about."""
     from phenorules.pipeline import build_pipeline
 
-    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="patientphex")
+
+
+@pytest.fixture(scope="session")
+def general_nlp():
+    from phenorules.pipeline import build_pipeline
+
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="general")
 
 
 def compile_terms(terms):

@@ -16,12 +16,12 @@ def mentions(nlp, text):
 
 @pytest.fixture(scope="module")
 def every_use_nlp():
-    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "all"}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "all"}}, profile="patientphex")
 
 
 @pytest.fixture(scope="module")
 def notes_nlp():
-    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "unnamed"}})
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"abbreviations": {"bare_uses": "unnamed"}}, profile="patientphex")
 
 
 def test_definition_maps_the_short_form_to_the_long_forms_term(mini_nlp):
@@ -64,7 +64,8 @@ def test_a_bare_undefined_abbreviation_counts_only_when_bare_uses_are_switched_o
 def test_unnamed_takes_a_bare_undefined_short_form_whose_finding_nothing_else_names(notes_nlp):
     # clinical notes name a finding by its short form alone ("history of VSD")
     doc = notes_nlp(make_text_doc(notes_nlp, "History of VSD; the PDA was closed."))
-    assert [(s.text, s._.provenance[-1].rsplit("|", 1)[-1]) for s in doc.spans[PHENOTYPES]] == [("VSD", "bare_uses=unnamed"), ("PDA", "bare_uses=unnamed")]
+    made = [(s.text, [p for p in s._.provenance if not p.startswith("context:")][-1]) for s in doc.spans[PHENOTYPES]]  # "history of": an assertion
+    assert [(text, entry.rsplit("|", 1)[-1]) for text, entry in made] == [("VSD", "bare_uses=unnamed"), ("PDA", "bare_uses=unnamed")]
     # the finding named in full elsewhere: its bare short form is left out, as with bracketed
     named = "A ventricular septal defect was seen. The VSD was closed."
     assert mentions(notes_nlp, named) == [("ventricular septal defect", 2, "HP:0001629")]
@@ -121,3 +122,40 @@ def test_a_dropped_short_form_is_recorded_with_the_rule_row_that_dropped_it(mini
     assert dropped(every_use_nlp, "A VSD 51104 was seen.") == [("VSD", f"abbreviation:identifier:{number_row}")]
     assert dropped(every_use_nlp, "Iron deficiency (ID) was treated; ID recurred.") == [("ID", "abbreviation:not_a_phenotype:defined:Iron deficiency")] * 2
     assert dropped(mini_nlp, "He had intellectual disability (ID).") == []
+
+
+def test_the_general_profile_marks_every_use_of_a_defined_short_form(general_nlp, mini_nlp):
+    text = "Developmental delay (DD) was noted. DD was evident by 9 months."
+    assert mentions(general_nlp, text) == [("Developmental delay", 0, "HP:0001263"), ("DD", 21, "HP:0001263"), ("DD", 36, "HP:0001263")]
+    doc = general_nlp(make_text_doc(general_nlp, text))
+    assert doc.spans[PHENOTYPES][2]._.provenance == ["abbreviation:defined:Developmental delay|defined_uses"]
+    # PatientPheX annotators mark the bracketed definition only
+    assert mentions(mini_nlp, text) == [("Developmental delay", 0, "HP:0001263"), ("DD", 21, "HP:0001263")]
+
+
+def test_a_short_form_the_lexicon_lacks_is_defined_by_the_text(general_nlp):
+    text = "The girl had ataxia (AX) at two; her AX worsened."
+    assert mentions(general_nlp, text) == [("ataxia", 13, "HP:0001251"), ("AX", 21, "HP:0001251"), ("AX", 37, "HP:0001251")]
+
+
+def test_a_use_before_the_definition_is_not_taken(general_nlp):
+    text = "AX was mild. Later, ataxia (AX) got worse and AX was severe."
+    assert [m[:2] for m in mentions(general_nlp, text)] == [("ataxia", 20), ("AX", 28), ("AX", 46)]
+
+
+def test_short_form_first_definitions(general_nlp, mini_nlp):
+    # "SF (long form)", the long form of up to three words in brackets
+    text = "Her HI (hearing impairment) was bilateral; the HI progressed."
+    assert mentions(general_nlp, text) == [("HI", 4, "HP:0000365"), ("hearing impairment", 8, "HP:0000365"), ("HI", 47, "HP:0000365")]
+    assert mentions(mini_nlp, text) == [("hearing impairment", 8, "HP:0000365")]
+    # a word that is not written as a short form defines nothing
+    assert mentions(general_nlp, "There was delay (developmental delay); the delay was mild.") == [("developmental delay", 17, "HP:0001263")]
+
+
+def test_a_defined_short_form_used_as_a_gene_name_is_not_a_finding(general_nlp, mini_nlp):
+    guards = mini_nlp.get_pipe("abbreviations").guards
+    genes_row = next(ref for scope, _, ref in guards.rows if scope == "article" and ref.name == "genes")
+    text = "Ventricular septal defect (VSD) was repaired. VSD genes were sequenced; the VSD was closed."
+    assert [m[:2] for m in mentions(general_nlp, text)] == [("Ventricular septal defect", 0), ("VSD", 27), ("VSD", 76)]
+    assert dropped(general_nlp, text) == [("VSD", f"abbreviation:gene_use:{genes_row}")]
+

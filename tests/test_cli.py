@@ -62,9 +62,9 @@ def test_an_unknown_stage_is_a_user_error():
 @pytest.mark.parametrize(
     "assignment, message",
     [
-        ("abbreviations.later_uses=true", "stage abbreviations has no setting 'later_uses'; its settings are ['bare_uses', 'guards_file', 'lexicon_file']"),
+        ("abbreviations.later_uses=true", "stage abbreviations has no setting 'later_uses'; its settings are ['bare_uses', 'defined_uses', 'guards_file', 'lexicon_file']"),
         ("abbreviations.bare_uses=3", 'abbreviations.bare_uses: expected a str like "bracketed", got 3'),
-        ("negation.window=true", "negation.window: expected a int like 5, got true"),
+        ("assertion.window=true", "assertion.window: expected a int like 5, got true"),
         ("bare_uses=all", "--set 'bare_uses=all': expected STAGE.SETTING=VALUE"),
         ("abbreviatons.bare_uses=all", "unknown stage(s) ['abbreviatons']"),
     ],
@@ -94,7 +94,7 @@ def test_a_value_error_from_a_bug_is_no_user_error(monkeypatch):
     def broken(*args, **kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr(phenorules.inputs, "read_input", broken)
+    monkeypatch.setattr(phenorules.inputs, "read_input_format", broken)
     result = run("annotate", EXAMPLE)
     assert result.exit_code == 1 and isinstance(result.exception, ValueError), result.output
 
@@ -108,7 +108,7 @@ def test_an_ontology_that_is_not_obo(tmp_path):
 
 def test_an_output_directory_that_does_not_exist(tmp_path):
     output = tmp_path / "no-such-dir" / "pred.jsonl"
-    assert_error(run("predict", EXAMPLE, "-o", str(output)), f"{output}: cannot write predictions: no such directory")
+    assert_error(run("predict", EXAMPLE, "-o", str(output)), f"{output}: cannot write the predictions: no such directory")
 
 
 def test_an_html_path_that_is_a_directory(tmp_path):

@@ -101,9 +101,10 @@ def pipeline_stages():
 def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     settings = ablation_settings()
     assert settings[0].name == FULL and settings[0].learn
-    optional = [(name,) for name, _ in pipeline_stages() if name not in ("sentences", "match", "measurements", "nested")]
+    optional = [(name,) for name, _ in pipeline_stages() if name not in ("sentences", "match", "names", "measurements", "nested")]
     assert [s.disable for s in settings if s.disable] == optional
-    assert [(s.name, s.enable) for s in settings if s.enable] == [("with measurements", ("measurements",)), ("with nested", ("nested",))]  # off by default: switched on
+    # off by default or in the PatientPheX profile: switched on
+    assert [(s.name, s.enable) for s in settings if s.enable] == [("with names", ("names",)), ("with measurements", ("measurements",)), ("with nested", ("nested",))]
     assert optional[-1] == ("forget",)
     assert [s.name for s in settings if not s.learn] == ["learned lexicon"]
     assert [s.kb for s in settings if s.kb] == [
@@ -147,10 +148,8 @@ def test_ablation_files_are_written(tmp_path):
     assert json.loads(paths[1].read_text())["settings"][1]["name"] == "variants"
 
 
-def test_bar_chart_is_an_svg_with_one_bar_per_value(tmp_path):
-    path = tmp_path / "chart.svg"
-    bar_chart("Title <&>", [("variants", 0.05), ("negation", -0.02)], path)
-    root = ElementTree.parse(path).getroot()
+def test_bar_chart_is_an_svg_with_one_bar_per_value():
+    root = ElementTree.fromstring(bar_chart("Title <&>", [("variants", 0.05), ("negation", -0.02)]))
     assert root.tag == f"{{{SVG}}}svg"
     texts = [element.text for element in root.iter(f"{{{SVG}}}text")]
     assert texts == ["Title <&>", "variants", "+0.0500", "negation", "-0.0200"]

@@ -13,6 +13,7 @@ from bioc.biocjson.decoder import parse_collection
 from phenopackets import Phenopacket, Sex
 
 from phenorules.cli import main
+from phenorules.formats.bioc import annotation_infons
 from phenorules.formats.phenopackets import phenopackets_for_record
 from phenorules.inputs import read_input
 from phenorules.article import layout_passages
@@ -248,3 +249,23 @@ def test_pubtator_for_a_full_text_is_a_one_line_error(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "article 9900003: PubTator holds a title and an abstract, this article also has CASE sections" in result.output
     assert not out.exists()
+
+
+def test_a_hypothetical_or_relatives_finding_is_not_in_the_patients_phenopacket(mini_ontology):
+    def entity(offset, identifier, assertions):
+        return {"identifier": identifier, "offset": offset, "length": 5, "text": "x", "type": "Phenotype", "note": None, "patients": ["P1"], "assertions": assertions}
+
+    entities = [entity(0, "HP:0001250", ["is_hypothetical"]), entity(10, "HP:0001251", ["is_family"]), entity(20, "HP:0001252", []), entity(30, "HP:0001252", ["is_family"])]
+    record = {"pmc_id": "abc", "pmid": None, "entities": entities, "association": [{"patient_id": "P1", "phenotype": ["HP:0001250", "HP:0001251", "HP:0001252"]}]}
+    (packet,) = phenopackets_for_record(record, mini_ontology, hpo_version="v1")
+    assert [f["type"]["id"] for f in packet["phenotypicFeatures"]] == ["HP:0001252"]  # stated of P1 itself once
+
+
+def test_bioc_infons_carry_every_assertion_and_its_cue():
+    entity = {
+        "identifier": "HP:0001251", "note": None, "label": "Ataxia", "assertions": ["is_family"],
+        "assertion_cues": [{"category": "FAMILY", "text": "Her father", "start": 0, "end": 10, "rule": "context_rules.tsv:300"}],
+    }
+    infons = annotation_infons(entity)
+    assert (infons["negated"], infons["is_family"], infons["is_uncertain"], infons["is_hypothetical"], infons["is_historical"]) == ("false", "true", "false", "false", "false")
+    assert infons["assertion_cues"] == "FAMILY:Her father@0-10"

@@ -345,7 +345,7 @@ def test_failed_rename_is_an_input_error_and_leaves_no_temporary(tmp_path, artic
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "replace", refuse)
-    expected = r"pred\.jsonl: cannot write predictions: Permission denied$"
+    expected = r"pred\.jsonl: cannot write the predictions: Permission denied$"
     with pytest.raises(InputError, match=expected):
         write_predictions(str(path), _records(articles))
     assert path.read_text(encoding="utf-8") == "previous\n"
@@ -354,7 +354,7 @@ def test_failed_rename_is_an_input_error_and_leaves_no_temporary(tmp_path, artic
 
 def test_unwritable_path_is_an_input_error_naming_it(tmp_path, articles):
     path = tmp_path / "no-such-dir" / "pred.jsonl"
-    with pytest.raises(InputError, match=r"no-such-dir/pred\.jsonl: cannot write predictions: "):
+    with pytest.raises(InputError, match=r"no-such-dir/pred\.jsonl: cannot write the predictions: "):
         write_predictions(str(path), _records(articles))
 
 

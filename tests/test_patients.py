@@ -11,6 +11,7 @@ from phenorules.cli import main
 from phenorules.article import Article, GivenMention, Passage, Patient
 from phenorules.document import PHENOTYPES, make_article_doc
 from phenorules.errors import InputError
+from phenorules.pipeline import build_pipeline
 from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
 from phenorules.patients.rules import read_policy
 from phenorules.resources import data_dir
@@ -439,6 +440,24 @@ def test_the_patientphex_adapter_decodes_o_label_ids():
     assert [patient_label(i) for i in ("OII-1", "O1", "OP2", "P1", "O")] == ["II-1", "1", "P2", None, None]
     patient = to_patient({"patient_id": "OII-1", "mention": [{"text": "II-1", "offset": 4, "length": 4}]})
     assert patient == Patient("OII-1", "II-1", (GivenMention(4, 8, "II-1"),))
+
+
+def test_a_relatives_finding_never_goes_to_the_proband(mini_nlp):
+    art = article([("CASE", "paragraph", "The proband had hypotonia and a family history of microcephaly.")], {"P1": ["The proband"]})
+    assert associations(mini_nlp, art) == {"P1": ["HP:0001252"]}
+    doc = mini_nlp(make_article_doc(mini_nlp, to_article(art)))
+    family = next(span for span in doc.spans[PHENOTYPES] if span.text == "microcephaly")
+    assert family._.is_family and family._.patient == [] and family._.provenance[-1] == "patient:unattributed:is_family"
+    every = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"patients": {"unattributed": []}})
+    assert associations(every, art) == {"P1": ["HP:0000252", "HP:0001252"]}  # the flag is what keeps it off
+
+
+def test_a_family_cue_that_names_a_listed_patient_keeps_the_finding_with_that_patient(mini_nlp):
+    art = article(
+        [("CASE", "paragraph", "Patient 1 had hypotonia. Her brother, Patient 2, had seizures.")],
+        {"P1": ["Patient 1"], "P2": ["Patient 2"]},
+    )
+    assert associations(mini_nlp, art)["P2"] == ["HP:0001250"]
 
 
 def _patient_rules():

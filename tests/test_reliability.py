@@ -103,7 +103,7 @@ def test_an_unwritable_special_output_is_refused_before_the_work(tmp_path, monke
 
     monkeypatch.setattr(cli_module, "_pipeline", lambda *_: pytest.fail("the work started"))
     monkeypatch.setattr(os, "access", lambda path, mode: False)
-    assert_refused(run("predict", str(EXAMPLE), "-o", "/dev/null"), "/dev/null: cannot write predictions: not writable")
+    assert_refused(run("predict", str(EXAMPLE), "-o", "/dev/null"), "/dev/null: cannot write the predictions: not writable")
 
 
 # --- 2. an output never destroys the input or the other output ----------------------
@@ -318,7 +318,7 @@ def test_pmid_is_optional_on_input_and_null_on_output(tmp_path):
 def test_closed_stdout_is_one_line_not_a_traceback():
     done = subprocess.run(f'"{sys.executable}" -m phenorules predict "{EXAMPLE}" --hpo "{MINI_OBO}" >&-', shell=True, capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr == "phenorules: error: <stdout>: cannot write predictions: standard output is closed\n"
+    assert done.stderr == "phenorules: error: <stdout>: cannot write the predictions: standard output is closed\n"
 
 
 def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
@@ -335,14 +335,14 @@ def test_closed_stdout_for_a_listing_is_one_line():
 
 
 def test_predictions_and_evidence_both_to_stdout_are_refused():
-    assert_refused(run("predict", str(EXAMPLE), "--explain", "-"), "-: the evidence and the predictions would be written to the same file")
+    assert_refused(run("predict", str(EXAMPLE), "--explain", "-"), "<stdout>: the evidence and the predictions would both be written to standard output")
 
 
 def test_full_stdout_is_one_line_not_a_traceback():
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "phenorules", "predict", str(EXAMPLE), "--hpo", MINI_OBO], stdout=full, stderr=subprocess.PIPE, text=True)
     assert done.returncode == 2
-    assert done.stderr == "phenorules: error: <stdout>: cannot write predictions: No space left on device\n"
+    assert done.stderr == "phenorules: error: <stdout>: cannot write the predictions: No space left on device\n"
 
 
 def test_full_stdout_from_a_listing_is_one_line():

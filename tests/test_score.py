@@ -288,4 +288,6 @@ def test_negation_agreement_counts_notes_on_the_spans_both_sides_have():
     # agreed: (0,5); "NO" on a gold span: (0,5), (20,5); gold-negated spans predicted: (0,5), (10,5)
     assert (negation["agreed"], negation["predicted_on_gold"], negation["found"], negation["gold_negated"]) == (1, 2, 2, 3)
     assert (negation["precision"], negation["recall"], negation["recall_all"]) == (0.5, 0.5, 1 / 3)
+    # strict: every predicted "NO", (40,5) off any gold span included
+    assert (negation["predicted"], negation["strict_precision"]) == (3, 1 / 3)
 

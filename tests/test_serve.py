@@ -121,7 +121,7 @@ def test_the_page_shares_the_views_colours_and_flags_and_builds_with_text_only(c
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.headers["content-security-policy"] == "default-src 'self'"
     config = re.search(r'<script id="config" type="application/json">(.*?)</script>', page.text).group(1)
-    assert json.loads(config) == page_config() and page_config()["flags"] == ["negated"]
+    assert json.loads(config) == page_config() and page_config()["flags"] == ["negated", "uncertain", "hypothetical", "historical", "family"]
     icon = re.search(r'<link rel="icon" href="([^"]+)"', page.text).group(1)
     assert client.get(icon).status_code == 200
     script = (STATIC_DIR / "curation.js").read_text(encoding="utf-8")
@@ -138,7 +138,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
         ("hypotonia", "HP:0001252", "Hypotonia", True),
     ]
     assert all(m["provenance"] for m in article["mentions"])
-    assert any(rule.startswith("negex:") for rule in article["mentions"][2]["provenance"])
+    assert any(rule.startswith("context:NEGATED_EXISTENCE:") for rule in article["mentions"][2]["provenance"])
     assert [m["flags"] for m in article["mentions"]] == [[], [], [{"field": "negated", "cue": "no"}]]
     assert article["mentions"][0]["start"] == TEXT.index("seizures")
 
@@ -221,7 +221,8 @@ def curation_payload(result: dict, decisions: dict[int, tuple[str, str | None]])
     mentions = []
     for i, m in enumerate(result["mentions"]):
         status, new_id = decisions.get(i, ("unreviewed", None))
-        kept = {k: m[k] for k in ("start", "end", "text", "label", "negated", "patients", "provenance")}
+        fields = ("start", "end", "text", "label", "negated", "uncertain", "hypothetical", "historical", "family", "assertion_cues", "patients", "provenance")
+        kept = {k: m[k] for k in fields}
         mentions.append({**kept, "hpo_id": new_id or m["hpo_id"], "predicted_id": m["hpo_id"], "status": status})
     return {"articles": [{"id": result["id"], "pmid": result["pmid"], "patient": result["record"]["patient"], "mentions": mentions}]}
 

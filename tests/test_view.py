@@ -32,7 +32,7 @@ def annotated(nlp, record=RECORD):
     doc = nlp(make_article_doc(nlp, article))
     spans = {span.text: span for span in doc.spans[PHENOTYPES]}
     spans["oedema"]._.negex = True
-    spans["oedema"]._.provenance = [*spans["oedema"]._.provenance, "negex:preceding_negations:no"]
+    spans["oedema"]._.assertion_cues = [{"category": "NEGATED_EXISTENCE", "text": "no", "start": 0, "end": 2, "rule": "context_rules.tsv:85"}]
     spans["microcephaly"]._.patient = ["P1"]
     spans["short stature"]._.patient = "P2"
     return article_view(article, doc)
@@ -49,7 +49,7 @@ def test_each_phenotype_shows_term_id_and_patient(mini_nlp):
     assert box.startswith('<mark class="p0"') and ".p0 { --colour: %s; }" % PATIENT_COLOURS[0] in html
     assert "Microcephaly" in box and '<a href="https://hpo.jax.org/browse/term/HP:0000252">HP:0000252</a>' in box
     assert '<span class="patient">P1</span>' in box
-    assert mark(html, "short stature").startswith('<mark class="p1"') and '<span class="patient">P2</span>' in mark(html, "short stature")
+    assert mark(html, "short stature").startswith('<mark class="p1 flag-family"') and '<span class="patient">P2</span>' in mark(html, "short stature")
     assert mark(html, "seizures").startswith('<mark class="none"')
 
 
@@ -61,12 +61,13 @@ def test_negated_phenotypes_show_the_flag_and_its_cue(mini_nlp):
     assert ".flag-negated .text" in html  # its look: struck through
 
 
-def test_a_flag_is_a_field_and_a_cue_prefix():
-    row = {"negated": True, "provenance": ["name", "negex:following_negations:was ruled out", "negex:own_case:DISCUSS:x.tsv:1"]}
-    assert mention_flags(row) == [{"field": "negated", "cue": "was ruled out"}]
-    assert mention_flags({"negated": True, "provenance": []}) == [{"field": "negated", "cue": ""}]
-    assert mention_flags({"negated": False, "provenance": ["negex:beyond_reach:no:window=5"]}) == []
-    assert [flag.field for flag in FLAGS] == ["negated"]
+def test_a_flag_is_a_field_and_the_cue_of_its_category():
+    cues = [{"category": "FAMILY", "text": "Her father", "start": 0, "end": 10, "rule": "r:1"}, {"category": "NEGATED_EXISTENCE", "text": "was ruled out", "start": 20, "end": 33, "rule": "r:2"}]
+    row = {"negated": True, "family": True, "uncertain": False, "assertion_cues": cues}
+    assert mention_flags(row) == [{"field": "negated", "cue": "was ruled out"}, {"field": "family", "cue": "Her father"}]
+    assert mention_flags({"negated": True}) == [{"field": "negated", "cue": ""}]
+    assert mention_flags({"negated": False, "assertion_cues": cues[1:]}) == []
+    assert [flag.field for flag in FLAGS] == ["negated", "uncertain", "hypothetical", "historical", "family"]
 
 
 def test_sections_head_their_passages_and_text_is_escaped(mini_nlp):
@@ -84,7 +85,7 @@ def test_the_header_shows_the_pmid(mini_nlp):
 def test_the_legend_lists_only_what_occurs(mini_nlp):
     html = render_page([annotated(mini_nlp)], "test")
     legend = re.search(r'<p class="legend">(.*?)</p>', html).group(1)
-    assert re.findall(r">([^<]+)</span>", legend) == ["P1", "P2", "no patient", "negated"]
+    assert re.findall(r">([^<]+)</span>", legend) == ["P1", "P2", "no patient", "negated", "family"]
     plain = {**RECORD, "patient": [{"patient_id": "P1", "mention": []}, {"patient_id": "P3", "mention": []}]}
     view = annotated(mini_nlp, plain)
     for mention in view["mentions"]:
@@ -99,8 +100,8 @@ def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp):
     contents = re.search(r'<table class="contents" id="contents">.*?</table>', html, re.S).group()
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", contents)]
     assert rows == [
-        ['<a href="#article-1">T&lt;1&gt;</a>', "31000001", "5", "P1 (1), P2 (1)", "1"],
-        ['<a href="#article-2">T2</a>', "", "5", "P1 (1), P2 (1)", "1"],
+        ['<a href="#article-1">T&lt;1&gt;</a>', "31000001", "5", "P1 (1), P2 (1)", "1", "0", "0", "0", "1"],  # negated ... family
+        ['<a href="#article-2">T2</a>', "", "5", "P1 (1), P2 (1)", "1", "0", "0", "0", "1"],
     ]
     assert re.findall(r'<article id="(article-\d)">', html) == ["article-1", "article-2"]
 
@@ -119,7 +120,8 @@ def every_field(value: str) -> dict:
     start = len(value) + 5
     row = {
         "article": value, "start": start, "end": start + 8, "text": "seizures", "hpo_id": f"HP:0001250;{value}", "label": value,
-        "negated": True, "patients": [value, value + "2"], "provenance": [value, "negex:preceding_negations:" + value],
+        "negated": True, "patients": [value, value + "2"], "provenance": [value, "context:NEGATED_EXISTENCE:" + value],
+        "assertion_cues": [{"category": "NEGATED_EXISTENCE", "text": value, "start": 0, "end": 1, "rule": value}],
     }
     return {
         "id": value, "pmid": value, "text": text, "patients": [value],

@@ -16,8 +16,11 @@ from ..errors import InputError
 from ..lexicon import SUBSTITUTION_SOURCES
 from ..learn import LearnSettings
 from ..pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
+from ..profiles import profile
+from ..tasks.patientphex import PROFILE
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
+from ..writer import Writer
 
 FULL = "full pipeline"
 WITH = "with "  # a setting that switches on a part the default pipeline leaves off
@@ -26,15 +29,16 @@ LEVELS = ("mention", "document", "micro", "macro")
 
 def ablation_settings() -> list[Setting]:
     """The full pipeline, then one setting per part switched off (and per part that is
-    off by default, one switching it on)."""
+    off by default or in the PatientPheX profile, one switching it on)."""
+    off = OPTIONAL_STAGES | {stage for stage, on in profile(PROFILE).switches.items() if not on}
     return [
         Setting(FULL),
         Setting("variants", kb={"variant_rules": []}),
         Setting("derivations", kb={"morphology": []}),
         Setting("skipped words", stage_config={"word_order": {"skip_one_word": False}}),
         Setting(WITH + "substitutions", kb={"substitutions": list(SUBSTITUTION_SOURCES)}),
-        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | OPTIONAL_STAGES),
-        *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in OPTIONAL_STAGES),
+        *(Setting(name, disable=(name,)) for name, _ in STAGES if name not in REQUIRED_STAGES | off),
+        *(Setting(WITH + name, enable=(name,)) for name, _ in STAGES if name in off),
         Setting("learned lexicon", learn=False),
     ]
 
@@ -80,15 +84,33 @@ def markdown_table(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_ablation(result: dict, directory: str | Path) -> list[Path]:
-    """ablation.md, ablation.json and ablation.svg (each part's contribution) in ``directory``."""
+ABLATION_FILES = (("ablation.md", "ablation table"), ("ablation.json", "ablation results"), ("ablation.svg", "ablation chart"))
+
+
+def claim_ablation_files(directory: str | Path, writer: Writer) -> list[Path]:
+    """The ablation files' paths in ``directory`` (made if missing), claimed on ``writer``:
+    a run that could not write them fails before its folds."""
     directory = Path(directory)
-    paths = [directory / "ablation.md", directory / "ablation.json", directory / "ablation.svg"]
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        paths[0].write_text(markdown_table(result), encoding="utf-8")
-        paths[1].write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        bar_chart("Score lost without each part (cross-validated)", contributions(result), paths[2])
     except OSError as error:
         raise InputError(f"{directory}: cannot write the ablation results: {error.strerror}") from None
+    paths = [directory / name for name, _ in ABLATION_FILES]
+    for path, (_, what) in zip(paths, ABLATION_FILES):
+        writer.claim(str(path), what)
+    return paths
+
+
+def write_ablation(result: dict, directory: str | Path, writer: Writer | None = None) -> list[Path]:
+    """ablation.md, ablation.json and ablation.svg (each part's contribution) in ``directory``,
+    through the command's ``writer``."""
+    writer = writer or Writer()
+    paths = claim_ablation_files(directory, writer)
+    texts = (
+        markdown_table(result),
+        json.dumps(result, indent=2, sort_keys=True) + "\n",
+        bar_chart("Score lost without each part (cross-validated)", contributions(result)),
+    )
+    for path, (_, what), text in zip(paths, ABLATION_FILES, texts):
+        writer.write(str(path), [text], what)
     return paths

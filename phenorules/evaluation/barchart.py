@@ -7,7 +7,6 @@ and left for negative.
 
 from __future__ import annotations
 
-from pathlib import Path
 from xml.sax.saxutils import escape
 
 FONT_SIZE = 14
@@ -18,8 +17,8 @@ WHITE, BLACK, GREY = "#ffffff", "#282828", "#a0a0a0"
 POSITIVE, NEGATIVE = "#4272b0", "#cc5544"
 
 
-def bar_chart(title: str, bars: list[tuple[str, float]], path: str | Path, bar_area: int = 420) -> None:
-    """Horizontal bars ``(label, value)`` with the value printed beside each, as an SVG file."""
+def bar_chart(title: str, bars: list[tuple[str, float]], bar_area: int = 420) -> str:
+    """Horizontal bars ``(label, value)`` with the value printed beside each, as SVG."""
     label_width = max([len(label) for label, _ in bars] + [1]) * CHAR_WIDTH + MARGIN
     value_width = 9 * CHAR_WIDTH
     width = MARGIN + label_width + bar_area + value_width
@@ -46,4 +45,4 @@ def bar_chart(title: str, bars: list[tuple[str, float]], path: str | Path, bar_a
             f'<text x="{MARGIN + label_width + bar_area + CHAR_WIDTH}" y="{baseline}" fill="{BLACK}">{value:+.4f}</text>',
         ]
     lines += [f'<rect x="{zero}" y="{top}" width="1" height="{ROW_HEIGHT * len(bars)}" fill="{GREY}"/>', "</svg>"]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n"

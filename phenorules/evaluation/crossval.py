@@ -21,6 +21,7 @@ from ..learn import LearnSettings, learn
 from ..pipeline import build_pipeline
 from ..resources import data_dir
 from ..stages.knowledge import learning_base
+from ..tasks.patientphex import PROFILE
 from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.predict import predict
 from ..tasks.patientphex.score import score
@@ -39,11 +40,12 @@ class Setting:
     stage_config: dict = field(default_factory=dict, hash=False, compare=False)
     learn: bool = True
     kb: dict = field(default_factory=dict, hash=False, compare=False)
+    profile: str = PROFILE
 
     def describe(self) -> dict:
         return {
             "name": self.name, "disable": list(self.disable), "enable": list(self.enable), "stage_config": self.stage_config, "kb": self.kb,
-            "learn": self.learn,
+            "learn": self.learn, "profile": self.profile,
         }
 
 
@@ -58,7 +60,7 @@ def _pipeline(setting: Setting, hpo: str | None, learned: dict | None = None):
     """The setting's pipeline, on the knowledge base with these learned rows (None: the
     lexicon's own learned files)."""
     kb = {**setting.kb, **({"learned": learned} if learned is not None else {})}
-    return build_pipeline(disable=setting.disable, stage_config=setting.stage_config, hpo=hpo, enable=setting.enable, kb=kb)
+    return build_pipeline(disable=setting.disable, stage_config=setting.stage_config, hpo=hpo, enable=setting.enable, kb=kb, profile=setting.profile)
 
 
 def learned_rows(train: list[dict], hpo: str | None, config: LexiconConfig, lexicon_dir: Path, settings: LearnSettings) -> dict:

@@ -25,6 +25,7 @@ from typing import Any
 from ..article import Article, Passage as ArticlePassage
 from ..errors import InputError
 from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
+from ..phenotype import ASSERTION_FLAGS
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"
@@ -290,11 +291,18 @@ def _annotate(bioc, document, record: dict) -> None:
 
 
 def annotation_infons(entity: dict) -> dict[str, str]:
-    """The mention as BioC infons (strings only): HPO id, label, negation, patients, provenance."""
+    """The mention as BioC infons (strings only): HPO id, label, negation and the other
+    assertions (medspaCy's flag names, "true"/"false") with the cues that set them
+    ("FAMILY:her father@120-130"), patients, provenance."""
     infons = {"type": ANNOTATION_TYPE, "identifier": entity["identifier"]}
     if entity.get("label"):
         infons["label"] = entity["label"]
     infons["negated"] = "true" if entity.get("note") == "NO" else "false"
+    if "assertions" in entity:
+        for flag in ASSERTION_FLAGS[1:]:
+            infons[flag] = "true" if flag in entity["assertions"] else "false"
+    if entity.get("assertion_cues"):
+        infons["assertion_cues"] = "; ".join(f"{cue['category']}:{cue['text']}@{cue['start']}-{cue['end']}" for cue in entity["assertion_cues"])
     if entity.get("patients"):
         infons["patients"] = ";".join(entity["patients"])
     if entity.get("provenance"):

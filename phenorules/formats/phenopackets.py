@@ -5,8 +5,10 @@ them for a patient from a paper.
 subject's ``sex`` and ``timeAtLastEncounter`` only where a rule finds them in the patient's
 own given mentions, as the patient stage reads them (the ``age_sex`` rows of
 ``rules/patient_mentions.tsv``, the male/female cues of ``rules/patient_cues.tsv``): "a 10-year-old girl" is FEMALE, P10Y), never guessed.
-One ``phenotypicFeature`` per HPO id: the patient's association, and ``excluded`` for a
-negated mention attributed to it that the association does not hold; each cites the
+One ``phenotypicFeature`` per HPO id: the patient's association, less the ids stated of it
+only hypothetically or as a relative's (``is_hypothetical``, ``is_family``: not the
+patient's phenotype), and ``excluded`` for a negated mention attributed to it that the
+association does not hold; each cites the
 article (``ECO:0000033`` author statement supported by traceable reference, the PMID or
 PMCID). ``metaData`` names the HPO release loaded, phenorules' version and the article.
 The message is built with the ``phenopackets`` protobuf bindings, so every field name and
@@ -29,9 +31,11 @@ from ..patients.rules import load_patient_rules
 from ..resources import data_dir
 from ..tasks.patientphex.articles import to_patient
 from ..tasks.patientphex.identifiers import parse_identifier
+from ..writer import Writer
 from . import require
 
 NEGATED = "NO"
+NOT_OWN_FLAGS = frozenset({"is_hypothetical", "is_family"})  # a mention with one states no phenotype of the patient
 EVIDENCE_CODE = {"id": "ECO:0000033", "label": "author statement supported by traceable reference"}
 HPO_RESOURCE = {
     "id": "hp",
@@ -73,10 +77,11 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     associated = {entry["patient_id"]: entry["phenotype"] for entry in record.get("association") or []}
     order = list(given) + [patient_id for patient_id in associated if patient_id not in given]
     excluded = _excluded_ids(record)
+    not_own = _not_own_ids(record)
     subjects = _subjects(list(given.values()))
     packets = []
     for patient_id in order:
-        present = sorted({value for value in associated.get(patient_id, []) if HPO_ID.fullmatch(value)})
+        present = sorted({value for value in associated.get(patient_id, []) if HPO_ID.fullmatch(value)} - not_own.get(patient_id, set()))
         absent = sorted(excluded.get(patient_id, set()) - set(present))
         features = [_feature(hpo_id, ontology, article, False, evidence) for hpo_id in present]
         features += [_feature(hpo_id, ontology, article, True, evidence) for hpo_id in absent]
@@ -93,17 +98,22 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     return packets
 
 
-def write_phenopackets(directory: str, records, ontology: Ontology) -> int:
-    """Write each record's Phenopackets as ``DIR/<id>.json``; returns how many were written."""
-    from ..files import write_atomically
-
-    count = 0
+def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writer | None = None) -> int:
+    """Write each record's Phenopackets as ``DIR/<id>.json`` through the command's
+    ``writer``; returns how many were written. All the records' file names are claimed
+    first: two packets whose ids give one file name (articles sharing a PMID, patients
+    "P/1" and "P 1") are refused before any is written."""
+    writer = writer or Writer()
+    named = []
     for record in records:
         for packet in phenopackets_for_record(record, ontology):
             path = os.path.join(directory, phenopacket_file_name(packet["id"]))
-            write_atomically(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], "a Phenopacket")
-            count += 1
-    return count
+            what = f"Phenopacket {packet['id']} of article {record['pmc_id']}"
+            writer.claim(path, what)
+            named.append((path, what, packet))
+    for path, what, packet in named:
+        writer.write(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], what)
+    return len(named)
 
 
 def with_patients(records: list[dict], articles: list[dict] | None, evidence: list[dict] | None) -> list[dict]:
@@ -187,6 +197,19 @@ def _excluded_ids(record: dict) -> dict[str, set[str]]:
         for patient_id in entity.get("patients") or []:
             excluded.setdefault(patient_id, set()).update(ids)
     return excluded
+
+
+def _not_own_ids(record: dict) -> dict[str, set[str]]:
+    """Patient id -> HPO ids its attributed mentions state only hypothetically or of a
+    relative (every mention of the id for that patient has one of those flags)."""
+    flagged: dict[str, set[str]] = {}
+    own: dict[str, set[str]] = {}
+    for entity in record.get("entities") or []:
+        ids = [part for part in parse_identifier(entity["identifier"]) if HPO_ID.fullmatch(part)]
+        other = bool(set(entity.get("assertions") or ()) & NOT_OWN_FLAGS)
+        for patient_id in entity.get("patients") or []:
+            (flagged if other else own).setdefault(patient_id, set()).update(ids)
+    return {patient_id: ids - own.get(patient_id, set()) for patient_id, ids in flagged.items()}
 
 
 def _feature(hpo_id: str, ontology: Ontology, article: str, excluded: bool, evidence: list[dict]) -> dict:

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import InputError
-from ..files import write_atomically
 from .normalize import normalize_key
 from .tsv import read_tsv
+from ..writer import Writer
 
 SOURCES = ("synonyms", "mentions")
 LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"
@@ -124,10 +124,10 @@ def from_mentions(
 _COLUMNS = ("term_word", "text_word", "source", "terms", "articles", "hits", "annotated")
 
 
-def write_substitutions(substitutions: list[Substitution], path: Path, header: str) -> None:
+def write_substitutions(substitutions: list[Substitution], path: Path, header: str, writer: Writer | None = None) -> None:
     lines = [header, "# " + "\t".join(_COLUMNS) + "\n"]
     lines += ["\t".join(str(getattr(s, column)) for column in _COLUMNS) + "\n" for s in substitutions]
-    write_atomically(str(path), lines, "the learned substitutions")
+    (writer or Writer()).write(str(path), lines, "learned substitutions")
 
 
 def read_substitutions(path: Path) -> list[Substitution]:

@@ -87,17 +87,17 @@ async def within_budget(request: Request, seconds: float, work: Callable[[Budget
             pass
         budget.client_left()
 
-    outcome: list = []
+    result, failure = None, None
     async with anyio.create_task_group() as group:
         group.start_soon(watch)
         try:
-            outcome.append(await run_in_threadpool(work, budget))
-        except Exception as error:  # raised after the group, not inside an ExceptionGroup
-            outcome.append(error)
+            result = await run_in_threadpool(work, budget)
+        except Exception as error:  # raised below: from inside the group anyio would wrap it in an ExceptionGroup
+            failure = error
         group.cancel_scope.cancel()
-    if isinstance(outcome[0], Exception):
-        raise outcome[0]
-    return outcome[0]
+    if failure is not None:
+        raise failure
+    return result
 
 
 def create_app(engine: Engine, policy: Policy, request_seconds: float = REQUEST_SECONDS, answerers: Sequence[Answerer] = ANSWERERS) -> Starlette:

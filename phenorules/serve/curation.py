@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..errors import InputError
 from ..formats.phenopackets import phenopackets_for_record
-from ..phenotype import association_values
+from ..phenotype import ASSERTION_FLAGS, association_values
 from ..ontology import Ontology
 from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
 from ..tasks.patientphex.identifiers import parse_identifier
@@ -50,6 +50,11 @@ class Mention(Shape):
     text: str
     hpo_id: str
     negated: bool = False
+    uncertain: bool = False
+    hypothetical: bool = False
+    historical: bool = False
+    family: bool = False
+    assertion_cues: list[dict] = []
     patients: list[str] = []
     provenance: list[str] = []
     predicted_id: str = ""  # absent: hpo_id
@@ -113,6 +118,8 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
                 "label": label,
                 "patients": list(mention.patients),
                 "provenance": provenance,
+                "assertions": [flag for flag in ASSERTION_FLAGS if getattr(mention, flag.removeprefix("is_"))],
+                "assertion_cues": list(mention.assertion_cues),
                 "curation": mention.status,
             }
         )

@@ -1,11 +1,17 @@
 """Abbreviations of phenotypes: defined in the article, or common and unambiguous.
 
-scispacy's Schwartz & Hearst (2003) implementation finds the definitions "long form
-(SF)": its ``filter_matches`` picks the candidates and ``find_abbreviation`` aligns the
-letters. Only the search for parentheses is ours: the detector's own pattern ``( + )``
-makes a match for every pair of brackets in an article-sized Doc, which is quadratic. A short form whose long form is a phenotype (a
-mention the match stage found ending the long form, or a lexicon term) is that phenotype
-in the article. Undefined short forms are taken only from ``lexicons/abbreviations.tsv``
+scispacy's implementation of Schwartz & Hearst (2003), "A simple algorithm for identifying
+abbreviation definitions in biomedical text" (PSB 2003), finds the definitions "long form
+(SF)" and "SF (long form)": its ``filter_matches`` picks the candidates and
+``find_abbreviation`` aligns the letters. Ours are the search for parentheses (the
+detector's own pattern ``( + )`` makes a match for every pair of brackets in an
+article-sized Doc, which is quadratic) and "SF (long form)" with a long form of up to three
+words, which ``filter_matches`` reads as a short form in brackets only: there the word
+before the brackets is the short form when it is written as one (a capital after its first
+letter: "DD", "CdLS"; not "delay (developmental delay)") and the brackets do not repeat it
+("MODY (MODY 3)"). A short form whose long form is a
+phenotype (a mention the match stage found ending the long form, or a lexicon term) is
+that phenotype in the article. Undefined short forms are taken only from ``lexicons/abbreviations.tsv``
 and only when the article does not use them as gene symbols nor define them with another
 long form; a use that reads as an identifier ("ID: 51104") is never taken. The cues are
 ``rules/abbreviation_guards.tsv``. Which uses count is the ``bare_uses`` setting, as
@@ -14,12 +20,16 @@ short form where it is written in brackets (the definition, a re-definition), as
 annotators mark bare uses ("the ID was severe", an undefined "VSD") in few articles;
 ``unnamed`` also takes the bare uses of an undefined short form when no other mention in
 the text names its finding, as annotators of clinical notes mark them ("history of ADHD");
-``all`` takes every use.
+``all`` takes every use. ``defined_uses`` (the general profile; not PatientPheX's) also
+takes every use of a short form the article defines, from its definition on ("Developmental
+delay (DD) was noted. DD was evident by 9 months."). A bare use followed by a gene cue
+("HCM genes") is the gene's or the disease's name, not a finding, and is never taken.
 
 This stage is the one place deciding abbreviation matches: the short upper-case HPO
 synonyms the dictionary matched ('ASD', 'MODY') are kept only on the same conditions; one
 it drops is recorded on the Doc (``doc._.dropped``) with why: the guard row
 (``abbreviation:gene_symbol:abbreviation_guards.tsv:6``, ``abbreviation:identifier:...``),
+``abbreviation:gene_use:abbreviation_guards.tsv:6``,
 ``abbreviation:bare_use:bare_uses=bracketed``, a definition that is no phenotype
 (``abbreviation:not_a_phenotype:defined:...``) or ``abbreviation:no_sense``.
 """
@@ -29,9 +39,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
-from scispacy.abbreviation import filter_matches, find_abbreviation
+from scispacy.abbreviation import filter_matches, find_abbreviation, short_form_filter
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -101,10 +111,10 @@ def read_guards(path: Path) -> Guards:
 
 @Language.factory(
     "phenorules_abbreviations",
-    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "bare_uses": "bracketed"},
+    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "bare_uses": "bracketed", "defined_uses": True},
 )
 def make_abbreviations(
-    nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, bare_uses: str
+    nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, bare_uses: str, defined_uses: bool
 ):
     if bare_uses not in BARE_USES:
         raise SettingError(f"abbreviations: bare_uses must be one of {list(BARE_USES)}, not {bare_uses!r}")
@@ -112,7 +122,7 @@ def make_abbreviations(
         Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", kb.ontology
     )
     guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
-    return Abbreviations(kb, known, guards, bare_uses)
+    return Abbreviations(kb, known, guards, bare_uses, defined_uses)
 
 
 class Abbreviations(RefinesMatches):
@@ -122,12 +132,14 @@ class Abbreviations(RefinesMatches):
         known: dict[str, Sense],
         guards: Guards,
         bare_uses: str,
+        defined_uses: bool,
     ):
         self.kb = kb
         self.known = known
         self.guards = guards
         self.gene_cue, self.identifier_cue = guards.gene_cue, guards.identifier_cue
         self.bare_uses = bare_uses
+        self.defined_uses = defined_uses
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
@@ -159,7 +171,8 @@ class Abbreviations(RefinesMatches):
         return senses
 
     def definitions(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
-        """Short form -> sense, from each first 'long form (SF)' definition in the article.
+        """Short form -> sense, from each first 'long form (SF)' or 'SF (long form)'
+        definition in the article.
 
         The long form is a phenotype when the lexicon knows it as a whole ('profound
         [sensorineural hearing loss] (SNHL)' is SNHL, not the profound degree), else when
@@ -168,10 +181,9 @@ class Abbreviations(RefinesMatches):
         """
         ends = {span.end: span for span in spans}
         senses: dict[str, Sense] = {}
-        for long_candidate, short_candidate in filter_matches(bracketed(doc, text), doc):
-            short, long_form = find_abbreviation(long_candidate, short_candidate)
-            if long_form is None or short.text in senses or long_form.end > short.start:
-                continue  # no alignment, a later definition, or 'SF (long form)'
+        for long_form, short in aligned_definitions(doc, text):
+            if short.text in senses:
+                continue  # a later definition
             mention = ends.get(long_form.end)
             hpo_ids = self.term(long_form.text)  # '[profound [sensorineural hearing loss]] (SNHL)'
             if hpo_ids is None and mention is not None and mention.start <= long_form.start:
@@ -184,7 +196,15 @@ class Abbreviations(RefinesMatches):
         ``named``: the ids the text's other mentions name."""
         if sense.hpo_ids is None or self.identifier_cue.match(text, end):
             return False
-        return bracketed_use(text, start) or self.bare_uses == "all" or self.unnamed_use(sense, named)
+        if bracketed_use(text, start):
+            return True
+        if self.gene_cue.match(text, end):
+            return False
+        return self.bare_uses == "all" or self.unnamed_use(sense, named) or self.defined_use(sense, start)
+
+    def defined_use(self, sense: Sense, start: int) -> bool:
+        """A use of a short form the article defines, from the definition on, with ``defined_uses``."""
+        return self.defined_uses and sense.defined_at is not None and start >= sense.defined_at
 
     def unnamed_use(self, sense: Sense, named: set[str]) -> bool:
         """An undefined short form whose finding no other mention names, with ``unnamed``."""
@@ -199,6 +219,9 @@ class Abbreviations(RefinesMatches):
         identifier_row = self.guards.row("use", text, span.end_char)
         if identifier_row is not None:
             return f"abbreviation:identifier:{identifier_row}"
+        gene_row = self.guards.row("article", text, span.end_char)
+        if gene_row is not None:
+            return f"abbreviation:gene_use:{gene_row}"
         return f"abbreviation:bare_use:bare_uses={self.bare_uses}"
 
     def dictionary_abbreviation(self, surface: str) -> bool:
@@ -226,7 +249,9 @@ class Abbreviations(RefinesMatches):
 
     def use_rule(self, sense: Sense, text: str, start: int) -> str:
         """The sense's rule, and for a bare use the setting that took it."""
-        return sense.rule if bracketed_use(text, start) else f"{sense.rule}|bare_uses={self.bare_uses}"
+        if bracketed_use(text, start):
+            return sense.rule
+        return f"{sense.rule}|defined_uses" if self.defined_use(sense, start) else f"{sense.rule}|bare_uses={self.bare_uses}"
 
     def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense], named: set[str]) -> list[Span]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
@@ -252,6 +277,29 @@ class Abbreviations(RefinesMatches):
 def bracketed_use(text: str, start: int) -> bool:
     """Whether the short form at ``start`` is written in brackets: '(SNHL)'."""
     return text[start - 1 : start] == "("
+
+
+def aligned_definitions(doc: Doc, text: str) -> Iterator[tuple[Span, Span]]:
+    """(long form, short form) of every definition, in text order: scispacy's candidates
+    for each pair of brackets, else 'SF (long form)' with the word before them."""
+    for candidate in bracketed(doc, text):
+        found = False
+        for long_candidate, short_candidate in [*filter_matches([candidate], doc), *short_first(doc, *candidate[1:])]:
+            short, long_form = find_abbreviation(long_candidate, short_candidate)
+            if long_form is not None and not found:
+                found = True
+                yield long_form, short
+
+
+def short_first(doc: Doc, start: int, end: int) -> list[tuple[Span, Span]]:
+    """'SF (long form)' candidates scispacy leaves out: a long form of up to three words in
+    brackets after a word written as a short form ("DD (developmental delay)")."""
+    if start < 2 or end - start > 3 or doc[start - 1].text != "(":
+        return []
+    short, long_form = doc[start - 2 : start - 1], doc[start:end]
+    if not (short_form_filter(short) and any(c.isupper() for c in short.text[1:])) or short.text.lower() in long_form.text.lower():
+        return []  # not written as a short form, or a longer name of it: "MODY (MODY 3)", "PCR (RT-PCR)"
+    return [(long_form, short)]
 
 
 def bracketed(doc: Doc, text: str) -> list[tuple[int, int, int]]:

@@ -5,7 +5,9 @@ phenotype mention to the patient talked about there (``rules/patient_policy.tsv`
 and sets ``span._.patient``, ``span._.patient_evidence`` and ``doc._.associations``
 (patient id -> sorted ids of its non-negated mentions; a ``-1`` phenotype contributes its
 text, as the gold does). A negated mention keeps its patients (who is stated not to have
-it: a Phenopacket's excluded feature) but gives no association.
+it: a Phenopacket's excluded feature) but gives no association. A mention with one of the
+``unattributed`` assertion flags (``is_family``: a relative's finding) goes to no patient,
+unless the words that set the flag name a listed patient ("her brother, Patient 2, had X").
 """
 
 from __future__ import annotations
@@ -15,19 +17,28 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..assertion.rules import FLAGS
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
-from ..phenotype import association_values
+from ..errors import SettingError
+from ..phenotype import ASSERTION_FLAGS, association_values
 from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
-from ..patients.mentions import find_people
+from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..resources import data_dir
+
+_APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it stands beside (", " or " (")
 
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "unattributed": ["is_family"]},
 )
-def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None):
+def make_patient_attributor(
+    nlp: Language, name: str, mentions_file: str | None, number_words_file: str | None, policy_file: str | None, cues_file: str | None, unattributed: list[str]
+):
+    unknown = sorted(set(unattributed) - set(ASSERTION_FLAGS))
+    if unknown:
+        raise SettingError(f"patients.unattributed: unknown flag(s) {unknown}; the flags are {list(ASSERTION_FLAGS)}")
     rules_dir = data_dir("rules")
     return PatientAttributor(
         load_patient_rules(
@@ -35,13 +46,15 @@ def make_patient_attributor(nlp: Language, name: str, mentions_file: str | None,
             Path(number_words_file) if number_words_file else rules_dir / "number_words.tsv",
             Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
             Path(cues_file) if cues_file else rules_dir / "patient_cues.tsv",
-        )
+        ),
+        tuple(unattributed),
     )
 
 
 class PatientAttributor:
-    def __init__(self, rules: PatientRules):
+    def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = ()):
         self.rules = rules
+        self.unattributed = unattributed
 
     def __call__(self, doc: Doc) -> Doc:
         patients = doc._.patients or ()
@@ -58,7 +71,7 @@ class PatientAttributor:
         people = find_people(text, patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
         attributor = Attributor(self.rules.policy, [p.id for p in patients], passages, people, self.rules.cues, text)
-        attributions = attributor.run(sentences, people.mentions, phenotypes)
+        attributions = [a for a in attributor.run(sentences, people.mentions, phenotypes) if self.keeps(spans[a.index], a, people.mentions)]
         doc._.associations = associations(spans, attributions, [p.id for p in patients])
         for attribution in attributions:
             span = spans[attribution.index]
@@ -66,6 +79,27 @@ class PatientAttributor:
             span._.patient_evidence = [evidence(attribution)]
             span._.provenance = list(span._.provenance or []) + [f"patient:{attribution.rule}"]
         return doc
+
+
+    def keeps(self, span: Span, attribution: Attribution, mentions) -> bool:
+        """Whether a mention flagged ``unattributed`` still goes to its patients: only when
+        the words that set the flag are, or stand in apposition to, a mention of those
+        listed patients ("her brother, Patient 2,", "her brother (P2)")."""
+        flags = [flag for flag in self.unattributed if span._.get(flag)]
+        if not flags:
+            return True
+        cues = [cue for cue in span._.assertion_cues or () if FLAGS[cue["category"]] in flags]
+        named = {
+            patient
+            for cue in cues
+            for mention in mentions
+            if mention.role == NAMED and mention.start < cue["end"] + _APPOSITION_GAP and cue["start"] < mention.end
+            for patient in mention.patients
+        }
+        kept = bool(named) and set(attribution.patients) <= named
+        if not kept:
+            span._.provenance = [*(span._.provenance or []), f"patient:unattributed:{','.join(flags)}"]
+        return kept
 
 
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:

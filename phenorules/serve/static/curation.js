@@ -323,8 +323,8 @@ function curatedPayload() {
       id: article.id,
       pmid: article.pmid,
       patient: article.record.patient,
-      mentions: article.mentions.map(({ start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status }) => (
-        { start, end, text, hpo_id, label, negated, patients, provenance, predicted_id, status })),
+      mentions: article.mentions.map(({ start, end, text, hpo_id, label, negated, uncertain, hypothetical, historical, family, assertion_cues, patients, provenance, predicted_id, status }) => (
+        { start, end, text, hpo_id, label, negated, uncertain, hypothetical, historical, family, assertion_cues, patients, provenance, predicted_id, status })),
     })),
   };
 }

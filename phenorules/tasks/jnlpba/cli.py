@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -80,19 +79,17 @@ def predict(test_path: str, train_dir: str | None, no_cache: bool, output_path: 
     """Tag every sentence; JSONL with tokens, tags, evalscope <response> and entity provenance."""
     from .io import read_iob2
     from .model import load_model, make_tagger
-    from ...files import check_writable, write_atomically
+    from ...writer import Writer
     from .predict import predict_sentences, write_predictions
 
-    if output_path != "-":
-        check_writable(output_path, "predictions")
+    training = _train_dir(train_dir, test_path)
+    writer = Writer([test_path, *(str(path) for path in training.glob("*") if path.is_file())])
+    writer.claim(output_path, "predictions")
     sentences = read_iob2(test_path)
-    predictions = predict_sentences(make_tagger(load_model(_train_dir(train_dir, test_path), use_cache=not no_cache)), sentences)
-    if output_path == "-":
-        write_predictions(sys.stdout, predictions)
-        return
+    predictions = predict_sentences(make_tagger(load_model(training, use_cache=not no_cache)), sentences)
     lines = io.StringIO()
     write_predictions(lines, predictions)
-    write_atomically(output_path, [lines.getvalue()], "predictions")
+    writer.write(output_path, [lines.getvalue()], "predictions")
 
 
 @jnlpba.command()

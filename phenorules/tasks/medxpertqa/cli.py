@@ -59,14 +59,14 @@ def profile(
 ) -> None:
     """Per question: the vignette's present and excluded phenotypes with their ancestors,
     and each option's phenotypes, named diseases and profile, as JSONL."""
-    from ...files import check_writable
+    from ...writer import Writer
     from ..patientphex.io import write_jsonl
     from .profile import profile_record, question_profile
 
-    if output_path != "-":
-        check_writable(output_path, "profiles")
+    writer = Writer([questions_path, hpo, annotations_path, genes_path])
+    writer.claim(output_path, "profiles")
     questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
-    write_jsonl(output_path, (profile_record(question_profile(nlp, knowledge, q), knowledge) for q in questions), "profiles")
+    write_jsonl(output_path, (profile_record(question_profile(nlp, knowledge, q), knowledge) for q in questions), "profiles", writer)
 
 
 @medxpertqa.command()
@@ -98,15 +98,16 @@ def evaluate(
     question_type, with coverage, random and 95% Wilson intervals."""
     from phenorules.errors import InputError
 
-    from ...files import check_writable
+    from ...writer import Writer
     from ..patientphex.io import write_jsonl
     from .answer import response_text
     from .evaluate import Outcome, format_table, report
     from .profile import question_profile
     from .score import answer
 
+    writer = Writer([questions_path, hpo, annotations_path, genes_path])
     if answers_path:
-        check_writable(answers_path, "answers")
+        writer.claim(answers_path, "answers")
     questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
     unlabelled = [q.id for q in questions if q.label is None]
     if unlabelled:
@@ -127,7 +128,7 @@ def evaluate(
             }
         )
     if answers_path:
-        write_jsonl(answers_path, records, "answers")
+        write_jsonl(answers_path, records, "answers", writer)
     result = report(outcomes)
     if as_json:
         click.echo(json.dumps(result, indent=2, sort_keys=True))

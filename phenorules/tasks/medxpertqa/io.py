@@ -9,12 +9,11 @@ question text of either ends in "\\nAnswer Choices: (A) ..."; the stem is what p
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from phenorules.errors import InputError
-from phenorules.files import read_bytes
+from phenorules.files import json_value, read_bytes
 
 ANSWER_CHOICES_MARKER = "\nAnswer Choices:"
 GROUP_FIELDS = ("medical_task", "body_system", "question_type")
@@ -41,12 +40,7 @@ def read_questions(path: str) -> list[Question]:
         if not raw.strip():
             continue
         where = f"{path}, line {number}"
-        try:
-            record = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise InputError(f"{where}: not UTF-8") from None
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}: malformed JSON at column {error.colno}: {error.msg}") from None
+        record = json_value(raw, where)
         question = parse_question(record, where)
         if question.id in seen:
             raise InputError(f"{where}: id {question.id!r} repeats line {seen[question.id]}")

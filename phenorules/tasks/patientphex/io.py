@@ -13,7 +13,8 @@ import re
 from typing import Any, Callable, Iterable
 
 from phenorules.errors import InputError, warn
-from phenorules.files import read_bytes, write_atomically
+from phenorules.files import json_value, read_bytes
+from phenorules.writer import Writer
 from phenorules.article import Article as CoreArticle, layout_problem
 from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
 
@@ -88,7 +89,7 @@ def _parse(path: str, data: bytes, check: Callable[[Any], list[str] | None], on_
 def parse_article_line(path: str, lineno: int, raw: bytes, annotated: bool = False) -> dict | None:
     """One line of a task JSONL file as a checked article; None for a blank line.
 
-    With :func:`check_unique` this is :func:`read_articles` one line at a time, for
+    With a check of repeated pmc_ids this is :func:`read_articles` one line at a time, for
     readers that stream a file too large to hold.
     """
     return parse_line(path, lineno, raw, lambda article: _check_article(article, annotated))
@@ -132,16 +133,7 @@ def _decode_line(path: str, lineno: int, raw: bytes) -> str:
 
 
 def _parse_json(path: str, lineno: int, line: str) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"{path}, line {lineno}: malformed JSON at column {error.colno}: {error.msg}"
-        ) from None
-    except RecursionError:
-        raise InputError(f"{path}, line {lineno}: malformed JSON: nested too deeply") from None
-    except ValueError:  # Python's limit on the digits of an integer (4,300)
-        raise InputError(f"{path}, line {lineno}: malformed JSON: a number with too many digits") from None
+    return json_value(line, f"{path}, line {lineno}")
 
 
 def _has_surrogate(text: str) -> bool:
@@ -351,13 +343,14 @@ def article_text(article: dict) -> str:
 # --- writing -------------------------------------------------------------------------
 
 
-def write_predictions(path: str, records: Iterable[dict]) -> None:
-    """Write one JSON line per record in the given order; ``path`` '-' means stdout.
+def write_predictions(path: str, records: Iterable[dict], writer: Writer | None = None) -> None:
+    """Write one JSON line per record in the given order; ``path`` '-' means stdout;
+    ``writer`` is the command's.
 
     Entities and phenotype lists are put in a canonical order, so equal predictions give
     equal bytes whatever order the pipeline produced them in.
     """
-    write_atomically(path, (prediction_line(record) for record in records), "predictions")
+    (writer or Writer()).write(path, (prediction_line(record) for record in records), "predictions")
 
 
 def prediction_line(record: dict) -> str:
@@ -370,9 +363,9 @@ def jsonl_line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def write_jsonl(path: str, records: Iterable[dict], what: str = "records") -> None:
+def write_jsonl(path: str, records: Iterable[dict], what: str = "records", writer: Writer | None = None) -> None:
     """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
-    write_atomically(path, (jsonl_line(record) for record in records), what)
+    (writer or Writer()).write(path, (jsonl_line(record) for record in records), what)
 
 
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")

@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from ...article import Article
 from ...document import PASSAGES, PHENOTYPES, annotate_articles, doc_text
-from ...phenotype import Phenotype, association_values, phenotypes
+from ...phenotype import ASSERTION_FLAGS, Phenotype, association_values, phenotypes
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 
@@ -40,6 +40,8 @@ def mention_rows(doc: Doc) -> list[dict]:
             "hpo_id": task_identifier(phenotype.hpo_ids),
             "label": phenotype.label,
             "negated": phenotype.negated,
+            **{flag.removeprefix("is_"): flag in phenotype.assertions for flag in ASSERTION_FLAGS[1:]},
+            "assertion_cues": [dict(cue) for cue in phenotype.cues],
             "patients": list(phenotype.patients),
             "provenance": list(phenotype.provenance),
         }
@@ -84,7 +86,13 @@ def full_record(article: Article, doc: Doc) -> dict:
     found = phenotypes(doc)
     record = _record(article, doc, found)
     for entity, phenotype in zip(record["entities"], found):
-        entity.update(label=phenotype.label, patients=list(phenotype.patients), provenance=list(phenotype.provenance))
+        entity.update(
+            label=phenotype.label,
+            patients=list(phenotype.patients),
+            provenance=list(phenotype.provenance),
+            assertions=list(phenotype.assertions),
+            assertion_cues=[dict(cue) for cue in phenotype.cues],
+        )
     record["patient"] = [patient_record(patient) for patient in article.patients]
     return record
 

@@ -31,7 +31,7 @@ from typing import Iterable
 
 from phenorules.errors import InputError
 from phenorules.tasks.patientphex.identifiers import NO_ID
-from phenorules.tasks.patientphex.io import ID_PART
+from phenorules.tasks.patientphex.io import ID_PART, article_text
 
 NEGATED = "NO"
 
@@ -96,10 +96,11 @@ def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> d
 
     precision: of the predicted "NO" mentions on a gold span, the share negated in the gold;
     recall: of the gold-negated mentions whose span is predicted, the share predicted "NO";
-    recall_all: the same over every gold-negated mention.
+    recall_all: the same over every gold-negated mention;
+    strict_precision: of all predicted "NO" mentions, the share on a gold-negated span.
     """
     predictions = _by_pmc_id(pred_records, "predictions")
-    agreed = predicted_on_gold = found = gold_negated = 0
+    agreed = predicted_on_gold = found = gold_negated = predicted_all = 0
     for gold in gold_articles:
         gold_spans = {(e["offset"], e["length"]): e.get("note") == NEGATED for e in gold.get("entities", [])}
         pred_spans: dict[tuple[int, int], bool] = {}
@@ -112,10 +113,13 @@ def negation_agreement(gold_articles: list[dict], pred_records: list[dict]) -> d
         predicted_on_gold += len(predicted_negated & gold_spans.keys())
         found += len(negated & pred_spans.keys())
         gold_negated += len(negated)
+        predicted_all += len(predicted_negated)
     return {
         "precision": agreed / predicted_on_gold if predicted_on_gold else 1.0,
         "recall": agreed / found if found else 1.0,
         "recall_all": agreed / gold_negated if gold_negated else 1.0,
+        "strict_precision": agreed / predicted_all if predicted_all else 1.0,
+        "predicted": predicted_all,
         "agreed": agreed,
         "predicted_on_gold": predicted_on_gold,
         "found": found,
@@ -149,6 +153,31 @@ def coverage_warnings(gold_articles: list[dict], pred_records: list[dict], pred_
         messages.append(f"{pred_name}: no prediction for {len(missing)} of {len(gold_ids)} gold articles ({_listed(missing)}): scored as empty")
     if extra:
         messages.append(f"{pred_name}: {len(extra)} articles not in the gold file ({_listed(extra)}): not scored")
+    return messages
+
+
+def span_text_warnings(gold_articles: list[dict], pred_records: list[dict], pred_name: str = "predictions") -> list[str]:
+    """Predicted mentions whose ``text`` is not the gold article's text at their offset:
+    predictions of another version of the articles, or offsets counted in other units
+    (bytes, UTF-16), which would score as misses without saying why."""
+    texts = {article["pmc_id"]: article for article in gold_articles}
+    messages = []
+    for record in pred_records:
+        article = texts.get(record["pmc_id"])
+        if article is None:
+            continue
+        text = article_text(article)
+        wrong = [
+            entity for entity in record.get("entities") or []
+            if isinstance(entity.get("text"), str) and text[entity["offset"] : entity["offset"] + entity["length"]] != entity["text"]
+        ]
+        if wrong:
+            first = wrong[0]
+            found = text[first["offset"] : first["offset"] + first["length"]]
+            messages.append(
+                f"{pred_name}, article {record['pmc_id']}: {len(wrong)} predicted mentions whose text is not the gold text at their offset "
+                f"(first: {first['text']!r} at {first['offset']}, the gold text there is {found!r})"
+            )
     return messages
 
 
@@ -305,7 +334,8 @@ def format_table(result: dict) -> str:
         lines.append(
             f"negation (not in Score): precision {negation['precision']:.4f} ({negation['agreed']}/{negation['predicted_on_gold']}), "
             f"recall {negation['recall']:.4f} ({negation['agreed']}/{negation['found']}) on the gold-negated spans found, "
-            f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all"
+            f"{negation['recall_all']:.4f} ({negation['agreed']}/{negation['gold_negated']}) on all; "
+            f"strict precision {negation['strict_precision']:.4f} ({negation['agreed']}/{negation['predicted']}) over every predicted NO"
         )
     for shape, row in result.get("by_shape", {}).items():
         if not row["patients"]:

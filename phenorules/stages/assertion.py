@@ -1,0 +1,346 @@
+"""Assertions on phenotype mentions with ConText (Harkema et al. 2009, J Biomed Inform 42:839).
+
+ConText extends NegEx (Chapman et al. 2001) from negation to five properties of a finding:
+negated, uncertain ("possible"), hypothetical ("return if", "at risk for"), historical
+("history of") and experienced by someone else (a relative). Trigger cues
+(``rules/context_rules.tsv``, one row each: cue, category, direction, optional reach) open a
+scope that runs forward, backward or both from the cue to the end of the sentence, stopped
+earlier by a terminating cue of the same category; pseudo-triggers cancel the cues they
+overlap; section headers ("Family history:") govern their section. Each mention gets the
+flags ``is_negated``, ``is_uncertain``, ``is_hypothetical``, ``is_historical`` and
+``is_family`` (``negex`` is ``is_negated``), the cues that set them in
+``span._.assertion_cues``, and each fired row in its provenance
+(``context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:91``).
+
+What the scope learnt on biomedical articles:
+
+* a word window: a cue reaches ``window`` words (or its row's ``max_scope``); phenotype
+  mentions, punctuation, bracketed asides and list openers ("such as") do not count, and
+  for a cue written after its finding neither do comma-delimited asides ("Hearing loss,
+  reported in other families, was absent here");
+* sections: in ``skipped_sections`` (DISCUSS) an assertion stands only in a sentence that
+  speaks of the article's own cases (``rules/assertion_scope.tsv``: "our patients",
+  "the proband", "here"); the other findings there are about other patients and the
+  literature (docs/context.md);
+* cues inside findings: a cue that is words of a phenotype mention ("[absence of speech],
+  ataxia and hypotonia": Absent speech) names that finding and asserts nothing.
+
+A mention a cue would have reached records what kept it plain: the cue beyond its reach
+(``context:beyond_reach:NEGATED_EXISTENCE:was not:max_scope=2:context_rules.tsv:111``, or
+``...:window=5``), a skipped section or a cue inside a finding. Everything a call needs is
+made in the call: one pipeline serves many threads at once.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy
+from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH, SENT_START
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..assertion.cues import Cue, CueMatcher
+from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
+from ..document import PASSAGES, PHENOTYPES, doc_text
+from ..errors import SettingError
+from ..resources import data_dir
+
+FORWARD = frozenset({"forward", "bidirectional"})
+BACKWARD = frozenset({"backward", "bidirectional"})
+_HEADER = re.compile(r"\n[ \t]*[A-Z][A-Za-z /&,()-]{1,60}:")  # the next section header of a note
+
+
+@Language.factory(
+    "phenorules_assertion",
+    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"], "off_cues": []},
+)
+def make_assertion(
+    nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int, skipped_sections: list[str], off_cues: list[str]
+):
+    """``off_cues``: rows (by their cue cell) that do not fire, a corpus's convention
+    (rules/profiles.tsv)."""
+    rules_dir = data_dir("rules")
+    rules = read_context_rules(Path(rules_file) if rules_file else rules_dir / "context_rules.tsv")
+    unknown = sorted(set(off_cues) - {rule.ref.name for rule in rules})
+    if unknown:
+        raise SettingError(f"assertion.off_cues: {unknown} is no cue of the rules file")
+    rules = [rule for rule in rules if rule.ref.name not in set(off_cues)]
+    scope = read_scope_rules(Path(scope_file) if scope_file else rules_dir / "assertion_scope.tsv")
+    return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
+
+
+@dataclass
+class _Words:
+    """Per document: the mentions in text order and the word counts a cue's reach is measured in."""
+
+    mentions: list[Span]
+    starts: list[int]  # token start of each mention
+    before: list[int]  # counted words before each token index (and len(doc))
+    after: list[int]  # the same without comma-delimited asides, for cues after their finding
+    findings: frozenset[Cue] = frozenset()  # cues that are words of a phenotype mention
+
+
+class ConText:
+    """The stage: the cue matcher and scope phrases its rows made, and its settings; each
+    call works on its own Doc only."""
+
+    def __init__(self, cues: CueMatcher, scope: ScopeRules, window: int, skipped_sections: frozenset[str]):
+        self.cues = cues
+        self.scope = scope
+        self.window = window
+        self.skipped_sections = skipped_sections
+
+    def __call__(self, doc: Doc) -> Doc:
+        mentions = sorted(doc.spans.get(PHENOTYPES, []), key=lambda span: (span.start, span.end))
+        if not mentions:
+            return doc
+        for extensions in (span._ for span in mentions):  # a Doc run again starts plain
+            for flag in FLAGS.values():
+                extensions.set(flag, False)
+            extensions.assertion_cues = None
+        counted = counted_words(doc, mentions, self.scope.list_openers)
+        words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, counted)))
+        sentence_starts = sentence_token_starts(doc)
+        skipped = self.skipped(doc, mentions, sentence_starts)
+        cues = self.cues(doc)
+        words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
+        for category in CATEGORIES:
+            mine = [cue for cue in cues if cue.rule.category == category]
+            if mine:
+                self.assert_category(doc, category, mine, words, skipped, sentence_starts)
+                self.assert_sections(doc, [cue for cue in mine if cue.rule.direction == "section"], words, skipped)
+        return doc
+
+    def skipped(self, doc: Doc, mentions: list[Span], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
+        """Index of each mention in a skipped section -> (section, the own-case row that
+        lets assertions stand in its sentence, or None); sections and sentences found by
+        bisection."""
+        sections = sorted((p.start, p.end, p.label_) for p in doc.spans.get(PASSAGES, []) if p.label_ in self.skipped_sections)
+        found: dict[int, tuple[str, str | None]] = {}
+        if not sections:
+            return found
+        text, section_starts, own_case = doc_text(doc), [start for start, _, _ in sections], {}
+        for index, span in enumerate(mentions):
+            at = bisect_right(section_starts, span.start) - 1
+            if at < 0 or span.start >= sections[at][1]:
+                continue
+            sentence = bisect_right(sentence_starts, span.start) - 1
+            if sentence not in own_case:
+                first, last = sentence_starts[sentence], (sentence_starts[sentence + 1] if sentence + 1 < len(sentence_starts) else len(doc)) - 1
+                own = self.scope.own_case.search(text, doc[first].idx, doc[last].idx + len(doc[last]))
+                own_case[sentence] = None if own is None else str(self.scope.own_case_row(own))
+            found[index] = (sections[at][2], own_case[sentence])
+        return found
+
+    def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, sentence_starts: list[int]) -> None:
+        """NegEx's scope for one category: the sentence, cut at each terminating cue; a
+        mention wholly inside one piece is asserted by the cues in that piece that reach it.
+        Each piece's cues are indexed once (:class:`_Side`), so a mention finds the cues
+        that decide it by bisection: "no A, no B, ..." is not quadratic."""
+        bounds = sorted({*sentence_starts, *(cue.start for cue in cues if cue.rule.direction == "terminate"), len(doc)})
+        forward = [cue for cue in cues if cue.rule.direction in FORWARD]
+        backward = [cue for cue in cues if cue.rule.direction in BACKWARD]
+        forward_starts, backward_starts = [cue.start for cue in forward], [cue.start for cue in backward]
+        sides: dict[int, tuple[_Side, _Side]] = {}
+        for index, span in enumerate(words.mentions):
+            piece = bisect_right(bounds, span.start) - 1
+            start, end = bounds[piece], bounds[piece + 1]
+            if span.end > end:
+                continue
+            if piece not in sides:
+                sides[piece] = (
+                    _Side(forward[bisect_left(forward_starts, start) : bisect_left(forward_starts, end)], True, self, words),
+                    _Side(backward[bisect_left(backward_starts, start) : bisect_left(backward_starts, end)], False, self, words),
+                )
+            before, after = sides[piece]
+            if before.cues or after.cues:
+                self.judge(doc, category, span, before.deciding(span), after.deciding(span), skipped.get(index))
+
+    def judge(self, doc: Doc, category: str, span: Span, before: "_Deciding", after: "_Deciding", skipped) -> None:
+        section, own_case = skipped or (None, None)
+        if before.reaching or after.reaching:
+            cue = before.reaching or after.reaching
+            if section is not None and own_case is None:
+                record(span, f"context:skipped_section:{section}:{category}:{cue.text(doc)}:{cue.rule.ref}")
+            else:
+                assert_span(doc, span, category, cue, f"context:own_case:{section}:{own_case}" if own_case else None)
+        elif section is None or own_case is not None:
+            if before.beyond or after.beyond:
+                record(span, beyond_reach(doc, category, before.beyond or after.beyond, self.window))
+            elif before.finding or after.finding:
+                record(span, f"context:in_mention:{category}:{(before.finding or after.finding).text(doc)}")
+
+    def assert_sections(self, doc: Doc, headers: list[Cue], words: _Words, skipped) -> None:
+        """A header cue at the start of a line governs the mentions up to the next header of
+        the note or the end of its passage; at the start of a sentence, up to its end."""
+        text = doc_text(doc)
+        for cue in headers:
+            head = doc[cue.start]
+            line_start = head.idx == 0 or text[: head.idx].rstrip(" \t").endswith("\n")
+            if not (line_start or head.is_sent_start):
+                continue
+            end_char = doc[cue.end - 1].sent.end_char
+            if line_start:
+                passage = next((p for p in doc.spans.get(PASSAGES, []) if p.start <= cue.start < p.end), None)
+                end_char = passage.end_char if passage is not None else len(text)
+                following = _HEADER.search(text, doc[cue.end - 1].idx, end_char)
+                end_char = following.start() if following else end_char
+            for index in range(bisect_left(words.starts, cue.end), len(words.mentions)):
+                span = words.mentions[index]
+                if span.start_char >= end_char:
+                    break
+                section, own_case = skipped.get(index, (None, None))
+                if section is None or own_case is not None:
+                    assert_span(doc, span, cue.rule.category, cue, None)
+
+    def reach(self, cue: Cue) -> int:
+        return cue.rule.max_scope or self.window
+
+
+def assert_span(doc: Doc, span: Span, category: str, cue: Cue, also: str | None) -> None:
+    """Set the category's flag on the mention, with the cue and its row."""
+    extensions = span._
+    if extensions.get(FLAGS[category]):
+        return
+    extensions.set(FLAGS[category], True)
+    cue_span = doc[cue.start : cue.end]
+    extensions.assertion_cues = [
+        *(extensions.assertion_cues or []),
+        {"category": category, "text": cue_span.text, "start": cue_span.start_char, "end": cue_span.end_char, "rule": str(cue.rule.ref)},
+    ]
+    extensions.provenance = [*(extensions.provenance or []), f"context:{category}:{cue.text(doc)}:{cue.rule.ref}", *([also] if also else [])]
+
+
+def record(span: Span, entry: str) -> None:
+    if entry not in (span._.provenance or []):
+        span._.provenance = [*(span._.provenance or []), entry]
+
+
+def beyond_reach(doc: Doc, category: str, cue: Cue, window: int) -> str:
+    """The provenance entry of the nearest cue that did not reach the mention, with the
+    reach that stopped it."""
+    setting = f"max_scope={cue.rule.max_scope}:{cue.rule.ref}" if cue.rule.max_scope else f"window={window}"
+    return f"context:beyond_reach:{category}:{cue.text(doc)}:{setting}"
+
+
+@dataclass(frozen=True)
+class _Deciding:
+    """The cues on one side of a mention that decide it: the nearest in reach (not words of
+    a finding), the first in reach that is words of a finding, the nearest out of reach."""
+
+    reaching: Cue | None
+    finding: Cue | None
+    beyond: Cue | None
+
+
+class _Side:
+    """The cues of a piece on one side of its mentions (forward cues before them, backward
+    ones after), grouped by reach and by being words of a finding, each group sorted by
+    the end that faces the mention. A cue reaches a mention when at most its reach of
+    counted words lie between, so a group's cues in reach are a range of it, found by
+    bisection; cues are a few tokens long, so the nearest or first of a range lies within
+    that many tokens of its end."""
+
+    def __init__(self, cues: list[Cue], forward: bool, stage: "ConText", words: _Words):
+        self.cues, self.forward, self.words = cues, forward, words
+        groups: dict[tuple[int, bool], list[Cue]] = {}
+        for cue in cues:
+            groups.setdefault((stage.reach(cue), cue in words.findings), []).append(cue)
+        face = (lambda cue: (cue.end, cue.start)) if forward else (lambda cue: (cue.start, cue.end))
+        self.groups = {key: sorted(group, key=lambda cue: (*face(cue), cue.rule.ref)) for key, group in groups.items()}
+        self.faces = {key: [cue.end if forward else cue.start for cue in group] for key, group in self.groups.items()}
+        self.longest = max((cue.end - cue.start for cue in cues), default=0)
+
+    def deciding(self, span: Span) -> _Deciding:
+        reaching, finding, beyond = [], [], []
+        for (reach, is_finding), group in self.groups.items():
+            faces = self.faces[(reach, is_finding)]
+            if self.forward:  # cues ending at or before the mention; in reach from ``split`` on
+                last = bisect_right(faces, span.start)
+                counts = self.words.before
+                split = bisect_left(faces, bisect_left(counts, counts[span.start] - reach), 0, last)
+                inside, outside = group[split:last], group[:split]
+                (finding if is_finding else reaching).extend(self._near(inside, from_end=not is_finding))
+                beyond.extend(self._near(outside, from_end=True))
+            else:  # cues starting at or after the mention's end; in reach up to ``split``
+                first = bisect_left(faces, span.end)
+                counts = self.words.after
+                split = bisect_left(faces, bisect_right(counts, counts[span.end] + reach), first)
+                inside, outside = group[first:split], group[split:]
+                (finding if is_finding else reaching).extend(self._near(inside, from_end=False))
+                beyond.extend(self._near(outside, from_end=False))
+        order = lambda cue: (cue.start, cue.end, cue.rule.ref)  # noqa: E731  (the cue matcher's order)
+        if self.forward:  # the nearest: the latest start (the first of equals); a finding: the first
+            pick_near = lambda cues: max(sorted(cues, key=order), key=lambda c: (c.start, c.end), default=None)  # noqa: E731
+        else:
+            pick_near = lambda cues: min(sorted(cues, key=order), key=lambda c: c.start, default=None)  # noqa: E731
+        return _Deciding(pick_near(reaching), min(finding, key=order, default=None), pick_near(beyond))
+
+    def _near(self, cues: list[Cue], from_end: bool) -> list[Cue]:
+        """The cues of a sorted range that can be its nearest or first: those within the
+        longest cue's length of the range's end (``from_end``) or start."""
+        face = (lambda cue: cue.end) if self.forward else (lambda cue: cue.start)
+        near: list[Cue] = []
+        ordered = reversed(cues) if from_end else iter(cues)
+        for cue in ordered:
+            if near and abs(face(cue) - face(near[0])) > self.longest:
+                break
+            near.append(cue)
+        return near
+
+
+def in_mention(cue: Cue, words: _Words) -> bool:
+    """Whether the cue is words of a phenotype mention ("[absence of speech], ataxia"): the
+    finding's own words, not an assertion about the findings around it."""
+    last = bisect_left(words.starts, cue.start + 1)  # the mentions that start at or before the cue
+    # The one holding the cue starts last of them, or a few before with nested mentions.
+    return any(span.start <= cue.start and cue.end <= span.end for span in words.mentions[max(0, last - 4) : last])
+
+
+def sentence_token_starts(doc: Doc) -> list[int]:
+    starts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64").reshape(-1) == 1).tolist()
+    return starts if starts and starts[0] == 0 else [0, *starts]
+
+
+def counted_words(doc: Doc, spans: list[Span], list_openers: re.Pattern) -> numpy.ndarray:
+    """Per token: is it a word that uses up a cue's window?
+
+    A word is an alphanumeric token outside phenotype mentions and outside brackets: the
+    findings listed after a cue ("no A, B, C or D") and an aside ("no signs (clinical or
+    radiological) of X") do not use up its window.
+    """
+    # The word tokenizer makes every alphanumeric run one token and every other character
+    # (or white-space run) a token of its own, so words are the non-space tokens that are
+    # longer than one character, alphabetic or numeric.
+    alpha, digit, length, space = doc.to_array([IS_ALPHA, IS_DIGIT, LENGTH, IS_SPACE]).T
+    counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
+    for span in spans:
+        counted[span.start : span.end] = False
+    text = doc_text(doc)
+    asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
+    asides += [found.span() for found in list_openers.finditer(text)]
+    for start, end in asides:
+        inside = doc.char_span(start, end, alignment_mode="contract")
+        if inside is not None:
+            counted[inside.start : inside.end] = False
+    return counted
+
+
+def word_positions(counted: numpy.ndarray) -> list[int]:
+    """For each token index (and len(doc)), how many counted words come before it."""
+    return [0] + numpy.cumsum(counted).tolist()
+
+
+def aside_free(doc: Doc, counted: numpy.ndarray) -> numpy.ndarray:
+    """``counted`` less the words of comma-delimited asides (", reported in other
+    families,"): what a cue written after its finding has to reach over."""
+    counted = counted.copy()
+    for found in re.finditer(r",[^,;.\n]*,", doc_text(doc)):
+        inside = doc.char_span(found.start() + 1, found.end() - 1, alignment_mode="contract")
+        if inside is not None:
+            counted[inside.start : inside.end] = False
+    return counted

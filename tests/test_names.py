@@ -1,0 +1,89 @@
+"""Names are not findings: a phenotype's words inside a disease name or a gene's description."""
+
+from pathlib import Path
+
+import pytest
+
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.errors import InputError
+from phenorules.pipeline import build_pipeline
+from phenorules.stages.names import read_disease_names, read_name_guards
+
+from conftest import MINI_OBO
+
+HPOA = (
+    "#description: a few diseases\n"
+    "database_id\tdisease_name\tqualifier\thpo_id\treference\n"
+    "OMIM:100001\tAtaxia, spastic, type 2\t\tHP:0001251\tPMID:1\n"
+    "OMIM:100001\tAtaxia, spastic, type 2\t\tHP:0001250\tPMID:1\n"
+    "OMIM:100002\tCleft palate, isolated\t\tHP:0000175\tPMID:2\n"
+)
+
+
+@pytest.fixture(scope="module")
+def diseases(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hpoa") / "phenotype.hpoa"
+    path.write_text(HPOA, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def names_nlp(diseases):
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"names": {"diseases_file": diseases}}, profile="general")
+
+
+def found(nlp, text):
+    doc = nlp(make_text_doc(nlp, text))
+    return [span.text for span in doc.spans[PHENOTYPES]], [(text[start:end], rule) for start, end, _, rule in doc._.dropped or []]
+
+
+def test_a_phenotype_word_inside_a_disease_name_is_no_finding(names_nlp):
+    guards = names_nlp.get_pipe("names").guards
+    assert found(names_nlp, "She was diagnosed with spastic ataxia type 2.") == ([], [("ataxia", f"names:disease:{guards.disease}:OMIM:100001")])
+    # OMIM's order or the text's: the same name
+    assert found(names_nlp, "Ataxia, spastic, type 2 was suspected.")[0] == []
+
+
+def test_a_disease_name_needs_a_mark_and_one_clause(names_nlp):
+    # "Cleft palate, isolated" is a disease name too, but nothing marks the words as a name
+    assert found(names_nlp, "He had an isolated cleft palate.") == (["cleft palate"], [])
+    assert found(names_nlp, "She had ataxia. Spastic type 2 cells were seen.")[0] == ["ataxia"]
+    assert found(names_nlp, "She had spastic ataxia.")[0] == ["ataxia"]
+
+
+def test_a_phenotype_word_describing_a_gene_is_no_finding(names_nlp):
+    gene_row = names_nlp.get_pipe("names").guards.after["gene"]
+    assert found(names_nlp, "The hearing loss gene was sequenced; she had seizures.") == (["seizures"], [("hearing loss", f"names:after:{gene_row}")])
+    assert found(names_nlp, "A hypotonia locus was mapped.")[0] == []
+
+
+def test_the_patientphex_profile_keeps_names(mini_nlp):
+    # its annotators mark a phenotype's words in names ("deafness genes", "Trigonocephaly 1")
+    assert "names" not in mini_nlp.pipe_names
+    assert found(mini_nlp, "The hearing loss gene was sequenced.")[0] == ["hearing loss"]
+
+
+def test_the_disease_annotations_give_names_of_two_words_or_more(diseases, tmp_path):
+    assert read_disease_names(Path(diseases)) == {("2", "ataxia", "spastic", "type"): "OMIM:100001", ("cleft", "isolated", "palate"): "OMIM:100002"}
+    with pytest.raises(InputError, match="cannot read the disease annotations"):
+        read_disease_names(tmp_path / "missing.hpoa")
+
+
+def test_a_guard_file_with_an_unknown_guard_is_refused(tmp_path):
+    path = tmp_path / "guards.tsv"
+    path.write_text("after\tgene\nbefore\tgene\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"guards.tsv:2: unknown guard 'before'"):
+        read_name_guards(path)
+
+
+def test_disease_names_are_read_once_then_from_the_cache(diseases, tmp_path, monkeypatch):
+    from phenorules.stages.names import disease_names
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
+    disease_names.cache_clear()
+    first = disease_names(diseases)
+    (cached,) = (tmp_path / "cache").glob("disease-names-*.cache")
+    disease_names.cache_clear()
+    monkeypatch.setattr("phenorules.stages.names.read_disease_names", lambda path: pytest.fail("read again"))
+    assert disease_names(diseases) == first == read_disease_names(Path(diseases))
+    disease_names.cache_clear()
