@@ -71,6 +71,7 @@ $(BENCH_VENV)/bin/python:
 bench: install $(BENCH_VENV)/bin/python
 	$(BIN)/python -m compileall -q phenorules
 	nice $(BIN)/python benchmarks/bench.py $(SHARED) --fasthpocr $(BENCH_VENV)/bin/python
+	nice $(BIN)/python benchmarks/scaling.py $(SHARED)
 	nice $(BIN)/python benchmarks/serve_bench.py $(SHARED)
 
 # The assertion stage on its own test set (benchmarks/data/assertions.tsv), beside medspaCy's

@@ -62,3 +62,14 @@ def test_a_sorted_list_of_disjoint_extents_answers_overlaps_by_its_neighbours(dr
             disjoint.append(candidate)
     for query in queries:
         assert _overlaps_sorted(SortedList(disjoint), *query) == any(overlap(query, other) for other in disjoint)
+
+
+def test_dense_text_gives_one_mention_per_term_name(mini_nlp):
+    """Term names back to back, as in the scaling bench's dense text (benchmarks/scaling.py
+    times it; here only what it gives): each name one mention, in text order."""
+    from phenorules.document import PHENOTYPES, make_text_doc
+
+    names = ["Cleft palate", "Seizure", "Hypotonia", "Ataxia", "Microcephaly", "Short stature", "Hypertelorism", "Edema"] * 40
+    doc = mini_nlp(make_text_doc(mini_nlp, ", ".join(names)))
+    assert [span.text for span in doc.spans[PHENOTYPES]] == names
+    assert not any(span._.negex for span in doc.spans[PHENOTYPES])

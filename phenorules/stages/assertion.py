@@ -47,6 +47,7 @@ from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
 from ..document import PASSAGES, PHENOTYPES, doc_text
 from ..errors import SettingError
+from ..intervals import Extents
 from ..resources import data_dir
 
 FORWARD = frozenset({"forward", "bidirectional"})
@@ -178,14 +179,20 @@ class ConText:
         """A header cue at the start of a line governs the mentions up to the next header of
         the note or the end of its passage; at the start of a sentence, up to its end."""
         text = doc_text(doc)
+        passages = list(doc.spans.get(PASSAGES, []))
+        passage_index = Extents((p.start, p.end) for p in passages)
         for cue in headers:
             head = doc[cue.start]
-            line_start = head.idx == 0 or text[: head.idx].rstrip(" \t").endswith("\n")
+            before = head.idx  # back over the spaces and tabs before the cue (not a copy of the text before it)
+            while before and text[before - 1] in " \t":
+                before -= 1
+            line_start = head.idx == 0 or (before > 0 and text[before - 1] == "\n")
             if not (line_start or head.is_sent_start):
                 continue
             end_char = doc[cue.end - 1].sent.end_char
             if line_start:
-                passage = next((p for p in doc.spans.get(PASSAGES, []) if p.start <= cue.start < p.end), None)
+                holding = passage_index.overlapping(cue.start, cue.start + 1)
+                passage = passages[holding[0]] if holding else None
                 end_char = passage.end_char if passage is not None else len(text)
                 following = _HEADER.search(text, doc[cue.end - 1].idx, end_char)
                 end_char = following.start() if following else end_char
@@ -263,16 +270,14 @@ class _Side:
                 last = bisect_right(faces, span.start)
                 counts = self.words.before
                 split = bisect_left(faces, bisect_left(counts, counts[span.start] - reach), 0, last)
-                inside, outside = group[split:last], group[:split]
-                (finding if is_finding else reaching).extend(self._near(inside, from_end=not is_finding))
-                beyond.extend(self._near(outside, from_end=True))
+                (finding if is_finding else reaching).extend(self._near(group, split, last, from_end=not is_finding))
+                beyond.extend(self._near(group, 0, split, from_end=True))
             else:  # cues starting at or after the mention's end; in reach up to ``split``
                 first = bisect_left(faces, span.end)
                 counts = self.words.after
                 split = bisect_left(faces, bisect_right(counts, counts[span.end] + reach), first)
-                inside, outside = group[first:split], group[split:]
-                (finding if is_finding else reaching).extend(self._near(inside, from_end=False))
-                beyond.extend(self._near(outside, from_end=False))
+                (finding if is_finding else reaching).extend(self._near(group, first, split, from_end=False))
+                beyond.extend(self._near(group, split, len(group), from_end=False))
         order = lambda cue: (cue.start, cue.end, cue.rule.ref)  # noqa: E731  (the cue matcher's order)
         if self.forward:  # the nearest: the latest start (the first of equals); a finding: the first
             pick_near = lambda cues: max(sorted(cues, key=order), key=lambda c: (c.start, c.end), default=None)  # noqa: E731
@@ -280,13 +285,14 @@ class _Side:
             pick_near = lambda cues: min(sorted(cues, key=order), key=lambda c: c.start, default=None)  # noqa: E731
         return _Deciding(pick_near(reaching), min(finding, key=order, default=None), pick_near(beyond))
 
-    def _near(self, cues: list[Cue], from_end: bool) -> list[Cue]:
-        """The cues of a sorted range that can be its nearest or first: those within the
-        longest cue's length of the range's end (``from_end``) or start."""
+    def _near(self, group: list[Cue], low: int, high: int, from_end: bool) -> list[Cue]:
+        """The cues of the sorted range ``group[low:high]`` that can be its nearest or first:
+        those within the longest cue's length of the range's end (``from_end``) or start.
+        Read by index: a slice would copy the range, quadratic over a long sentence."""
         face = (lambda cue: cue.end) if self.forward else (lambda cue: cue.start)
         near: list[Cue] = []
-        ordered = reversed(cues) if from_end else iter(cues)
-        for cue in ordered:
+        for i in range(high - 1, low - 1, -1) if from_end else range(low, high):
+            cue = group[i]
             if near and abs(face(cue) - face(near[0])) > self.longest:
                 break
             near.append(cue)
