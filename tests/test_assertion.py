@@ -9,7 +9,7 @@ from phenorules.errors import InputError
 from phenorules.pipeline import build_pipeline
 from phenorules.assertion.rules import expand, read_context_rules
 
-from conftest import MINI_OBO
+from conftest import MINI_OBO, stage_rules
 
 
 def negated(nlp, text, section="CASE"):
@@ -21,14 +21,14 @@ def test_preceding_cue_negates_and_is_recorded_in_provenance(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "There was no evidence of cleft palate."))
     (span,) = doc.spans[PHENOTYPES]
     assert span._.negex
-    assert span._.provenance[-1].startswith("context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:")
+    assert stage_rules(span)[-1].startswith("context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:")
     assert span._.is_negated and span._.assertion_cues[0]["text"] == "no evidence of"
 
 
 def test_following_cue_negates(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "Seizures were not observed."))
     (span,) = doc.spans[PHENOTYPES]
-    assert span._.negex and span._.provenance[-1].startswith("context:NEGATED_EXISTENCE:were not observed:")
+    assert span._.negex and stage_rules(span)[-1].startswith("context:NEGATED_EXISTENCE:were not observed:")
 
 
 def test_a_listed_finding_stays_in_scope(mini_nlp):
@@ -40,7 +40,7 @@ def test_a_cue_that_is_words_of_a_finding_negates_nothing(mini_nlp):
     assert negated(mini_nlp, "She had absence of speech, ataxia and hypotonia.") == {"absence of speech": False, "ataxia": False, "hypotonia": False}
     assert negated(mini_nlp, "She had absence of seizures and ataxia.") == {"seizures": True, "ataxia": True}
     doc = mini_nlp(make_text_doc(mini_nlp, "She had absence of speech, ataxia and hypotonia."))
-    assert [span._.provenance[-1] for span in doc.spans[PHENOTYPES]][1:] == ["context:in_mention:NEGATED_EXISTENCE:absence of"] * 2
+    assert [stage_rules(span)[-1] for span in doc.spans[PHENOTYPES]][1:] == ["context:in_mention:NEGATED_EXISTENCE:absence of"] * 2
 
 
 def test_pseudo_negations_do_not_negate(mini_nlp):
@@ -158,7 +158,7 @@ def test_positive_for_ends_the_scope(mini_nlp):
 def test_a_cue_matches_across_runs_of_spaces(mini_nlp):
     doc = mini_nlp(make_text_doc(mini_nlp, "Testing   was negative   for seizures."))
     (span,) = doc.spans[PHENOTYPES]
-    assert span._.negex and span._.provenance[-1].startswith("context:NEGATED_EXISTENCE:negative for:")
+    assert span._.negex and stage_rules(span)[-1].startswith("context:NEGATED_EXISTENCE:negative for:")
     assert negated(mini_nlp, "There was no   evidence   of edema.") == {"edema": True}
     assert negated(mini_nlp, "There was no  further  seizures.") == {"seizures": False}  # a pseudo-negation too
 
@@ -171,7 +171,7 @@ def test_a_pseudo_negation_cancels_a_cue_that_overlaps_it(mini_nlp):
 
 def provenance(nlp, text, section="CASE"):
     doc = nlp(make_text_doc(nlp, text, section_type=section))
-    return {span.text: span._.provenance for span in doc.spans[PHENOTYPES]}
+    return {span.text: stage_rules(span) for span in doc.spans[PHENOTYPES]}
 
 
 def rule_row(nlp, cue, category="NEGATED_EXISTENCE"):
@@ -242,7 +242,7 @@ def test_the_cue_that_set_a_flag_is_on_the_mention(mini_nlp):
     (span,) = doc.spans[PHENOTYPES]
     (cue,) = span._.assertion_cues
     assert (cue["category"], cue["text"], doc.text[cue["start"] : cue["end"]]) == ("FAMILY", "Her father", "Her father")
-    assert cue["rule"].startswith("context_rules.tsv:") and span._.provenance[-1] == f"context:FAMILY:her father:{cue['rule']}"
+    assert cue["rule"].startswith("context_rules.tsv:") and stage_rules(span)[-1] == f"context:FAMILY:her father:{cue['rule']}"
 
 
 def test_negex_is_an_alias_of_is_negated(mini_nlp):
