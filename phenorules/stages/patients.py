@@ -12,6 +12,7 @@ unless the words that set the flag name a listed patient ("her brother, Patient 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from pathlib import Path
 
 from spacy.language import Language
@@ -70,8 +71,9 @@ class PatientAttributor:
         text = doc_text(doc)
         people = find_people(text, patients, self.rules)
         phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
+        named = _Named(people.mentions)
         attributor = Attributor(self.rules.policy, [p.id for p in patients], passages, people, self.rules.cues, text)
-        attributions = [a for a in attributor.run(sentences, people.mentions, phenotypes) if self.keeps(spans[a.index], a, people.mentions)]
+        attributions = [a for a in attributor.run(sentences, people.mentions, phenotypes) if self.keeps(spans[a.index], a, named)]
         doc._.associations = associations(spans, attributions, [p.id for p in patients])
         for attribution in attributions:
             span = spans[attribution.index]
@@ -80,8 +82,7 @@ class PatientAttributor:
             span._.provenance = list(span._.provenance or []) + [f"patient:{attribution.rule}"]
         return doc
 
-
-    def keeps(self, span: Span, attribution: Attribution, mentions) -> bool:
+    def keeps(self, span: Span, attribution: Attribution, named: "_Named") -> bool:
         """Whether a mention flagged ``unattributed`` still goes to its patients: only when
         the words that set the flag are, or stand in apposition to, a mention of those
         listed patients ("her brother, Patient 2,", "her brother (P2)")."""
@@ -89,17 +90,29 @@ class PatientAttributor:
         if not flags:
             return True
         cues = [cue for cue in span._.assertion_cues or () if FLAGS[cue["category"]] in flags]
-        named = {
-            patient
-            for cue in cues
-            for mention in mentions
-            if mention.role == NAMED and mention.start < cue["end"] + _APPOSITION_GAP and cue["start"] < mention.end
-            for patient in mention.patients
-        }
-        kept = bool(named) and set(attribution.patients) <= named
+        patients = {patient for cue in cues for patient in named.at(cue["start"], cue["end"] + _APPOSITION_GAP)}
+        kept = bool(patients) and set(attribution.patients) <= patients
         if not kept:
             span._.provenance = [*(span._.provenance or []), f"patient:unattributed:{','.join(flags)}"]
         return kept
+
+
+class _Named:
+    """The mentions of listed patients, found by position (bisection over their starts)."""
+
+    def __init__(self, mentions):
+        self.mentions = sorted((m.start, m.end, m.patients) for m in mentions if m.role == NAMED and m.patients)
+        self.starts = [start for start, _, _ in self.mentions]
+        self.longest = max((end - start for start, end, _ in self.mentions), default=0)
+
+    def at(self, start: int, end: int) -> list[str]:
+        """The patients of the named mentions that overlap characters [start, end)."""
+        found = []
+        for index in range(bisect_left(self.starts, start - self.longest), bisect_left(self.starts, end)):
+            mention_start, mention_end, patients = self.mentions[index]
+            if mention_start < end and start < mention_end:
+                found.extend(patients)
+        return found
 
 
 def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
