@@ -84,6 +84,18 @@ def test_auto_gives_each_file_of_a_corpus_the_profile_of_its_format(tmp_path):
         assert [(record["pmc_id"], [entity["text"] for entity in record["entities"]].count("DD")) for record in records] == [("1", 1), ("b", 2)]
 
 
+def test_a_patientphex_article_listing_no_patient_gets_no_proband(tmp_path):
+    """PatientPheX's association holds the given patients only; a text's subject is its proband."""
+    article = {"pmc_id": "1", "pmid": None, "patient": [], "full_text": [{"section_type": "CASE", "type": "paragraph", "offset": 0, "text": TEXT}]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(article) + "\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text(TEXT, encoding="utf-8")
+    records = {record["pmc_id"]: record for record in map(json.loads, run("predict", str(tmp_path)).output.splitlines())}
+    assert records["1"]["association"] == []
+    assert [a["patient_id"] for a in records["b"]["association"]] == ["proband"]
+    as_general = json.loads(run("predict", str(tmp_path / "a.jsonl"), "--profile", "general").output)
+    assert [a["patient_id"] for a in as_general["association"]] == ["proband"]
+
+
 def test_info_lists_the_profiles():
     output = run("info").output
     assert "  patientphex: scope on, nested off, names off, abbreviations.bare_uses=\"bracketed\", abbreviations.defined_uses=false" in output

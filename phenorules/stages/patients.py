@@ -39,7 +39,7 @@ _APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None, "unattributed": ["is_family"]},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None, "unattributed": ["is_family"], "text_subject": True},
 )
 def make_patient_attributor(
     nlp: Language,
@@ -50,7 +50,10 @@ def make_patient_attributor(
     cues_file: str | None,
     subjects_file: str | None,
     unattributed: list[str],
+    text_subject: bool,
 ):
+    """``text_subject``: a text that lists no patient is about one, ``proband``; off where a
+    task scores the given patients only (the patientphex profile)."""
     unknown = sorted(set(unattributed) - set(ASSERTION_FLAGS))
     if unknown:
         raise SettingError(f"patients.unattributed: unknown flag(s) {unknown}; the flags are {list(ASSERTION_FLAGS)}")
@@ -64,14 +67,16 @@ def make_patient_attributor(
         ),
         tuple(unattributed),
         read_subject_rules(Path(subjects_file) if subjects_file else rules_dir / SUBJECTS_FILE),
+        text_subject,
     )
 
 
 class PatientAttributor:
-    def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = (), subject_rules: tuple[SubjectRule, ...] = ()):
+    def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = (), subject_rules: tuple[SubjectRule, ...] = (), text_subject: bool = True):
         self.rules = rules
         self.unattributed = unattributed
         self.subject_rules = subject_rules
+        self.text_subject = text_subject
 
     def __call__(self, doc: Doc) -> Doc:
         patients = doc._.patients or ()
@@ -79,7 +84,7 @@ class PatientAttributor:
         for extensions in (span._ for span in spans):  # one accessor object per span
             extensions.patient = []
             extensions.patient_evidence = []
-        if not patients:  # plain text, BioC without patients: the text's subject is one patient
+        if not patients and self.text_subject:  # plain text, BioC without patients: the text's subject is one patient
             patients = doc._.patients = (PROBAND,)
         # a Doc of someone else's nlp(text) has no passages: it is one passage of plain text
         given_passages = doc.spans[PASSAGES] if PASSAGES in doc.spans else [doc[:]]
