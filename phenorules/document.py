@@ -34,6 +34,8 @@ _SPAN_EXTENSIONS = {
     "hpo_ids": None,  # ("HP:0000175",); ("HP:0410030", "HP:0000175") for a compound; () when no HPO term fits
     "hpo_label": None,  # the ontology's label of the ids (Ontology.label)
     "provenance": None,  # lexicon entry and rules that produced or changed the span
+    "parts": None,  # of a coordination: ((start_char, end_char, hpo_ids), ...), each term's own extent
+    "coordination": None,  # of one term of a coordination, as the spaCy component gives it: the whole phrase (a Span)
     "negex": False,  # set by negspacy's NegEx component
     "patient": None,  # patient ids the phenotype is attributed to
     "patient_evidence": None,  # why: the rule and the patient mention that linked it
