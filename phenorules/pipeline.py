@@ -25,6 +25,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("sentences", "phenorules_sentences"),
     ("match", "phenorules_match"),
     ("word_order", "phenorules_word_order"),
+    ("predicative", "phenorules_predicative"),
     ("abbreviations", "phenorules_abbreviations"),
     ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),

@@ -134,8 +134,14 @@ def ontology_vocabulary(ontology: Ontology) -> set[str]:
     return {word for text in texts for word in normalize_key(text).split()}
 
 
+def single_word_terms(ontology: Ontology) -> set[str]:
+    """The term names and synonyms of one word ("hypotonia"): the nouns adjectival forms are made of."""
+    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    return {key for key in map(normalize_key, texts) if key.isalpha()}
+
+
 def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS) -> VariantResources:
-    return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology)
+    return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology, single_word_terms(ontology))
 
 
 def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:

@@ -29,7 +29,6 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
 from ..knowledge_base import KnowledgeBase
-from ..lexicon.normalize import normalize_key
 from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..ontology import Ontology
 from ..resources import data_dir
@@ -240,7 +239,6 @@ class Coordination(RefinesMatches):
             rf"|\s*({spelled(elided, False)})\s*|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w)",
             re.IGNORECASE,
         )
-        self.phrase_terms: dict[str, tuple[str, ...] | None] = {}
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
@@ -370,28 +368,6 @@ class Coordination(RefinesMatches):
         if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
             return None
         return Reading(modifier, conjuncts, head, tuple(found), kind, ref)
-
-    def phrase_term(self, phrase: str) -> tuple[str, ...] | None:
-        """:meth:`term` of a rebuilt phrase, remembered: the same phrase recurs in an article."""
-        key = normalize_key(phrase)
-        if key not in self.phrase_terms:
-            if len(self.phrase_terms) > 100_000:
-                self.phrase_terms.clear()
-            self.phrase_terms[key] = self.term(key) if self.words_fit(key) else None
-        return self.phrase_terms[key]
-
-    def words_fit(self, phrase: str) -> bool:
-        """Whether the content words of ``phrase`` could make one indexed term: each pair
-        shares an indexed word set (a cheap test before the automaton's)."""
-        word_sets = self.kb.word_sets
-        words = word_sets.content_words(phrase)
-        partners = word_sets.partners
-        return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
-
-    def known(self, word: str) -> bool:
-        """A word some indexed term has (each part of a hyphenated one)."""
-        word_sets = self.kb.word_sets
-        return all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
 
     def right_words(self, text: str, start: int) -> list[tuple[int, int]]:
         """The words after a conjunction up to the end of the phrase."""
