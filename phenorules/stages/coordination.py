@@ -49,9 +49,10 @@ _LIST_CONTEXT = 80  # characters read before and after a list for its finding
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
 _RANGE_DASH = re.compile(r"[-\u2010\u2011\u2013]")
-_SITE_WINDOW = 90  # characters read on each side of a conjunction
-_MAX_SIDE_WORDS = 6  # words of a conjunct with its shared words, on each side
+_SITE_WINDOW = 120  # characters read on each side of a conjunction
+_MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
+_MAX_SHARED_BEFORE_NUMBER = 9  # "abnormality of the middle phalanx of the [2nd and 3rd] finger"
 _MAX_CONJUNCT = 2  # words of one conjunct ("mild", "cleft lip")
 _ROMAN = "roman"
 
@@ -259,8 +260,8 @@ class Coordination(RefinesMatches):
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
         if set(ELISION_PATTERNS) & set(self.patterns):
-            starts = {span.start_char for span in spans}
-            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, starts)]
+            ends = {span.start_char: span.end_char for span in spans}
+            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, ends)]
         if compounds:
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
@@ -276,12 +277,13 @@ class Coordination(RefinesMatches):
         found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
         return [compound for compound in found if compound is not None]
 
-    def keeps(self, reading: Reading, starts: set[int]) -> bool:
-        """An enabled pattern's reading; a shared modifier never takes the start of a mention
-        of its own ('[hyperextensible joints], or [joint pain]')."""
+    def keeps(self, reading: Reading, ends: dict[int, int]) -> bool:
+        """An enabled pattern's reading; a shared modifier never takes the start of a longer
+        mention of its own ('[hyperextensible joints], or [joint pain]')."""
         if reading.kind not in self.patterns:
             return False
-        return not (reading.modifier and reading.head is None and reading.conjuncts[-1][0] in starts)
+        last = reading.conjuncts[-1]
+        return not (reading.modifier and reading.head is None and ends.get(last[0], last[1]) > last[1])
 
     # ------------------------------------------------------------ elided conjuncts
 
@@ -330,7 +332,8 @@ class Coordination(RefinesMatches):
                 break
             first = (first_chunk[-size][0], first_chunk[-1][1])
             last = (right[0][0], right[size - 1][1])
-            for modifier_words in range(0, min(_MAX_SHARED, len(first_chunk) - size) + 1):
+            most = _MAX_SHARED_BEFORE_NUMBER if numbered else _MAX_SHARED
+            for modifier_words in range(0, min(most, len(first_chunk) - size) + 1):
                 modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
                 for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
                     if not (modifier_words or head_words):
