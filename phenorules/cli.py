@@ -470,13 +470,18 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one).")
 @click.option("--jnlpba-train", "jnlpba_train", metavar="DIR", envvar="PHENORULES_JNLPBA_TRAIN", default=None, help="JNLPBA brat training folder: the chat API then answers evalscope's JNLPBA prompt (env PHENORULES_JNLPBA_TRAIN).")
 @click.option("--max-request-bytes", type=click.IntRange(min=1), default=None, metavar="N", help="Largest request body accepted (default 10 MiB).")
+@click.option("--request-timeout", "request_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time budget of a request, waiting for the pipeline included; past it the work stops and the answer is 503 (default 60).")
+@click.option("--body-timeout", "body_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request body to arrive; past it the answer is 408 (default 30).")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Also answer requests addressed to this Host (repeatable; '*' any). By default only localhost, 127.0.0.1, [::1] and --host, with the port.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL", help="Also answer browser requests from pages of this origin, e.g. http://localhost:3000 (repeatable; '*' any). By default only the server's own pages.")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
 @SET_OPTION
 @QUIET_OPTION
 def serve(
-    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
+    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
+    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
     stage_settings: tuple[str, ...], quiet: bool,
 ) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
@@ -485,7 +490,8 @@ def serve(
     try:
         from .serve import MAX_REQUEST_BYTES
         from .serve.app import serve as run
-        from .serve.engine import Engine
+        from .serve.engine import REQUEST_SECONDS, Engine
+        from .serve.guard import BODY_SECONDS, served_policy
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
     from .pipeline import parse_settings
@@ -500,7 +506,11 @@ def serve(
             tagger = make_tagger(load_model(jnlpba_train))
         return Engine(_pipeline(hpo, disable, enable, stage_config), tagger)
 
-    run(engine, host, port, max_request_bytes or MAX_REQUEST_BYTES, quiet)
+    def policy(bound_port: int):
+        limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}
+        return served_policy(host, bound_port, allow_hosts, allow_origins, **limits)
+
+    run(engine, host, port, policy, request_seconds or REQUEST_SECONDS, quiet)
 
 
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)

@@ -18,13 +18,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from .document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
 from .pipeline import add_stages, stage_plan
 from .stages.coordination import PATTERNS as COORDINATION_PATTERNS
 from .stages.knowledge import KB_FUNCTION
 
+NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
 # Settings of the component over the stages' defaults, for text in general: every
@@ -77,10 +78,19 @@ def sets_sentences(nlp: Language) -> bool:
 
 
 class PhenotypeEntities:
-    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps."""
+    """Phenotypes become ``doc.ents``; the Doc's other entities stay where none overlaps.
+
+    Every phenotype's ``kb_id_`` is its first HPO id, where spaCy's ``EntityLinker`` puts
+    the linked id and displaCy's ``kb_url_template`` reads it; ``NIL`` (the
+    ``EntityLinker``'s id for no entry) when no HPO term fits."""
 
     def __call__(self, doc: Doc) -> Doc:
-        phenotypes = non_overlapping(doc.spans.get(PHENOTYPES, []))
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        for span in spans:
+            span.kb_id_ = span._.hpo_ids[0] if span._.hpo_ids else NIL
+        if PHENOTYPES in doc.spans:
+            doc.spans[PHENOTYPES] = spans
+        phenotypes = non_overlapping(spans)
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)
@@ -88,7 +98,7 @@ class PhenotypeEntities:
         return doc
 
 
-def phenotype_terms(doc: Doc) -> list:
+def phenotype_terms(doc: Doc) -> list[Span]:
     """One span per HPO term of each mention, its id in ``kb_id_``: a mention of one term
     as it is; each term of a coordination at its own extent (``span._.parts``: "cleft lip"
     and "cleft lip and palate" of "cleft lip and palate"), with ``span._.coordination``
@@ -98,7 +108,7 @@ def phenotype_terms(doc: Doc) -> list:
     for span in doc.spans.get(PHENOTYPES, []):
         hpo_ids = span._.hpo_ids or ()
         if len(hpo_ids) < 2:
-            terms.append(doc.char_span(span.start_char, span.end_char, label=PHENOTYPE_LABEL, kb_id=hpo_ids[0] if hpo_ids else ""))
+            terms.append(span)  # its kb_id_ is its id, or NIL
             continue
         parts = span._.parts or [(span.start_char, span.end_char, (hpo_id,)) for hpo_id in hpo_ids]
         for start, end, part_ids in parts:
@@ -107,4 +117,4 @@ def phenotype_terms(doc: Doc) -> list:
                 if term is not None:
                     term._.coordination = span
                     terms.append(term)
-    return [term for term in terms if term is not None]
+    return terms

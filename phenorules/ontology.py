@@ -1,4 +1,8 @@
-"""The Human Phenotype Ontology as a graph: pronto reads the OBO file, networkx holds it.
+"""The Human Phenotype Ontology's Phenotypic abnormality branch, read from an OBO file.
+
+fastobo (the Rust OBO parser pronto is built on) reads the file; only the clauses kept
+here are turned into Python objects, which keeps a first start short. networkx holds the
+graph when a caller asks for it.
 
 Only the Phenotypic abnormality branch (descendants of HP:0000118) is a valid answer for
 PatientPheX; alternative ids map to their primary term and obsolete terms to the term
@@ -10,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, Sequence
@@ -123,48 +126,59 @@ def load_ontology(path: str | None = None) -> Ontology:
         return _read_branch(path)
     except OntologyError:
         raise
-    except Exception as exc:  # pronto/fastobo raise many types; all mean "not valid OBO"
+    except Exception as exc:  # fastobo raises many types; all mean "not valid OBO"
         first_line = f"{type(exc).__name__}: {exc}".splitlines()[0]
         raise OntologyError(f"{path}: not a readable OBO file ({first_line})") from None
 
 
 def _read_branch(path: str) -> Ontology:
-    import networkx as nx
-    import pronto
+    import fastobo
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pronto's encoding guess on a UTF-8 file
-        obo = pronto.Ontology(path)
-    if PHENOTYPIC_ABNORMALITY not in obo:
+    document = fastobo.load(path)
+    data_version = next((clause.version for clause in document.header if isinstance(clause, fastobo.header.DataVersionClause)), "unknown")
+    frames = {str(frame.id): frame for frame in document if isinstance(frame, fastobo.term.TermFrame)}
+    if PHENOTYPIC_ABNORMALITY not in frames:
         raise OntologyError(f"{path}: has no term {PHENOTYPIC_ABNORMALITY} (Phenotypic abnormality); is it HPO?")
 
-    full = nx.DiGraph()
+    children: dict[str, list[str]] = {}
     alt_ids: dict[str, str] = {}
     replaced_by: dict[str, str] = {}
-    for term in obo.terms():
-        for alt in term.alternate_ids:
-            alt_ids[alt] = term.id
-        if term.obsolete:
-            replacements = sorted(t.id for t in term.replaced_by)
+    for hpo_id, frame in frames.items():
+        parents, replacements, obsolete = [], [], False
+        for clause in frame:
+            if isinstance(clause, fastobo.term.IsAClause):
+                parents.append(str(clause.term))
+            elif isinstance(clause, fastobo.term.AltIdClause):
+                alt_ids[str(clause.alt_id)] = hpo_id
+            elif isinstance(clause, fastobo.term.IsObsoleteClause):
+                obsolete = obsolete or clause.obsolete
+            elif isinstance(clause, fastobo.term.ReplacedByClause):
+                replacements.append(str(clause.term))
+        if obsolete:
             if replacements:
-                replaced_by[term.id] = replacements[0]
+                replaced_by[hpo_id] = min(replacements)
             continue
-        full.add_node(term.id)
-        for parent in term.superclasses(distance=1, with_self=False):
-            full.add_edge(term.id, parent.id)
+        for parent in parents:
+            children.setdefault(parent, []).append(hpo_id)
 
-    branch = nx.ancestors(full, PHENOTYPIC_ABNORMALITY) | {PHENOTYPIC_ABNORMALITY}
-    graph = full.subgraph(branch).copy()
+    branch = {PHENOTYPIC_ABNORMALITY}
+    todo = [PHENOTYPIC_ABNORMALITY]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in branch:
+                branch.add(child)
+                todo.append(child)
+    is_a = sorted({(child, parent) for parent in branch for child in children.get(parent, ()) if child in branch})
     names: dict[str, str] = {}
     synonyms: dict[str, tuple[Synonym, ...]] = {}
     for hpo_id in sorted(branch):
-        term = obo[hpo_id]
-        names[hpo_id] = term.name or hpo_id
-        synonyms[hpo_id] = tuple(
-            sorted(
-                (Synonym(s.description, s.scope, s.type.id if s.type else "") for s in term.synonyms),
-                key=lambda s: (s.text, s.scope, s.kind),
-            )
-        )
-    data_version = obo.metadata.data_version or "unknown"
-    return Ontology(path, data_version, sorted(graph.edges()), names, synonyms, alt_ids, replaced_by)
+        name, listed = "", []
+        for clause in frames[hpo_id]:
+            if isinstance(clause, fastobo.term.NameClause):
+                name = clause.name
+            elif isinstance(clause, fastobo.term.SynonymClause):
+                synonym = clause.synonym
+                listed.append(Synonym(synonym.desc, str(synonym.scope), str(synonym.type) if synonym.type else ""))
+        names[hpo_id] = name or hpo_id
+        synonyms[hpo_id] = tuple(sorted(listed, key=lambda s: (s.text, s.scope, s.kind)))
+    return Ontology(path, data_version, is_a, names, synonyms, alt_ids, replaced_by)

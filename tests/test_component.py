@@ -182,3 +182,22 @@ def test_a_knowledge_base_of_ones_own_is_a_registered_function_named_in_the_conf
     assert all(getattr(component, "kb", nlp.get_pipe("match").kb) is nlp.get_pipe("match").kb for _, component in nlp.pipeline)
     rebuilt = English.from_config(nlp.config)
     assert found(rebuilt(doc.text).ents) == found(doc.ents)
+
+
+def test_every_entity_has_its_first_hpo_id_as_kb_id(user_nlp):
+    doc = user_nlp("Her brother had a cleft palate and seizures.")
+    assert [(ent.text, ent.kb_id_) for ent in doc.ents] == [("cleft palate", "HP:0000175"), ("seizures", "HP:0001250")]
+    assert [span.kb_id_ for span in doc.spans[PHENOTYPES]] == ["HP:0000175", "HP:0001250"]
+    html = spacy.displacy.render(doc, style="ent", options={"kb_url_template": "https://hpo.jax.org/browse/term/{}"})
+    assert 'href="https://hpo.jax.org/browse/term/HP:0000175"' in html
+
+
+def test_kb_id_of_a_compound_is_its_first_id_and_of_no_term_nil():
+    from phenorules.component import NIL, PhenotypeEntities
+
+    doc = spacy.blank("en")("cleft lip/palate and an odd gait")
+    compound, unknown = doc.char_span(0, 16, label=PHENOTYPE_LABEL), doc.char_span(24, 32, label=PHENOTYPE_LABEL)
+    compound._.hpo_ids, unknown._.hpo_ids = ("HP:0410030", "HP:0000175"), ()
+    doc.spans[PHENOTYPES] = [compound, unknown]
+    doc = PhenotypeEntities()(doc)
+    assert [(ent.text, ent.kb_id_) for ent in doc.ents] == [("cleft lip/palate", "HP:0410030"), ("odd gait", NIL)]

@@ -16,6 +16,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from phenorules.serve.app import create_app  # noqa: E402
 from phenorules.serve.engine import Engine  # noqa: E402
+from phenorules.serve.guard import served_policy  # noqa: E402
 from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
@@ -24,6 +25,7 @@ from phenorules.tasks.patientphex.predict import predict_full  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTICLES = FIXTURES / "patientphex_annotated.jsonl"
+JSON = {"content-type": "application/json"}
 TEXT = "The proband had seizures and microcephaly but no hypotonia."
 
 # evalscope 1.14.1's NER prompt (evalscope/utils/ner.py PROMPT_TEMPLATE) as its jnlpba
@@ -62,20 +64,30 @@ def engine(mini_nlp):
     return Engine(mini_nlp, make_tagger(learn_model_from(read_standoff(FIXTURES / "jnlpba_train"))))
 
 
+PORT = 8000  # the test client's requests say Host: 127.0.0.1:8000
+
+
+def served(engine, **options) -> TestClient:
+    """A test client of the app as ``phenorules serve`` builds it on 127.0.0.1:8000."""
+    policy = served_policy("127.0.0.1", PORT, **{key: options.pop(key) for key in ("allow_hosts", "allow_origins", "max_request_bytes", "body_seconds") if key in options})
+    return TestClient(create_app(engine, policy, **options), base_url=f"http://127.0.0.1:{PORT}", raise_server_exceptions=False)
+
+
 @pytest.fixture(scope="module")
 def client(engine):
-    return TestClient(create_app(engine, max_request_bytes=50_000), raise_server_exceptions=False)
+    return served(engine, max_request_bytes=50_000)
 
 
 def articles():
     return [json.loads(line) for line in ARTICLES.read_text().splitlines() if line.strip()]
 
 
-def assert_error(response, status: int, *words: str) -> dict:
-    assert response.status_code == status
+def assert_error(response, status: int, *words: str, code: str | None = None) -> dict:
+    assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
     error = response.json()["error"]
-    assert error["code"] == status and isinstance(error["message"], str)
+    assert isinstance(error["code"], str) and isinstance(error["message"], str)
+    assert code is None or error["code"] == code
     assert "Traceback" not in response.text
     for word in words:
         assert word in error["message"]
@@ -89,6 +101,13 @@ def test_health_and_info(client, mini_nlp):
     assert info["stages"] == mini_nlp.pipe_names
     assert info["jnlpba"] is True and "jsonl" in info["exports"]
     assert info["max_request_bytes"] == 50_000
+    assert info["ontology"] == "mini_hp.obo"
+
+
+def test_no_response_shows_a_file_path(client):
+    """/info names the ontology by file name and release, never by its directory."""
+    answers = [client.get("/info").text, client.get("/v1/models").text, client.post("/annotate", json={"text": TEXT}).text]
+    assert not any(str(FIXTURES) in answer or str(FIXTURES.parent) in answer for answer in answers)
 
 
 def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
@@ -103,8 +122,6 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
     assert all(m["provenance"] for m in article["mentions"])
     assert any(rule.startswith("negex:") for rule in article["mentions"][2]["provenance"])
     assert article["mentions"][0]["start"] == TEXT.index("seizures")
-    plain = client.post("/annotate", content=TEXT.encode(), headers={"content-type": "text/plain; charset=utf-8"}).json()
-    assert [m["hpo_id"] for m in plain["articles"][0]["mentions"]] == [m["hpo_id"] for m in article["mentions"]]
 
 
 def test_annotate_an_article_attributes_patients_and_returns_the_task_record(client, mini_nlp):
@@ -136,14 +153,14 @@ def test_a_document_is_content_never_a_path(client):
 
 
 def test_bad_requests_get_a_json_error_and_the_server_keeps_serving(client):
-    assert_error(client.post("/annotate", content=b'{"text": '), 400, "malformed JSON", "line 1")
-    assert_error(client.post("/annotate", content=b"\xff\xfe", headers={"content-type": "text/plain"}), 400, "UTF-8")
+    assert_error(client.post("/annotate", content=b'{"text": ', headers=JSON), 400, "malformed JSON", "line 1")
+    assert_error(client.post("/annotate", content=b"\xff\xfe", headers=JSON), 400, "UTF-8")
     assert_error(client.post("/annotate", json={"txt": TEXT}), 422, "expected")
     assert_error(client.post("/annotate", json={"text": 3}), 422, "text")
     broken = dict(articles()[0], full_text=[{"section_type": "TITLE", "type": "front", "offset": "0", "text": "x"}])
     assert_error(client.post("/annotate", json=broken), 422, "9000001", "offset")
     assert_error(client.post("/annotate", json={"document": "x", "format": "pdf"}), 422, "format")
-    assert_error(client.post("/annotate", content=b"<a/>", headers={"content-type": "application/xml"}), 415)
+    assert_error(client.post("/annotate", content=b"<a/>", headers={"content-type": "application/xml"}), 415, code="unsupported_media_type")
     assert_error(client.get("/nowhere"), 404)
     assert_error(client.get("/annotate"), 405)
     assert client.get("/health").json() == {"status": "ok"}
@@ -152,10 +169,10 @@ def test_bad_requests_get_a_json_error_and_the_server_keeps_serving(client):
 
 def test_oversize_requests_get_413_with_or_without_a_length(client):
     big = json.dumps({"text": "seizures " * 10_000}).encode()
-    assert_error(client.post("/annotate", content=big), 413, "50000 bytes")
+    assert_error(client.post("/annotate", content=big, headers=JSON), 413, "50000 bytes")
     chunks = (big[i : i + 4096] for i in range(0, len(big), 4096))  # chunked: no Content-Length
-    assert_error(client.post("/annotate", content=chunks), 413)
-    assert_error(client.post("/annotate", content=b"{}", headers={"content-length": "x"}), 400)
+    assert_error(client.post("/annotate", content=chunks, headers=JSON), 413)
+    assert_error(client.post("/annotate", content=b"{}", headers={**JSON, "content-length": "x"}), 400)
     assert client.get("/health").status_code == 200
 
 
@@ -163,8 +180,8 @@ def test_an_internal_failure_is_a_500_without_details(engine):
     def broken(prompt, engine):
         raise RuntimeError("secret detail")
 
-    client = TestClient(create_app(engine, answerers=(broken,)), raise_server_exceptions=False)
-    error = assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]}), 500)
+    client = served(engine, answerers=(broken,))
+    error = assert_error(chat(client, "hi"), 500, code="internal_error")
     assert "secret" not in error["message"]
     assert client.get("/health").status_code == 200
 
@@ -242,7 +259,8 @@ def test_export_errors(client):
 
 
 def chat(client, content, **extra):
-    return client.post("/v1/chat/completions", json={"model": "phenorules", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": content}], **extra})
+    payload = {"model": "phenorules", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": content}]}
+    return client.post("/v1/chat/completions", json={**payload, **extra})
 
 
 def test_chat_answers_the_jnlpba_prompt_with_the_tagged_response(client, engine):
@@ -262,9 +280,17 @@ def test_chat_lists_the_phenotypes_of_any_other_prompt(client):
         '- HP:0000252 Microcephaly: "microcephaly" at 29-41',
         '- HP:0001252 Hypotonia: "hypotonia" at 49-58 (negated)',
     ]
+
+
+
+def test_chat_says_what_it_serves_for_a_prompt_it_cannot_serve(client, mini_nlp):
     other_tags = NER_PROMPT.replace("<protein>, <dna>, <rna>, <cell_line>, <cell_type>", "<person>, <location>")
-    assert "<response>" not in chat(client, other_tags).json()["choices"][0]["message"]["content"]
-    assert chat(client, "nothing here").json()["choices"][0]["message"]["content"].startswith("No phenotypes found")
+    reply = chat(client, other_tags).json()["choices"][0]["message"]["content"]
+    assert "<response>" not in reply and "<location>, <person>" in reply and "only JNLPBA's" in reply
+    unrelated = chat(client, "What is the capital of France?").json()["choices"][0]["message"]["content"]
+    assert unrelated.startswith("No phenotypes found") and "not a chat model" in unrelated
+    without_tagger = served(Engine(mini_nlp))
+    assert "--jnlpba-train" in chat(without_tagger, NER_PROMPT).json()["choices"][0]["message"]["content"]
 
 
 def test_chat_answers_a_medxpertqa_prompt_with_a_letter(monkeypatch):
@@ -273,7 +299,7 @@ def test_chat_answers_a_medxpertqa_prompt_with_a_letter(monkeypatch):
 
     monkeypatch.setenv("PHENORULES_HPOA", HPOA)
     nlp = build_pipeline(hpo=OBO, kb={"use_cache": False})
-    client = TestClient(create_app(Engine(nlp)), raise_server_exceptions=False)
+    client = served(Engine(nlp))
     reply = chat(client, PROMPT).json()["choices"][0]["message"]["content"]
     assert reply.splitlines()[-1] == "ANSWER: B"
 
@@ -283,8 +309,14 @@ def test_chat_errors_and_models(client):
     assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "system", "content": "x"}]}), 400, "user")
     assert_error(client.post("/v1/chat/completions", json={"messages": []}), 400, "messages")
     assert_error(chat(client, 5), 400, "content")
-    assert client.get("/v1/models").json()["data"][0]["id"] == "phenorules"
+    assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}]}), 400, "model")
 
+
+def test_models_lists_what_is_served_and_an_unknown_model_is_404(client):
+    assert [model["id"] for model in client.get("/v1/models").json()["data"]] == ["phenorules"]
+    error = assert_error(chat(client, TEXT, model="gpt-4"), 404, "gpt-4", code="model_not_found")
+    assert error["type"] == "invalid_request_error"
+    assert chat(client, TEXT).json()["model"] == "phenorules"
 
 
 def test_a_taken_port_is_one_line_and_exit_2():

@@ -20,6 +20,7 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from phenorules.serve.app import create_app, listen  # noqa: E402
 from phenorules.serve.engine import Engine  # noqa: E402
+from phenorules.serve.guard import served_policy  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from test_serve import ARTICLES, FIXTURES, NER_PROMPT, NER_RESPONSE, TEXT  # noqa: E402
@@ -47,7 +48,7 @@ def server(mini_nlp):
     engine = Engine(mini_nlp, make_tagger(learn_model_from(read_standoff(FIXTURES / "jnlpba_train"))))
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    instance = uvicorn.Server(uvicorn.Config(create_app(engine), log_level="warning", lifespan="off"))
+    instance = uvicorn.Server(uvicorn.Config(create_app(engine, served_policy("127.0.0.1", port)), log_level="warning", lifespan="off"))
     thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

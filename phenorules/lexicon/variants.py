@@ -12,8 +12,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable
+
+import ahocorasick
 
 from ..errors import InputError
 from .morphology import Morphology, adjectival_endings
@@ -56,6 +59,63 @@ class VariantResources:
     rewrites: tuple[RewriteRule, ...] = ()
     class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
     adjectival: dict[str, tuple[str, RuleRef]] = field(default_factory=dict)  # noun ending -> adjective ending ("ia" -> "ic")
+    # What the rules find of one word, remembered: 40,000 terms share most of their words.
+    _splits: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @cached_property
+    def join_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
+        """Each joinable prefix with the pattern of its spaced form ('hypo pigmentation')."""
+        return tuple((prefix, re.compile(rf"\b{prefix} (?=[a-z])")) for prefix in self.joinable_prefixes)
+
+    @cached_property
+    def spelling_fragments(self) -> ahocorasick.Automaton | None:
+        """Every fragment of :attr:`spellings`, either side: most phrases have none, and are
+        done with one scan."""
+        fragments = sorted({fragment for pair in self.spellings for fragment in pair if fragment})
+        if not fragments:
+            return None
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+        for fragment in fragments:
+            automaton.add_word(fragment)
+        automaton.make_automaton()
+        return automaton
+
+    @cached_property
+    def adjective_nouns(self) -> dict[str, tuple[str, ...]]:
+        """Adjective -> its nouns, sorted ('short' -> 'shortening', 'shortness')."""
+        nouns: dict[str, list[str]] = {}
+        for noun, adjective in self.noun_adjectives.items():
+            nouns.setdefault(adjective, []).append(noun)
+        return {adjective: tuple(sorted(listed)) for adjective, listed in nouns.items()}
+
+    @cached_property
+    def anatomy_nouns(self) -> dict[str, str]:
+        """Anatomy adjective -> its noun ('maxillary' -> 'maxilla')."""
+        return {adjective: noun for noun, adjective in self.anatomy_adjectives.items()}
+
+    def word_splits(self, word: str) -> dict[str, str]:
+        """Prefix -> the word split after it ('hypopigmentation' -> 'hypo pigmentation'),
+        for each joinable prefix whose remainder is an ontology word."""
+        splits = self._splits.get(word)
+        if splits is None:
+            splits = {
+                prefix: f"{prefix} {word[len(prefix):]}"
+                for prefix in self.joinable_prefixes
+                if word.startswith(prefix) and word[len(prefix) :] in self.vocabulary
+            }
+            self._splits[word] = splits
+        return splits
+
+    def inflections(self, word: str) -> tuple[str, ...]:
+        """The plurals then singulars of a head word; only its singulars for a class plural."""
+        key = (word, word in self.class_plurals)
+        forms = self._inflections.get(key)
+        if forms is None:
+            singulars = self.morphology.singulars(word)
+            forms = tuple(singulars if key[1] else [*self.morphology.plurals(word), *singulars])
+            self._inflections[key] = forms
+        return forms
 
     @classmethod
     def from_dir(
@@ -113,7 +173,7 @@ def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
     if len(words) >= 2:
         rest = " ".join(words[1:])
         # One adjective may have several nouns: 'short' <- 'shortening', 'shortness'.
-        for noun in sorted(noun for noun, adjective in res.noun_adjectives.items() if adjective == words[0]):
+        for noun in res.adjective_nouns.get(words[0], ()):
             out += [f"{rest} {noun}", f"{noun} of the {rest}", f"{noun} of {rest}"]
     return out
 
@@ -127,10 +187,9 @@ def rewrite(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
 def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
     """'maxilla hypoplasia' <-> 'maxillary hypoplasia': organ nouns used attributively."""
     words = phrase.split(" ")
-    adjective_to_noun = {adj: noun for noun, adj in res.anatomy_adjectives.items()}
     out = []
     for i, word in enumerate(words[:-1]):  # attributive: some word follows
-        for table in (res.anatomy_adjectives, adjective_to_noun):
+        for table in (res.anatomy_adjectives, res.anatomy_nouns):
             if word in table and words[i + 1] not in ("of", "and", "or"):
                 out.append(" ".join(words[:i] + [table[word]] + words[i + 1 :]))
     return out
@@ -156,17 +215,13 @@ def number(phrase: str, res: VariantResources) -> list[str]:
     heads = {len(words) - 1}
     if "of" in words[1:]:
         heads.add(words.index("of", 1) - 1)
-    out = []
-    for head in sorted(heads):
-        inflections = (res.morphology.singulars,) if words[head] in res.class_plurals else (res.morphology.plurals, res.morphology.singulars)
-        for inflect in inflections:
-            for form in inflect(words[head]):
-                out.append(" ".join(words[:head] + [form] + words[head + 1 :]))
-    return out
+    return [" ".join(words[:head] + [form] + words[head + 1 :]) for head in sorted(heads) for form in res.inflections(words[head])]
 
 
 def spelling(phrase: str, res: VariantResources) -> list[str]:
     """British <-> American spellings ('oedema' <-> 'edema', 'tumour' <-> 'tumor')."""
+    if res.spelling_fragments is None or next(res.spelling_fragments.iter(phrase), None) is None:
+        return []
     out = []
     for british, american in res.spellings:
         if british in phrase:
@@ -182,18 +237,20 @@ def join_split(phrase: str, res: VariantResources) -> list[str]:
     A word is split only when what follows the prefix is itself an ontology word, so
     'hypoplasia' never becomes 'hypo plasia'.
     """
-    out = []
     words = phrase.split(" ")
-    for prefix in res.joinable_prefixes:
-        joined = re.sub(rf"\b{prefix} (?=[a-z])", prefix, phrase)
+    prefixes = res.joinable_prefixes
+    # A join needs a word ending in a prefix before a space, a split a word starting with one.
+    if not any(word.endswith(prefixes) for word in words[:-1]) and not any(word.startswith(prefixes) for word in words):
+        return []
+    splits = [res.word_splits(word) for word in words]
+    spaced = [prefix + " " in phrase for prefix in prefixes]
+    out = []
+    for (prefix, pattern), joins in zip(res.join_patterns, spaced):
+        joined = pattern.sub(prefix, phrase) if joins else phrase
         if joined != phrase:
             out.append(joined)
-        split = [
-            f"{prefix} {word[len(prefix):]}" if word.startswith(prefix) and word[len(prefix):] in res.vocabulary else word
-            for word in words
-        ]
-        if split != words:
-            out.append(" ".join(split))
+        if any(prefix in word_splits for word_splits in splits):
+            out.append(" ".join(word_splits.get(prefix, word) for word_splits, word in zip(splits, words)))
     return out
 
 
@@ -231,18 +288,21 @@ def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list]]]
     chains of rule names make the same form the shorter (then alphabetically first) is
     kept, and of equal ones the first made, so provenance is deterministic. The phenotype
     lexicon's rules and the JNLPBA tagger's Greek-letter rules both chain through it."""
-    forms: dict[str, tuple[str, str]] = {phrase: ("", "")}  # form -> (rule names, steps)
+    forms: dict[str, tuple[str, str, int]] = {phrase: ("", "", 0)}  # form -> (rule names, steps, chained)
     for name, rule in stages:
-        for form, (chain, steps) in sorted(forms.items()):
-            depth = chain.count("+") + 1 if chain else 0
+        for form, (chain, steps, depth) in sorted(forms.items()):
             if depth >= max_chain:
                 continue
-            for made in rule(form):
+            made_forms = rule(form)
+            if not made_forms:
+                continue
+            new_chain = f"{chain}+{name}" if chain else name
+            rank = (len(new_chain), new_chain)
+            for made in made_forms:
                 variant, step = made if isinstance(made, tuple) else (made, name)
                 variant = " ".join(variant.split())
-                new_chain = f"{chain}+{name}" if chain else name
                 old = forms.get(variant)
-                if old is None or (old[0] and (len(old[0]), old[0]) > (len(new_chain), new_chain)):
-                    forms[variant] = (new_chain, f"{steps}+{step}" if steps else step)
+                if old is None or (old[0] and (len(old[0]), old[0]) > rank):
+                    forms[variant] = (new_chain, f"{steps}+{step}" if steps else step, depth + 1)
     forms.pop(phrase)
-    return {form: steps for form, (chain, steps) in forms.items() if chain}
+    return {form: steps for form, (chain, steps, _) in forms.items() if chain}

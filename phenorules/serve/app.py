@@ -1,10 +1,13 @@
 """The Starlette application: the curation page, /annotate, the exports and the OpenAI API.
 
-Every error is a JSON object ``{"error": {"message", "type", "code"}}`` (OpenAI's error
-shape) with a 4xx status for bad requests; an unexpected failure is logged on the server
-and answered 500 with no detail. Request bodies are capped (413 past the cap). Requests
-never name files: documents come in the body, and the page reads an uploaded file in the
-browser and sends its content.
+Every error is a JSON object ``{"error": {"message", "type", "param", "code"}}`` (OpenAI's
+error shape; ``code`` a short name such as ``invalid_json`` or ``model_not_found``) with a
+4xx status for bad requests; an unexpected failure is logged on the server and answered
+500 with no detail. :mod:`.guard` refuses requests from other sites and hosts, non-JSON
+POSTs and bodies too large or too slow; :mod:`.body` parses the JSON. Pipeline work runs
+within a time budget (:class:`.engine.Budget`) that also ends when the client leaves.
+Requests never name files: documents come in the body, and the page reads an uploaded
+file in the browser and sends its content.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import json
 import logging
 import socket
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -29,90 +33,26 @@ from ..inputs import FORMATS, article_id, detect_format, parse_input
 from ..article import Article, text_article
 from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.io import parse_articles
-from . import MAX_REQUEST_BYTES
-from .chat import ANSWERERS, completion, last_user_text, models
+from .body import parse_json
+from .chat import ANSWERERS, check_model, completion, last_user_text, models
 from .curation import EXPORTS, curated_records
-from .engine import Answerer, Engine
+from .engine import REQUEST_SECONDS, Answerer, Budget, Engine
+from .guard import Guard, Policy, RequestError, error_response, host_name
 
 STATIC_DIR = Path(__file__).with_name("static")
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'", "X-Content-Type-Options": "nosniff"}
 MAX_SUGGESTIONS = 50
 LOG = logging.getLogger("uvicorn.error")  # uvicorn prints this logger
-
-
-class RequestError(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-def error_response(status: int, message: str) -> JSONResponse:
-    kind = "invalid_request_error" if status < 500 else "server_error"
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
-
-
-class BodyLimit:
-    """ASGI middleware: reads the request body up to ``max_bytes`` (413 past it) and hands
-    it on in one piece."""
-
-    def __init__(self, app, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            status, message = (413, self._too_large()) if declared.isdigit() else (400, "Content-Length: not a number")
-            return await error_response(status, message)(scope, receive, send)
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.max_bytes:
-                return await error_response(413, self._too_large())(scope, receive, send)
-            if not message.get("more_body"):
-                break
-        delivered = False
-
-        async def replay():
-            nonlocal delivered
-            if delivered:
-                return await receive()
-            delivered = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-
-        return await self.app(scope, replay, send)
-
-    def _too_large(self) -> str:
-        return f"request body: larger than the limit of {self.max_bytes} bytes"
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+T = TypeVar("T")
 
 
 async def read_json(request: Request) -> Any:
-    body = await request.body()
-    try:
-        return json.loads(body)
-    except UnicodeDecodeError:
-        raise RequestError(400, "request body: not UTF-8") from None
-    except json.JSONDecodeError as error:
-        raise RequestError(400, f"request body: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+    return parse_json(await request.body())
 
 
 async def request_articles(request: Request) -> list[Article]:
     """The articles an /annotate request holds (see docs/serve.md for the four forms)."""
-    media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
-    if media_type == "text/plain":
-        body = await request.body()
-        try:
-            return [text_article("text", body.decode("utf-8-sig"))]
-        except UnicodeDecodeError:
-            raise RequestError(400, "request body: not UTF-8") from None
-    if media_type not in ("application/json", ""):
-        raise RequestError(415, f"Content-Type {media_type}: send application/json or text/plain")
     value = await read_json(request)
     if isinstance(value, dict) and "full_text" in value:
         return [to_article(record) for record in parse_articles("article", json.dumps(value).encode())]
@@ -136,7 +76,30 @@ async def request_articles(request: Request) -> list[Article]:
     raise InputError('expected {"text": ...}, {"document": ..., "name": ...}, a PatientPheX article or a BioC collection')
 
 
-def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answerers: Sequence[Answerer] = ANSWERERS) -> Starlette:
+async def within_budget(request: Request, seconds: float, work: Callable[[Budget], T]) -> T:
+    """``work(budget)`` in a worker thread; the budget ends early if the client disconnects
+    (a task waits for that message meanwhile)."""
+    budget = Budget(seconds)
+
+    async def watch() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        budget.client_left()
+
+    outcome: list = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            outcome.append(await run_in_threadpool(work, budget))
+        except Exception as error:  # raised after the group, not inside an ExceptionGroup
+            outcome.append(error)
+        group.cancel_scope.cancel()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+def create_app(engine: Engine, policy: Policy, request_seconds: float = REQUEST_SECONDS, answerers: Sequence[Answerer] = ANSWERERS) -> Starlette:
     async def page(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers=PAGE_HEADERS)
 
@@ -144,24 +107,25 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
         return JSONResponse({"status": "ok"})
 
     async def info(request: Request) -> Response:
-        return JSONResponse({**engine.info(), "exports": sorted(EXPORTS), "max_request_bytes": max_request_bytes})
+        limits = {"max_request_bytes": policy.max_request_bytes, "request_seconds": request_seconds, "body_seconds": policy.body_seconds}
+        return JSONResponse({**engine.info(), "exports": sorted(EXPORTS), **limits})
 
     async def annotate(request: Request) -> Response:
         articles = await request_articles(request)
-        results = await run_in_threadpool(engine.annotate, articles)
+        results = await within_budget(request, request_seconds, lambda budget: engine.annotate(articles, budget))
         return JSONResponse({"hpo_release": engine.hpo_release, "articles": results})
 
     def terms(request: Request) -> Response:
         try:
             limit = min(int(request.query_params.get("limit", 10)), MAX_SUGGESTIONS)
         except ValueError:
-            raise RequestError(400, "limit: not an integer") from None
+            raise RequestError(400, "invalid_request", "limit: not an integer") from None
         return JSONResponse({"terms": engine.terms.search(request.query_params.get("q", ""), max(limit, 0))})
 
     async def export(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in EXPORTS:
-            raise RequestError(404, f"export {name!r}: known exports are {', '.join(sorted(EXPORTS))}")
+            raise RequestError(404, "not_found", f"export {name!r}: known exports are {', '.join(sorted(EXPORTS))}")
         records = curated_records(await read_json(request), engine.ontology)
         objects = await run_in_threadpool(EXPORTS[name], records, engine)
         body = "".join(json.dumps(value, ensure_ascii=False) + "\n" for value in objects)
@@ -173,8 +137,9 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
         try:
             prompt = last_user_text(payload)
         except InputError as error:  # OpenAI answers an invalid request 400
-            raise RequestError(400, str(error)) from None
-        reply = await run_in_threadpool(engine.answer, prompt, answerers)
+            raise RequestError(400, "invalid_request", str(error)) from None
+        check_model(payload)
+        reply = await within_budget(request, request_seconds, lambda budget: engine.answer(prompt, answerers, budget))
         return JSONResponse(completion(payload, reply, prompt))
 
     async def list_models(request: Request) -> Response:
@@ -182,13 +147,15 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
 
     async def request_failed(request: Request, error: Exception) -> Response:
         if isinstance(error, RequestError):
-            return error_response(error.status, str(error))
-        if isinstance(error, PhenorulesError):
-            return error_response(422, str(error))
+            return error_response(error.status, error.code, str(error))
+        if isinstance(error, InputError):
+            return error_response(422, "invalid_content", str(error))
         if isinstance(error, HTTPException):
-            return error_response(error.status_code, error.detail if isinstance(error.detail, str) else "request failed")
-        # Starlette re-raises the error after this response, and uvicorn logs its traceback.
-        return error_response(500, "internal error (logged by the server)")
+            return error_response(error.status_code, HTTP_CODES.get(error.status_code, "http_error"), error.detail if isinstance(error.detail, str) else "request failed")
+        if isinstance(error, PhenorulesError):  # the server's own setup (a data file), not the request: no detail
+            LOG.error("phenorules serve: %s", error)
+        # Starlette re-raises any other error after this response, and uvicorn logs its traceback.
+        return error_response(500, "internal_error", "internal error (logged by the server)")
 
     routes = [
         Route("/", page),
@@ -203,7 +170,7 @@ def create_app(engine: Engine, max_request_bytes: int = MAX_REQUEST_BYTES, answe
     ]
     handlers = {RequestError: request_failed, PhenorulesError: request_failed, HTTPException: request_failed, Exception: request_failed}
     app = Starlette(routes=routes, exception_handlers=handlers)
-    app.add_middleware(BodyLimit, max_bytes=max_request_bytes)
+    app.add_middleware(Guard, policy=policy)
     return app
 
 
@@ -223,17 +190,18 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(engine_factory, host: str, port: int, max_request_bytes: int, quiet: bool) -> None:
-    """Listen on ``host:port``, build the engine, and serve until interrupted."""
+def serve(engine_factory, host: str, port: int, policy_for: Callable[[int], Policy], request_seconds: float, quiet: bool) -> None:
+    """Listen on ``host:port``, build the engine, and serve until interrupted;
+    ``policy_for(port)`` is the policy for the port bound."""
     import uvicorn
 
     sock = listen(host, port)
     engine = engine_factory()
-    app = create_app(engine, max_request_bytes)
     bound_port = sock.getsockname()[1]
+    app = create_app(engine, policy_for(bound_port), request_seconds)
     if host not in LOCAL_HOSTS:
-        LOG.warning("phenorules serve: listening on %s, reachable from other machines; there is no authentication", host)
+        LOG.warning("phenorules serve: listening on %s, reachable from other machines; there is no authentication (--allow-host names the hosts it is reached by)", host)
     if not quiet:
-        print(f"phenorules: serving http://{host}:{bound_port}/ (HPO {engine.hpo_release}; stages {', '.join(engine.nlp.pipe_names)})", flush=True)
+        print(f"phenorules: serving http://{host_name(host)}:{bound_port}/ (HPO {engine.hpo_release}; stages {', '.join(engine.nlp.pipe_names)})", flush=True)
     config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])

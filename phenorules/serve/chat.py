@@ -3,8 +3,9 @@
 evalscope (and any OpenAI client) sends a conversation; the last user message is the
 prompt. Each answerer of :data:`ANSWERERS` either recognises the prompt and answers it or
 returns None for the next one: JNLPBA's NER prompt gets the tagged ``<response>`` form,
-MedXpertQA's multiple-choice prompt a response ending ``ANSWER: X``, and any other prompt
-the phenotypes found in it. Answerers run under the engine's lock.
+MedXpertQA's multiple-choice prompt a response ending ``ANSWER: X``, another NER prompt a
+reply saying what is served, and any other prompt the phenotypes found in it (or, when
+there are none, what the server answers). Answerers run under the engine's lock.
 """
 
 from __future__ import annotations
@@ -21,20 +22,44 @@ from ..tasks.jnlpba.response import TAG_OF
 from ..tasks.medxpertqa.answer import answer_prompt
 from ..tasks.patientphex.identifiers import NO_ID
 from .engine import Answerer, Engine
+from .guard import RequestError
 
 MODEL_ID = "phenorules"
+SERVED = (
+    "phenorules is a phenotype recogniser, not a chat model: it answers evalscope's JNLPBA named-entity prompt "
+    "(when started with --jnlpba-train), evalscope's MedXpertQA multiple-choice prompt, and lists the HPO "
+    "phenotypes named in any other text."
+)
 _AVAILABLE_TAGS = re.compile(r"^Available entity tags:(.*)$", re.MULTILINE)
 _TAG = re.compile(r"<(\w+)>")
+_JNLPBA_TAGS = sorted(TAG_OF.values())
+
+
+def _asked_tags(prompt: str) -> list[str] | None:
+    """The tags an evalscope NER prompt asks for, or None for another prompt."""
+    listed = _AVAILABLE_TAGS.findall(prompt)
+    if PROMPT_MARKER not in prompt or not listed:
+        return None
+    return sorted(set(_TAG.findall(listed[-1])))
 
 
 def jnlpba_ner(prompt: str, engine: Engine) -> str | None:
     """evalscope's JNLPBA prompt (its tag list is the five JNLPBA types) -> ``<response>``."""
-    if engine.jnlpba_tagger is None or PROMPT_MARKER not in prompt:
-        return None
-    listed = _AVAILABLE_TAGS.findall(prompt)
-    if not listed or set(_TAG.findall(listed[-1])) != set(TAG_OF.values()):
+    if engine.jnlpba_tagger is None or _asked_tags(prompt) != _JNLPBA_TAGS:
         return None
     return respond(engine.jnlpba_tagger, prompt)
+
+
+def unserved_ner(prompt: str, engine: Engine) -> str | None:
+    """Any other NER prompt -> what is served instead (no phenotype list for it)."""
+    tags = _asked_tags(prompt)
+    if tags is None:
+        return None
+    jnlpba = ", ".join(f"<{tag}>" for tag in _JNLPBA_TAGS)
+    if tags == _JNLPBA_TAGS:
+        return f"This server has no JNLPBA tagger: start phenorules serve with --jnlpba-train DIR to tag {jnlpba}."
+    asked = ", ".join(f"<{tag}>" for tag in tags) or "none"
+    return f"Entity tags asked for: {asked}. phenorules tags only JNLPBA's {jnlpba}. {SERVED}"
 
 
 def phenotype_list(prompt: str, engine: Engine) -> str:
@@ -46,15 +71,26 @@ def phenotype_list(prompt: str, engine: Engine) -> str:
         for m in result["mentions"]
     ]
     if not lines:
-        return f"No phenotypes found (HPO {engine.hpo_release})."
+        return f"No phenotypes found in this text (HPO {engine.hpo_release}). {SERVED}"
     return f"Phenotypes found (HPO {engine.hpo_release}):\n" + "\n".join(lines)
 
 
 ANSWERERS: tuple[Answerer, ...] = (
     jnlpba_ner,
-    lambda prompt, engine: answer_prompt(prompt, engine.nlp),  # MedXpertQA -> 'ANSWER: X'
+    lambda prompt, engine: answer_prompt(prompt, engine.pipeline),  # MedXpertQA -> 'ANSWER: X'
+    unserved_ner,
     phenotype_list,
 )
+
+
+def check_model(request: object) -> None:
+    """The request names a served model: 400 without one, 404 ``model_not_found`` (as
+    OpenAI's API answers) for another."""
+    model = request.get("model") if isinstance(request, dict) else None
+    if not isinstance(model, str):
+        raise RequestError(400, "invalid_request", f"model: expected a string naming a served model ({MODEL_ID}; GET /v1/models)")
+    if model != MODEL_ID:
+        raise RequestError(404, "model_not_found", f"The model `{model}` does not exist: this server serves only `{MODEL_ID}` (GET /v1/models)")
 
 
 def last_user_text(request: object) -> str:
@@ -88,14 +124,13 @@ def _content_text(content: object, place: str) -> str:
 
 def completion(request: dict, reply: str, prompt: str) -> dict:
     """An OpenAI ``chat.completion`` object for ``reply`` (usage counted in words)."""
-    model = request.get("model") if isinstance(request.get("model"), str) else MODEL_ID
     digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:24]
     prompt_words, reply_words = len(prompt.split()), len(reply.split())
     return {
         "id": f"chatcmpl-{digest}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": model,
+        "model": MODEL_ID,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "logprobs": None, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt_words, "completion_tokens": reply_words, "total_tokens": prompt_words + reply_words},
     }
