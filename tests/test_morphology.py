@@ -152,15 +152,3 @@ def test_adjectival_endings_are_learned_from_the_pairs_the_ontology_holds():
     # three pairs show -ia/-ic, two -osis/-otic, one -y/-ic: too few
     assert {noun: adjective for noun, (adjective, _) in learned.items()} == {"ia": "ic", "osis": "otic"}
     assert learned["ia"][1] == RuleRef("e.tsv", 4, "ic")
-
-
-def test_the_adjectival_variant_takes_the_longest_learned_noun_ending():
-    from types import SimpleNamespace
-
-    from phenorules.lexicon.tsv import RuleRef
-    from phenorules.lexicon.variants import adjectival
-
-    res = SimpleNamespace(adjectival={"ia": ("ic", RuleRef("e.tsv", 4, "ic")), "sia": ("tic", RuleRef("e.tsv", 5, "tic"))})
-    assert adjectival("ataxia", res) == [("ataxic", "adjectival:e.tsv:4")]
-    assert adjectival("dyskinesia", res) == [("dyskinetic", "adjectival:e.tsv:5")]
-    assert adjectival("short stature", res) == []

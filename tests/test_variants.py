@@ -191,7 +191,7 @@ def test_a_disease_class_is_not_a_plural_variant(res):
 
 
 def test_a_rewrite_names_its_row(tmp_path):
-    for name in ("spelling_variants", "noun_adjective", "anatomy_adjectives", "class_plurals", "irregular_plurals", "word_clusters", "adjectival_endings"):
+    for name in ("spelling_variants", "noun_adjective", "anatomy_adjectives", "class_plurals", "irregular_plurals", "word_clusters"):
         (tmp_path / f"{name}.tsv").write_text("")
     (tmp_path / "joinable_prefixes.tsv").write_text("")
     (tmp_path / "derivations.tsv").write_text("")

@@ -19,10 +19,9 @@ from typing import Callable, Iterable
 import ahocorasick
 
 from ..errors import InputError
-from .morphology import Morphology, adjectival_endings
-from .tsv import RuleRef, read_grouped_rules, read_rules, read_tsv
+from .morphology import Morphology
+from .tsv import RuleRef, read_rules, read_tsv
 
-ADJECTIVAL_ENDINGS = "adjectival_endings.tsv"
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
 
 
@@ -58,7 +57,6 @@ class VariantResources:
     anatomy_adjectives: dict[str, str] = field(default_factory=dict)  # "maxilla" -> "maxillary"
     rewrites: tuple[RewriteRule, ...] = ()
     class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
-    adjectival: dict[str, tuple[str, RuleRef]] = field(default_factory=dict)  # noun ending -> adjective ending ("ia" -> "ic")
     # What the rules find of one word, remembered: 40,000 terms share most of their words.
     _splits: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -119,10 +117,9 @@ class VariantResources:
 
     @classmethod
     def from_dir(
-        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), morphology: tuple[str, ...] = ("derivations",), nouns: Iterable[str] = ()
+        cls, lexicon_dir: str | Path, vocabulary: Iterable[str] = (), morphology: tuple[str, ...] = ("derivations",)
     ) -> "VariantResources":
-        """``morphology`` names the optional parts of :class:`Morphology` that are on;
-        ``nouns``, the single-word term names and synonyms adjectival endings are learned from."""
+        """``morphology`` names the optional parts of :class:`Morphology` that are on."""
         lexicon_dir = Path(lexicon_dir)
         vocabulary = frozenset(vocabulary)
         words = Morphology.from_dir(lexicon_dir, vocabulary, "derivations" in morphology)
@@ -135,9 +132,7 @@ class VariantResources:
             for row, ref in read_rules(lexicon_dir / "rewrite_rules.tsv", 3)
         )
         class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
-        endings = read_grouped_rules(lexicon_dir / ADJECTIVAL_ENDINGS, ("noun", "adjective"), "class")
-        adjectival = adjectival_endings(nouns, vocabulary, endings)
-        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals, adjectival)
+        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
 
 
 def _compile(pattern: str, place: str) -> re.Pattern:
@@ -193,18 +188,6 @@ def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
             if word in table and words[i + 1] not in ("of", "and", "or"):
                 out.append(" ".join(words[:i] + [table[word]] + words[i + 1 :]))
     return out
-
-
-def adjectival(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
-    """'hypotonia' -> 'hypotonic', 'cyanosis' -> 'cyanotic': the adjective of a single-word
-    term, by the longest noun ending with a learned adjective ending (``adjectival_endings.tsv``)."""
-    if " " in phrase or not phrase.isalpha():
-        return []
-    for length in range(len(phrase) - 4, 0, -1):
-        found = res.adjectival.get(phrase[-length:])
-        if found is not None:
-            return [(phrase[:-length] + found[0], f"adjectival:{found[1]}")]
-    return []
 
 
 def number(phrase: str, res: VariantResources) -> list[str]:
@@ -263,7 +246,6 @@ RULE_STAGES: tuple[tuple[str, Rule], ...] = (
     ("noun_adjective", noun_adjective),
     ("anatomy_adjective", anatomy_adjective),
     ("number", number),
-    ("adjectival", adjectival),
     ("spelling", spelling),
     ("join_split", join_split),
 )

@@ -10,7 +10,13 @@ word-set index knows (:meth:`~phenorules.stages.match.RefinesMatches.term`). A c
 one term is one mention from the noun to its adjective; with several, one mention over the
 whole clause whose ``hpo_ids`` are all its terms and whose ``parts`` hold each term's own
 extent, as the coordination stage writes a coordination. A mention of the dictionary inside
-the clause gives way to it ("[hearing loss] was severe" is Severe hearing impairment).
+the clause gives way to it ("[hearing loss] was severe" is Severe hearing impairment); one
+around it stays.
+
+An adjectival form of a single-word term (``lexicons/adjectival_endings.tsv``: "ataxic",
+"microcephalic") is that term where it describes a person: after a copula ("he was
+ataxic") and before a person noun of the rules ("a microcephalic girl"). Elsewhere it
+modifies another noun ("granulomatous inflammation") and is left alone.
 """
 
 from __future__ import annotations
@@ -24,13 +30,15 @@ from spacy.tokens import Doc
 
 from ..document import PHENOTYPES, doc_text
 from ..knowledge_base import KnowledgeBase
+from ..lexicon import adjectival_forms
+from ..lexicon.normalize import normalize_key
 from ..lexicon.tsv import RuleRef, read_grouped_rules
 from ..resources import data_dir
 from .coordination import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
-WORD_KINDS = ("copula", "adverb", "conjunction")
+WORD_KINDS = ("copula", "adverb", "negation", "conjunction", "person")
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
@@ -42,44 +50,79 @@ _WINDOW = 60  # characters read on each side of a copula
 class PredicativeRules:
     copulas: dict[str, RuleRef]  # "were noted to be" -> its row
     adverbs: frozenset[str]
+    negations: frozenset[str]
     conjunctions: frozenset[str]
+    persons: dict[str, RuleRef]  # "girl" -> its row
 
 
 def read_rules(path: Path) -> PredicativeRules:
     kinds = read_grouped_rules(path, WORD_KINDS, "kind")
     copulas = {" ".join(ref.name.lower().split()): ref for ref in kinds["copula"]}
     return PredicativeRules(
-        copulas, frozenset(ref.name.lower() for ref in kinds["adverb"]), frozenset(ref.name.lower() for ref in kinds["conjunction"])
+        copulas,
+        frozenset(ref.name.lower() for ref in kinds["adverb"]),
+        frozenset(ref.name.lower() for ref in kinds["negation"]),
+        frozenset(ref.name.lower() for ref in kinds["conjunction"]),
+        {ref.name.lower(): ref for ref in kinds["person"]},
     )
 
 
-@Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None})
-def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None):
-    return Predicative(read_rules(Path(rules_file) if rules_file else data_dir("rules") / "predicative.tsv"), kb)
+@Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None})
+def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None):
+    rules = read_rules(Path(rules_file) if rules_file else data_dir("rules") / "predicative.tsv")
+    return Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons")))
 
 
 class Predicative(RefinesMatches):
-    def __init__(self, rules: PredicativeRules, kb: KnowledgeBase):
-        self.rules, self.kb = rules, kb
+    def __init__(self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None):
+        self.rules, self.kb, self.adjectival = rules, kb, adjectival or {}
         copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
         self.copula = re.compile(rf"(?<=\w) +({copulas}) +(?=\w)", re.IGNORECASE)
+        persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
+        self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
         compounds = [c for found in self.copula.finditer(text) if (c := self.clause(text, found)) is not None]
+        compounds += [c for found in self.before_person.finditer(text) if (c := self.attributive(text, found)) is not None]
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        # a mention of the dictionary around one stays ("were [hypotonic seizures]")
+        compounds = [c for c in compounds if not any(s.start_char <= c.start and c.end <= s.end_char for s in spans)]
         if compounds:
-            spans = list(doc.spans.get(PHENOTYPES, []))
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
+
+    def adjective_term(self, text: str, start: int, end: int) -> tuple[tuple[str, ...], RuleRef] | None:
+        """The term of an adjectival form ('ataxic': Ataxia) and the row of its ending."""
+        found = self.adjectival.get(normalize_key(text[start:end]))
+        if found is None:
+            return None
+        hpo_ids = self.phrase_term(found[0])
+        return (hpo_ids, found[1]) if hpo_ids is not None else None
+
+    def attributive(self, text: str, found: re.Match) -> Compound | None:
+        """'a microcephalic girl': the adjective alone is the mention."""
+        term = self.adjective_term(text, found.start(1), found.end(1))
+        if term is None:
+            return None
+        return Compound(found.start(1), found.end(1), term[0], f"adjectival:{term[1]}")
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
         """The mention of the clause around ``copula``, or None."""
         nouns = self.noun(text, copula.start())
-        if not nouns or not self.known(text[nouns[-1][0] : nouns[-1][1]]):
+        if not nouns:
             return None
         found = []
-        for readings in self.adjectives(text, copula.end()):
-            term = next(
+        adjectives, negated = self.adjectives(text, copula.end())
+        # a negated clause keeps only the adjectives standing alone, which the negation
+        # stage then reads with the cue before them ("was not ataxic")
+        known = not negated and self.known(text[nouns[-1][0] : nouns[-1][1]])
+        for readings in adjectives:
+            adjective = self.adjective_term(text, *readings[-1])  # its first word: "hypotonic [at] birth"
+            if adjective is not None:
+                found.append((readings[-1][0], readings[-1][1], adjective[0]))
+                continue
+            term = None if not known else next(
                 (
                     (nouns[start][0], last, hpo_ids)
                     for first, last in readings
@@ -94,7 +137,11 @@ class Predicative(RefinesMatches):
             return None
         ref = self.rules.copulas[" ".join(copula.group(1).lower().split())]
         hpo_ids = tuple(dict.fromkeys(i for _, _, ids in found for i in ids))
-        return Compound(found[0][0], found[-1][1], hpo_ids, f"predicative:{ref}", tuple(found) if len(found) > 1 else ())
+        rule = f"predicative:{ref}"
+        adjectival = [self.adjectival[normalize_key(text[s:e])][1] for s, e, _ in found if normalize_key(text[s:e]) in self.adjectival]
+        if adjectival:
+            rule += "".join(f"+adjectival:{ending}" for ending in dict.fromkeys(adjectival))
+        return Compound(min(s for s, _, _ in found), found[-1][1], hpo_ids, rule, tuple(found) if len(found) > 1 else ())
 
     def noun(self, text: str, end: int) -> list[tuple[int, int]]:
         """The words just before a copula, back to punctuation or a function word."""
@@ -107,12 +154,13 @@ class Predicative(RefinesMatches):
             position = found.start()
         return words
 
-    def adjectives(self, text: str, start: int) -> list[list[tuple[int, int]]]:
+    def adjectives(self, text: str, start: int) -> tuple[list[list[tuple[int, int]]], bool]:
         """The adjectives after a copula, each as its readings (two words, then the first
-        alone: "deep set", "long in"); adverbs skipped, several joined by commas and
-        conjunctions; the list ends at any other mark."""
+        alone: "deep set", "long in"); adverbs and negations skipped, several joined by
+        commas and conjunctions; the list ends at any other mark. And whether a negation
+        was skipped."""
         items: list[list[tuple[int, int]]] = [[]]
-        position = start
+        position, negated = start, False
         for found in _UNIT.finditer(text, start, start + _WINDOW):
             gap, word = text[position : found.start()].strip(), found.group().lower()
             if gap not in ("", ",") or (gap == "," and not items[-1]):
@@ -124,9 +172,12 @@ class Predicative(RefinesMatches):
                 items.append([])
                 if word in self.rules.conjunctions:
                     continue
+            if word in self.rules.negations and not items[-1]:
+                negated = True
+                continue
             if word in self.rules.adverbs and not items[-1]:
                 continue
             if len(items[-1]) == _MAX_ADJECTIVE:
                 break
             items[-1].append((found.start(), found.end()))
-        return [[(words[0][0], words[-1][1]), (words[0][0], words[0][1])][: len(words)] for words in items if words]
+        return [[(words[0][0], words[-1][1]), (words[0][0], words[0][1])][: len(words)] for words in items if words], negated
