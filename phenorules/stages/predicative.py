@@ -118,10 +118,6 @@ class Predicative(RefinesMatches):
         # stage then reads with the cue before them ("was not ataxic")
         known = not negated and self.known(text[nouns[-1][0] : nouns[-1][1]])
         for readings in adjectives:
-            adjective = self.adjective_term(text, *readings[-1])  # its first word: "hypotonic [at] birth"
-            if adjective is not None:
-                found.append((readings[-1][0], readings[-1][1], adjective[0]))
-                continue
             term = None if not known else next(
                 (
                     (nouns[start][0], last, hpo_ids)
@@ -131,6 +127,9 @@ class Predicative(RefinesMatches):
                 ),
                 None,
             )
+            adjective = self.adjective_term(text, *readings[-1]) if term is None else None  # its first word: "hypotonic [at] birth"
+            if adjective is not None:
+                term = (readings[-1][0], readings[-1][1], adjective[0])
             if term is not None:
                 found.append(term)
         if not found:
