@@ -284,7 +284,7 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @FORMAT_OPTION
 @ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
-@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (phenotypes coloured by patient, negated ones struck through) instead of the listing.")
+@click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (a table of contents; phenotypes coloured by patient, with their term, ids and flags) instead of the listing.")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
@@ -302,20 +302,21 @@ def annotate(
     from .document import annotate_articles
     from .pipeline import parse_settings
     from .tasks.patientphex.predict import mention_rows
-    from .view import render_page
+    from .view import article_view, render_page
 
     if html_path:
         check_distinct(input_path, {"HTML view": html_path})
     check_writable(html_path or "-", "the HTML view" if html_path else "the listing")
     articles = read_input(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable, enable, parse_settings(stage_settings))
-    docs = progress((doc for _, doc in annotate_articles(nlp, articles)), len(articles), quiet)
+    annotated = progress(annotate_articles(nlp, articles), len(articles), quiet)
     if html_path:
-        write_atomically(html_path, [render_page(docs, f"phenorules: {input_path}")], "the HTML view")
+        views = (article_view(article, doc) for article, doc in annotated)
+        write_atomically(html_path, [render_page(views, f"phenorules: {input_path}")], "the HTML view")
         if not quiet:
             click.echo(f"wrote {html_path}", err=True)
         return
-    rows = [row for doc in docs for row in mention_rows(doc)]
+    rows = [row for _, doc in annotated for row in mention_rows(doc)]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

@@ -1,125 +1,194 @@
-"""The HTML view of annotated articles: displaCy's entity view, one block per passage.
+"""The HTML pages: the view of annotated articles (``phenorules annotate --html``) and the
+curation page of ``phenorules serve``.
 
-Looking beats reading a table: each phenotype is a box labelled with its term name, its
-HPO id (a link to the HPO browser) and the patient it was attributed to. The box has the
-patient's colour (a legend per article says whose), a neutral one when no patient was
-attributed, and negated phenotypes are grey and struck through.
+Every page is a Jinja2 template under ``phenorules/templates/`` rendered with autoescaping
+on: a field of the input (section names, ids, patient ids, text, labels, provenance) can
+only ever become text or a quoted attribute value, never markup. Both pages show an
+article as :func:`article_view` describes it (the ``/annotate`` answer without its record),
+so they show the same mentions, colours and flags.
+
+In the view each phenotype is a box labelled with its term name, its HPO ids (links to
+the HPO browser), its patients and its flags with their cues; the box has its patient's
+colour, and a negated one is grey and struck through. A table of contents heads the page
+with each article's counts.
 """
 
 from __future__ import annotations
 
-from html import escape
-from typing import Iterable
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import cache
+from typing import Iterable, NamedTuple
+from urllib.parse import quote
 
-from spacy import displacy
-from spacy.tokens import Doc, Span
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from spacy.tokens import Doc
 
-from .document import PASSAGES, PHENOTYPES, non_overlapping
-from .ontology import NO_TERM_LABEL
-from .phenotype import patient_ids
-from .tasks.patientphex.identifiers import task_identifier
+from .article import Article
+from .document import PASSAGES, doc_text
+from .matcher import non_overlapping
+from .tasks.patientphex.identifiers import parse_identifier
+from .tasks.patientphex.predict import mention_rows
 
 HPO_URL = "https://hpo.jax.org/browse/term/{}"
+PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{}/"
 PATIENT_COLOURS = ("#a6dcef", "#ffd59e", "#c3e6b4", "#f4b6c2", "#d7c4f0", "#fff1a8", "#b8e0d2", "#f7c59f")
 NO_PATIENT_COLOUR = "#e8e8e8"
 SEVERAL_PATIENTS_COLOUR = "#cfd8dc"
-NEGATED_COLOUR = "#fafafa"
-NEGATED_BORDER = "1px dashed #999"
-NEGATED_STYLE = "text-decoration: line-through; color: #777"
-
-# displaCy's entity box, with the phenotype text and the patient as fields of their own.
-ENTITY_TEMPLATE = (
-    '<mark class="entity" style="background: {bg}; border: {border}; padding: 0.45em 0.6em; margin: 0 0.25em;'
-    ' line-height: 1; border-radius: 0.35em;"><span style="{text_style}">{text}</span>'
-    '<span style="font-size: 0.8em; font-weight: bold; line-height: 1; vertical-align: middle;'
-    ' margin-left: 0.5rem">{label}{kb_link}</span>{patient}</mark>'
-)
-PATIENT_TEMPLATE = (
-    '<span style="font-size: 0.75em; line-height: 1; vertical-align: middle; margin-left: 0.4rem;'
-    ' padding: 0.1em 0.35em; border: 1px solid #555; border-radius: 0.3em">{}</span>'
-)
-PAGE_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>{title}</title></head>
-<body style="font-size: 16px; font-family: -apple-system, BlinkMacSystemFont, 'Segoe UI', Helvetica, Arial, sans-serif; padding: 2rem; max-width: 70rem">
-{content}
-</body>
-</html>
-"""
+NO_ARTICLE_ID = "text"
+SEVERAL, NONE = "several", "none"  # the colour classes of a box with several patients, with none
 
 
-def render_page(docs: Iterable[Doc], title: str) -> str:
-    """One HTML page with every article."""
-    content = "\n".join(render_article(doc) for doc in docs)
-    return PAGE_TEMPLATE.format(title=escape(title), content=content)
+@dataclass(frozen=True)
+class Flag:
+    """An assertion a mention row carries as a true/false field, and where its cue is
+    read: the first provenance entry that starts with one of ``cue_prefixes`` names the
+    cue after the prefix. The pages show every flag of this list the same way (a chip
+    with the cue, a legend entry, a count, a ``flag-<field>`` class for its look)."""
+
+    field: str
+    cue_prefixes: tuple[str, ...] = ()
 
 
-def render_article(doc: Doc) -> str:
-    colours = patient_colours(doc)
-    heading = f"<h1>{escape(str(doc._.article_id or 'text'))}</h1>"
-    return "\n".join([heading, legend(colours), displacy.render(passage_views(doc, colours), style="ent", manual=True, options={"template": ENTITY_TEMPLATE})])
+# The flags of a mention, in the order shown. NegEx's cue (stages/negation.py) is the
+# provenance entry of the family that fired: preceding or following the finding.
+FLAGS = (Flag("negated", ("negex:preceding_negations:", "negex:following_negations:")),)
 
 
-def passage_views(doc: Doc, colours: dict[str, str]) -> list[dict]:
-    """displaCy's manual input: one entry per passage, entity offsets relative to it; a
-    heading wherever the section changes."""
-    phenotypes = non_overlapping(doc.spans[PHENOTYPES])
-    views = []
-    section = None
-    for passage in doc.spans[PASSAGES]:
-        start, end = passage.start_char, passage.end_char
-        inside = [span for span in phenotypes if start <= span.start_char < end]
-        ents = [entity_view(span, start, end, colours) for span in inside]
-        views.append({"text": passage.text, "ents": ents, "title": passage.label_ if passage.label_ != section else None})
-        section = passage.label_
-    return views
+def mention_flags(row: dict) -> list[dict]:
+    """The flags that hold for a mention row, each ``{"field", "cue"}`` (cue "" if none)."""
+    flags = []
+    for flag in FLAGS:
+        if row.get(flag.field):
+            cues = [entry[len(prefix) :] for entry in row["provenance"] for prefix in flag.cue_prefixes if entry.startswith(prefix)]
+            flags.append({"field": flag.field, "cue": cues[0] if cues else ""})
+    return flags
 
 
-def entity_view(span: Span, passage_start: int, passage_end: int, colours: dict[str, str]) -> dict:
-    hpo_ids = span._.hpo_ids or ()
-    patients = patient_ids(span._.patient)
-    negated = bool(span._.negex)
-    if negated:
-        colour = NEGATED_COLOUR
-    elif len(patients) > 1:
-        colour = SEVERAL_PATIENTS_COLOUR
-    else:
-        colour = colours.get(patients[0], NO_PATIENT_COLOUR) if patients else NO_PATIENT_COLOUR
-    view = {
-        "start": span.start_char - passage_start,
-        "end": min(span.end_char, passage_end) - passage_start,
-        "label": escape(span._.hpo_label if hpo_ids else NO_TERM_LABEL),
-        "params": {
-            "bg": colour,
-            "border": NEGATED_BORDER if negated else "none",
-            "text_style": NEGATED_STYLE if negated else "",
-            "patient": PATIENT_TEMPLATE.format(escape(", ".join(patients))) if patients else "",
-        },
+def article_view(article: Article, doc: Doc) -> dict:
+    """An annotated article as the pages show it: id, PMID, text, passages, the given
+    patients and the mentions (``annotate --json`` rows, each with its ``flags``)."""
+    return {
+        "id": doc._.article_id,
+        "pmid": article.pmid,
+        "text": doc_text(doc),
+        "passages": [
+            {"start": span.start_char, "end": span.end_char, "section_type": span.label_, "type": span._.passage_type}
+            for span in doc.spans[PASSAGES]
+        ],
+        "patients": [patient.id for patient in article.patients],
+        "mentions": [{**row, "flags": mention_flags(row)} for row in mention_rows(doc)],
     }
-    if hpo_ids:
-        view["kb_id"] = escape(task_identifier(hpo_ids))
-        view["kb_url"] = HPO_URL.format(hpo_ids[0])
-    return view
 
 
-def patient_colours(doc: Doc) -> dict[str, str]:
-    """A colour per patient: the article's patients in their order, then any other
-    patient a stage attributed, in text order."""
-    ids = [patient.id for patient in doc._.patients or ()]
-    for span in doc.spans[PHENOTYPES]:
-        for found in patient_ids(span._.patient):
-            if found not in ids:
-                ids.append(found)
-    return {patient: PATIENT_COLOURS[i % len(PATIENT_COLOURS)] for i, patient in enumerate(ids)}
+@cache
+def environment() -> Environment:
+    """Templates from the package (a wheel ships them), every field escaped."""
+    return Environment(loader=PackageLoader("phenorules", "templates"), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
 
-def legend(colours: dict[str, str]) -> str:
-    chips = [(patient, colour, "") for patient, colour in colours.items()]
-    chips += [("no patient", NO_PATIENT_COLOUR, ""), ("negated", NEGATED_COLOUR, f"{NEGATED_STYLE}; border: {NEGATED_BORDER}")]
-    if len(colours) > 1:
-        chips.insert(len(colours), ("several patients", SEVERAL_PATIENTS_COLOUR, ""))
-    items = "".join(
-        f'<span style="background: {colour}; padding: 0.2em 0.6em; margin-right: 0.5em; border-radius: 0.3em; {style}">{escape(name)}</span>'
-        for name, colour, style in chips
+def render_template(name: str, **context) -> str:
+    return environment().get_template(name).render(**context)
+
+
+def render_page(articles: Iterable[dict], title: str) -> str:
+    """The view of :func:`article_view` articles: one page with a table of contents."""
+    shown = [shown_article(article, number) for number, article in enumerate(articles, 1)]
+    return render_template(
+        "view.html.j2",
+        title=title,
+        articles=shown,
+        flags=[flag.field for flag in FLAGS],
+        patient_colours=PATIENT_COLOURS,
+        no_patient_colour=NO_PATIENT_COLOUR,
+        several_patients_colour=SEVERAL_PATIENTS_COLOUR,
     )
-    return f'<p style="font-size: 0.9em">{items}</p>'
+
+
+def page_config() -> dict:
+    """What the curation page's script shares with the view: colours and flags."""
+    return {
+        "patient_colours": list(PATIENT_COLOURS),
+        "no_patient_colour": NO_PATIENT_COLOUR,
+        "several_patients_colour": SEVERAL_PATIENTS_COLOUR,
+        "flags": [flag.field for flag in FLAGS],
+    }
+
+
+def shown_article(article: dict, number: int) -> dict:
+    """What the template needs of one article: its passages cut into text and mention
+    boxes, the legend (only the kinds of the boxes shown) and the counts (every mention)."""
+    mentions, text = article["mentions"], article["text"]
+    colours = patient_classes(article)
+    boxes = [mention_box(mention, colours) for mention in mentions]
+    shown = shown_mentions(mentions)
+    starts = [mentions[index]["start"] for index in shown]
+    passages, section = [], None
+    for passage in article["passages"]:
+        start, end = passage["start"], passage["end"]
+        pieces, cursor = [], start
+        for index in shown[bisect_left(starts, start) : bisect_left(starts, end)]:
+            pieces += [text[cursor : mentions[index]["start"]], boxes[index]]
+            cursor = min(mentions[index]["end"], end)
+        pieces.append(text[cursor:end])
+        heading = passage["section_type"] if passage["section_type"] != section else None
+        passages.append({"heading": heading, "type": passage["type"], "pieces": [piece for piece in pieces if piece]})
+        section = passage["section_type"]
+    counts = dict.fromkeys(colours, 0)
+    for mention in mentions:
+        for patient in mention["patients"]:
+            counts[patient] += 1
+    visible = [boxes[index] for index in shown]
+    alone = {box["patients"][0] for box in visible if len(box["patients"]) == 1}
+    classes = {box["colour"] for box in visible}
+    return {
+        "number": number,
+        "id": article["id"] or NO_ARTICLE_ID,
+        "pmid": article["pmid"],
+        "pmid_url": PUBMED_URL.format(quote(article["pmid"], safe="")) if article["pmid"] else None,
+        "passages": passages,
+        "legend": [(patient, colour) for patient, colour in colours.items() if patient in alone]
+        + [(name, colour) for name, colour in (("several patients", SEVERAL), ("no patient", NONE)) if colour in classes],
+        "legend_flags": [flag.field for flag in FLAGS if any(flag.field in box["flag_fields"] for box in visible)],
+        "mentions": len(mentions),
+        "patients": [(patient, count) for patient, count in counts.items() if count],
+        "flag_counts": [sum(flag.field in box["flag_fields"] for box in boxes) for flag in FLAGS],
+    }
+
+
+def mention_box(mention: dict, colours: dict[str, str]) -> dict:
+    """One mention's box, coloured by its patient (a class of :func:`patient_classes`)."""
+    patients = mention["patients"]
+    return {
+        "text": mention["text"],
+        "label": mention["label"],
+        "links": [(hpo_id, HPO_URL.format(quote(hpo_id, safe=":"))) for hpo_id in parse_identifier(mention["hpo_id"])],
+        "hpo_id": mention["hpo_id"],
+        "patients": patients,
+        "colour": SEVERAL if len(patients) > 1 else colours[patients[0]] if patients else NONE,
+        "flags": mention["flags"],
+        "flag_fields": [flag["field"] for flag in mention["flags"]],
+        "provenance": " · ".join(mention["provenance"]),
+    }
+
+
+def patient_classes(article: dict) -> dict[str, str]:
+    """A colour class per patient (``p0``.. for PATIENT_COLOURS): the article's patients
+    in their order, then any other patient a stage attributed, in text order."""
+    ids = dict.fromkeys(article["patients"])
+    for mention in article["mentions"]:
+        ids.update(dict.fromkeys(mention["patients"]))
+    return {patient: f"p{i % len(PATIENT_COLOURS)}" for i, patient in enumerate(ids)}
+
+
+class _Extent(NamedTuple):
+    start: int
+    end: int
+    index: int
+
+
+def shown_mentions(mentions: list[dict]) -> list[int]:
+    """The indexes of the mentions a text can show as boxes, in text order: of
+    overlapping ones the longest, then the first (as spaCy's ``filter_spans``)."""
+    extents = [_Extent(mention["start"], mention["end"], index) for index, mention in enumerate(mentions)]
+    return [extent.index for extent in non_overlapping(extents, lambda e: (e.start - e.end, e.start))]

@@ -152,7 +152,7 @@ def test_annotate_writes_the_html_view(tmp_path):
     result = run("annotate", EXAMPLE, "--html", str(output), "--quiet")
     assert result.exit_code == 0 and result.output == ""
     html = output.read_text(encoding="utf-8")
-    assert "<h1>EXAMPLE1</h1>" in html and 'href="https://hpo.jax.org/browse/term/HP:0410030"' in html
+    assert '<a href="#article-1">EXAMPLE1</a>' in html and 'href="https://hpo.jax.org/browse/term/HP:0410030"' in html
 
 
 # --- progress ----------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """After ``pip install phenorules``, spaCy finds the component with no import, and the data
-folders and the curation page's assets ship inside the wheel.
+folders, the HTML pages' templates and the curation page's assets ship inside the wheel.
 
 Builds the sdist from a copy of the source tree, the wheel from the sdist (as a release
 would), installs the wheel into a fresh venv and runs the three-line spaCy usage and the
@@ -102,7 +102,14 @@ def test_wheel_installs_and_spacy_finds_phenorules_without_an_import(tmp_path):
     info = run(venv / "bin" / "phenorules", "info", "--hpo", MINI_OBO, cwd=elsewhere, env=env)
     assert f"from {venv}" in info
 
-    # The curation page of phenorules serve ships with the package (no CDN).
+    # The HTML pages' templates and the curation page's assets ship with the package (no CDN).
     static = Path(run(python, "-c", "from phenorules.serve.app import STATIC_DIR; print(STATIC_DIR)", cwd=elsewhere, env=env).strip())
     assert static.is_relative_to(venv)
-    assert {path.name for path in static.iterdir()} >= {"index.html", "curation.js", "curation.css"}
+    assert {path.name for path in static.iterdir()} >= {"curation.js", "curation.css", "favicon.svg"}
+    templates = static.parent.parent / "templates"
+    assert {path.name for path in templates.iterdir()} >= {"view.html.j2", "curation.html.j2"}
+    page = tmp_path / "view.html"
+    run(venv / "bin" / "phenorules", "annotate", ROOT / "examples" / "example_article.jsonl", "--html", page, "--quiet", "--hpo", MINI_OBO, cwd=elsewhere, env=env)
+    assert '<a href="#article-1">EXAMPLE1</a>' in page.read_text(encoding="utf-8")
+    curation = run(python, "-c", "from phenorules.view import page_config, render_template; print(render_template('curation.html.j2', config=page_config()))", cwd=elsewhere, env=env)
+    assert '<script id="config" type="application/json">' in curation

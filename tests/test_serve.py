@@ -5,6 +5,7 @@ curated export and the OpenAI-compatible chat endpoint."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,23 @@ def test_no_response_shows_a_file_path(client):
     assert not any(str(FIXTURES) in answer or str(FIXTURES.parent) in answer for answer in answers)
 
 
+def test_the_page_shares_the_views_colours_and_flags_and_builds_with_text_only(client):
+    """The page is the template with the view's config as JSON (never run: the CSP allows
+    only the page's own script); its script puts data into the page as text only."""
+    from phenorules.serve.app import STATIC_DIR
+    from phenorules.view import page_config
+
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["content-security-policy"] == "default-src 'self'"
+    config = re.search(r'<script id="config" type="application/json">(.*?)</script>', page.text).group(1)
+    assert json.loads(config) == page_config() and page_config()["flags"] == ["negated"]
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', page.text).group(1)
+    assert client.get(icon).status_code == 200
+    script = (STATIC_DIR / "curation.js").read_text(encoding="utf-8")
+    assert not re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", script)
+
+
 def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
     (article,) = client.post("/annotate", json={"text": TEXT, "id": "note-1"}).json()["articles"]
     assert article["id"] == "note-1" and article["text"] == TEXT
@@ -121,6 +139,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
     ]
     assert all(m["provenance"] for m in article["mentions"])
     assert any(rule.startswith("negex:") for rule in article["mentions"][2]["provenance"])
+    assert [m["flags"] for m in article["mentions"]] == [[], [], [{"field": "negated", "cue": "no"}]]
     assert article["mentions"][0]["start"] == TEXT.index("seizures")
 
 

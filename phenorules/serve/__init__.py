@@ -2,7 +2,8 @@
 
 :mod:`.engine` holds the loaded pipeline, :mod:`.app` the Starlette application,
 :mod:`.chat` the OpenAI-compatible chat answerers, :mod:`.curation` the curated export
-and :mod:`.terms` the ontology autocomplete; the page is in ``static/``.
+and :mod:`.terms` the ontology autocomplete; the page is the template
+``phenorules/templates/curation.html.j2`` with its script and style in ``static/``.
 """
 
 # Cap on a request body: a long article as JSON is a few hundred kB.

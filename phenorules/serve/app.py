@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -33,6 +33,7 @@ from ..inputs import FORMATS, article_id, detect_format, parse_input
 from ..article import Article, text_article
 from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.io import parse_articles
+from ..view import page_config, render_template
 from .body import parse_json
 from .chat import ANSWERERS, check_model, completion, last_user_text, models
 from .curation import EXPORTS, curated_records
@@ -101,7 +102,7 @@ async def within_budget(request: Request, seconds: float, work: Callable[[Budget
 
 def create_app(engine: Engine, policy: Policy, request_seconds: float = REQUEST_SECONDS, answerers: Sequence[Answerer] = ANSWERERS) -> Starlette:
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers=PAGE_HEADERS)
+        return HTMLResponse(render_template("curation.html.j2", config=page_config()), headers=PAGE_HEADERS)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})

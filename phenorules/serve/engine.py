@@ -27,8 +27,9 @@ from spacy.tokens import Doc
 
 from .. import __version__
 from ..article import Article
-from ..document import PASSAGES, annotate_articles, doc_text
-from ..tasks.patientphex.predict import full_record, mention_rows
+from ..document import annotate_articles
+from ..tasks.patientphex.predict import full_record
+from ..view import article_view
 from .guard import RequestError
 from .terms import TermIndex
 
@@ -153,16 +154,6 @@ class Engine:
 
 
 def article_result(article: Article, doc: Doc) -> dict:
-    """What /annotate returns for one article (mentions as ``phenorules annotate --json``)."""
-    return {
-        "id": doc._.article_id,
-        "pmid": article.pmid,
-        "text": doc_text(doc),
-        "passages": [
-            {"start": span.start_char, "end": span.end_char, "section_type": span.label_, "type": span._.passage_type}
-            for span in doc.spans[PASSAGES]
-        ],
-        "patients": [patient.id for patient in article.patients],
-        "mentions": mention_rows(doc),
-        "record": full_record(article, doc),
-    }
+    """What /annotate returns for one article: what the pages show (mentions as
+    ``phenorules annotate --json`` with their flags) and the task record."""
+    return {**article_view(article, doc), "record": full_record(article, doc)}

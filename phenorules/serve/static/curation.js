@@ -2,12 +2,11 @@
 // text (colour by patient, negated struck through, details on hover), let the curator
 // accept, reject or change each one, and download the result through /export/<format>.
 // Data is put into the page with textContent only: nothing from a response becomes markup.
+// The colours and the flags a mention can have come from the server (phenorules/view.py),
+// as the HTML view has them; each mention lists the flags that hold, with their cues.
 "use strict";
 
-const PATIENT_COLOURS = ["#a6dcef", "#ffd59e", "#c3e6b4", "#f4b6c2", "#d7c4f0", "#fff1a8", "#b8e0d2", "#f7c59f"];
-const NO_PATIENT_COLOUR = "#e8e8e8";
-const SEVERAL_PATIENTS_COLOUR = "#cfd8dc";
-const NEGATED_COLOUR = "#fafafa";
+const CONFIG = JSON.parse(document.getElementById("config").textContent);
 const EXPORT_NAMES = { jsonl: "curated JSONL", phenopackets: "Phenopackets" };
 
 const state = { info: null, articles: [] };
@@ -70,12 +69,21 @@ async function annotate(body) {
 }
 
 function annotateText() {
-  annotate({ text: document.getElementById("input-text").value });
+  const text = document.getElementById("input-text").value;
+  if (!text.trim()) {
+    setStatus("Nothing to annotate: paste a text or upload a file.");
+    return;
+  }
+  annotate({ text });
 }
 
 function annotateFile(event) {
   const file = event.target.files[0];
   if (!file) return;
+  if (file.size === 0) {
+    setStatus(`${file.name}: the file is empty, nothing to annotate`, true);
+    return;
+  }
   if (state.info && file.size > state.info.max_request_bytes) {
     setStatus(`${file.name}: larger than the server's limit of ${state.info.max_request_bytes} bytes`, true);
     return;
@@ -89,13 +97,19 @@ function annotateFile(event) {
 function patientColours(article) {
   const ids = [...article.patients];
   for (const mention of article.mentions) for (const patient of mention.patients) if (!ids.includes(patient)) ids.push(patient);
-  return new Map(ids.map((patient, i) => [patient, PATIENT_COLOURS[i % PATIENT_COLOURS.length]]));
+  const palette = CONFIG.patient_colours;
+  return new Map(ids.map((patient, i) => [patient, palette[i % palette.length]]));
 }
 
+// A mention's colour is its patient's; a flag's look (negated: grey, struck through) is
+// its class flag-<field> in curation.css.
 function mentionColour(mention, colours) {
-  if (mention.negated) return NEGATED_COLOUR;
-  if (mention.patients.length > 1) return SEVERAL_PATIENTS_COLOUR;
-  return mention.patients.length ? colours.get(mention.patients[0]) : NO_PATIENT_COLOUR;
+  if (mention.patients.length > 1) return CONFIG.several_patients_colour;
+  return mention.patients.length ? colours.get(mention.patients[0]) : CONFIG.no_patient_colour;
+}
+
+function flagText(flag) {
+  return flag.cue ? `${flag.field} “${flag.cue}”` : flag.field;
 }
 
 // Of overlapping mentions the longest (then the first) is highlighted, as spaCy's
@@ -119,24 +133,35 @@ function render() {
 
 function renderArticle(article, articleIndex) {
   const colours = patientColours(article);
-  const legend = element("p", { className: "legend" });
-  for (const [patient, colour] of colours) legend.append(chip(patient, colour));
-  legend.append(chip("no patient", NO_PATIENT_COLOUR), chip("negated", NEGATED_COLOUR, "negated"));
-  if (colours.size > 1) legend.append(chip("several patients", SEVERAL_PATIENTS_COLOUR));
   return element(
     "article",
     { id: `article-${articleIndex}` },
     element("h2", { text: article.id + (article.pmid ? ` (PMID ${article.pmid})` : "") }),
-    legend,
+    renderLegend(article, colours),
     renderText(article, articleIndex, colours),
     renderTable(article, articleIndex),
   );
 }
 
+// Only what the highlights show: the patients a mention is attributed to alone, several
+// and no patient, and the flags some mention has (as the HTML view's legend).
+function renderLegend(article, colours) {
+  const legend = element("p", { className: "legend" });
+  const mentions = shownMentions(article.mentions).map((index) => article.mentions[index]);
+  for (const [patient, colour] of colours) {
+    if (mentions.some((m) => m.patients.length === 1 && m.patients[0] === patient)) legend.append(chip(patient, colour));
+  }
+  if (mentions.some((m) => m.patients.length > 1)) legend.append(chip("several patients", CONFIG.several_patients_colour));
+  if (mentions.some((m) => m.patients.length === 0)) legend.append(chip("no patient", CONFIG.no_patient_colour));
+  for (const field of CONFIG.flags) {
+    if (mentions.some((m) => m.flags.some((flag) => flag.field === field))) legend.append(chip(field, CONFIG.no_patient_colour, `flag-${field}`));
+  }
+  return legend;
+}
+
 function chip(name, colour, className = "") {
   const span = element("span", { text: name, className });
-  span.style.background = colour;
-  if (className === "negated") span.style.textDecoration = "line-through";
+  span.style.setProperty("--colour", colour);
   return span;
 }
 
@@ -164,8 +189,7 @@ function renderText(article, articleIndex, colours) {
 
 function renderMark(article, articleIndex, index, colours) {
   const mention = article.mentions[index];
-  const classes = ["mention", mention.status];
-  if (mention.negated) classes.push("negated");
+  const classes = ["mention", mention.status, ...mention.flags.map((flag) => `flag-${flag.field}`)];
   const mark = element("mark", {
     className: classes.join(" "),
     id: `mark-${articleIndex}-${index}`,
@@ -176,7 +200,7 @@ function renderMark(article, articleIndex, index, colours) {
     onmouseleave: hideTooltip,
     onclick: () => select(articleIndex, index),
   });
-  mark.style.background = mentionColour(mention, colours);
+  mark.style.setProperty("--colour", mentionColour(mention, colours));
   return mark;
 }
 
@@ -184,7 +208,7 @@ function showTooltip(target, mention) {
   const tooltip = document.getElementById("tooltip");
   const lines = [
     element("div", { className: "id", text: `${mention.hpo_id} ${mention.hpo_id === "-1" ? "(no HPO term)" : mention.label}` }),
-    element("div", { text: `patient: ${mention.patients.join(", ") || "none"}${mention.negated ? " · negated" : ""} · ${mention.status}` }),
+    element("div", { text: ["patient: " + (mention.patients.join(", ") || "none"), ...mention.flags.map(flagText), mention.status].join(" · ") }),
   ];
   if (mention.hpo_id !== mention.predicted_id) lines.push(element("div", { text: `predicted: ${mention.predicted_id}` }));
   lines.push(element("div", { className: "provenance", text: mention.provenance.join(" · ") }));
@@ -211,7 +235,7 @@ function select(articleIndex, index) {
 }
 
 function renderTable(article, articleIndex) {
-  const head = element("tr", {}, ...["#", "text", "offsets", "HPO id", "label", "patient", "negated", "provenance", "status", "curate"].map((name) => element("th", { text: name })));
+  const head = element("tr", {}, ...["#", "text", "offsets", "HPO id", "label", "patient", "flags", "provenance", "status", "curate"].map((name) => element("th", { text: name })));
   const rows = article.mentions.map((mention, index) => renderRow(article, articleIndex, index));
   return element("table", { className: "mentions" }, element("thead", {}, head), element("tbody", {}, ...rows));
 }
@@ -240,7 +264,7 @@ function renderRow(article, articleIndex, index) {
     element("td", { text: mention.hpo_id }),
     element("td", { text: mention.hpo_id === "-1" ? "(no HPO term)" : mention.label || "" }),
     element("td", { text: mention.patients.join(", ") || "–" }),
-    element("td", { text: mention.negated ? "yes" : "" }),
+    element("td", { className: "flags", text: mention.flags.map(flagText).join(", ") }),
     element("td", { className: "provenance", text: mention.provenance.join(" · ") }),
     element("td", { className: `status-${mention.status}`, text: mention.status }),
     actions,
@@ -306,6 +330,10 @@ function curatedPayload() {
 }
 
 async function download(name) {
+  if (!state.articles.length) {
+    setStatus("Nothing to download yet: annotate a text or a file first.");
+    return;
+  }
   try {
     const response = await fetch(`/export/${name}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(curatedPayload()) });
     if (!response.ok) {
