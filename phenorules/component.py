@@ -30,8 +30,9 @@ SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
 # Settings of the component over the stages' defaults, for text in general: every
 # coordination pattern (the stage's default leaves the elided conjuncts to PatientPheX's
-# convention, which marks only the conjunct written in full).
+# convention, which marks only the conjunct written in full) and the predicative stage.
 GENERAL_STAGE_SETTINGS = {"coordination": {"patterns": list(COORDINATION_PATTERNS)}}
+GENERAL_STAGES = ("predicative",)  # optional stages the component enables unless disabled
 
 
 @Language.factory(
@@ -43,7 +44,8 @@ def make_phenorules(
     """``kb`` holds the settings of the registered function ``kb_function`` (kept apart:
     spaCy would resolve a ``"@misc"`` reference here, and the stages need the config)."""
     settings = {name: {**GENERAL_STAGE_SETTINGS.get(name, {}), **stages.get(name, {})} for name in {*GENERAL_STAGE_SETTINGS, *stages}}
-    plan = stage_plan(disable, settings, hpo, enable, {**kb, "@misc": kb_function})
+    enabled = [*enable, *(stage for stage in GENERAL_STAGES if stage not in disable and stage not in enable)]
+    plan = stage_plan(disable, settings, hpo, enabled, {**kb, "@misc": kb_function})
     present = set(nlp.component_names)
     if sets_sentences(nlp):
         present.add("sentences")

@@ -10,7 +10,7 @@ import spacy
 from spacy.lang.en import English
 from spacy.language import Language
 
-from phenorules.component import add_pipes  # (registers the factory; an install does it by entry point)
+from phenorules.component import GENERAL_STAGES, add_pipes  # (registers the factory; an install does it by entry point)
 from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES
 from phenorules.knowledge_base import KnowledgeBase
 from phenorules.ontology import load_ontology
@@ -47,7 +47,16 @@ def test_results_are_ents_and_a_span_group_with_extensions(user_nlp):
 
 
 def test_every_stage_of_the_pipeline_is_a_pipe_in_order(user_nlp):
-    assert user_nlp.pipe_names == [name for name in stage_names() if name not in OPTIONAL_STAGES] + ["phenorules"]
+    # the component enables the optional stages that serve text in general
+    assert user_nlp.pipe_names == [name for name in stage_names() if name not in OPTIONAL_STAGES or name in GENERAL_STAGES] + ["phenorules"]
+    assert "predicative" in user_nlp.pipe_names
+
+
+def test_a_general_stage_can_be_disabled_and_coordination_patterns_set():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": str(MINI_OBO), "kb": {"use_cache": False}, "disable": ["predicative"], "stages": {"coordination": {"patterns": ["inner_modifier"]}}})
+    assert "predicative" not in nlp.pipe_names
+    assert nlp.get_pipe_config("coordination")["patterns"] == ["inner_modifier"]
 
 
 def test_an_optional_stage_runs_only_when_enabled():

@@ -1,9 +1,10 @@
 from phenorules.document import PHENOTYPES, make_text_doc
 from phenorules.lexicon.tsv import RuleRef
+from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.stages.predicative import Predicative, read_rules
 
-from conftest import compile_terms
+from conftest import MINI_OBO, compile_terms
 
 TERMS = [
     ("long philtrum", "HP:0000343", ""),
@@ -45,8 +46,10 @@ def test_adverbs_of_the_rules_are_skipped_and_other_words_stop_the_clause():
     assert clauses("The philtrum was normal, the stature was tall.") == []
 
 
-def test_the_stage_replaces_a_dictionary_mention_inside_the_clause(mini_nlp):
-    doc = mini_nlp(make_text_doc(mini_nlp, "Her stature was short."))
+def test_the_stage_is_optional_and_replaces_a_dictionary_mention_inside_the_clause(mini_nlp):
+    assert "predicative" not in mini_nlp.pipe_names
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, enable=["predicative"])
+    doc = nlp(make_text_doc(nlp, "Her stature was short."))
     assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("stature was short", ("HP:0004322",))]
 
 

@@ -79,6 +79,8 @@ class Predicative(RefinesMatches):
         copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
         self.copula = re.compile(rf"(?<=\w) +({copulas}) +(?=\w)", re.IGNORECASE)
         persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
+        conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
+        self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
 
     def __call__(self, doc: Doc) -> Doc:
@@ -109,29 +111,19 @@ class Predicative(RefinesMatches):
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
         """The mention of the clause around ``copula``, or None."""
-        nouns = self.noun(text, copula.start())
-        if not nouns:
+        subjects = self.subjects(text, copula.start())
+        if not subjects:
             return None
         found = []
         adjectives, negated = self.adjectives(text, copula.end())
-        # a negated clause keeps only the adjectives standing alone, which the negation
-        # stage then reads with the cue before them ("was not ataxic")
-        known = not negated and self.known(text[nouns[-1][0] : nouns[-1][1]])
         for readings in adjectives:
-            term = None if not known else next(
-                (
-                    (nouns[start][0], last, hpo_ids)
-                    for first, last in readings
-                    for start in range(len(nouns))
-                    if (hpo_ids := self.phrase_term(f"{text[first:last]} {text[nouns[start][0] : nouns[-1][1]]}")) is not None
-                ),
-                None,
-            )
-            adjective = self.adjective_term(text, *readings[-1]) if term is None else None  # its first word: "hypotonic [at] birth"
+            # a negated clause keeps only the adjectives standing alone, which the negation
+            # stage then reads with the cue before them ("was not ataxic")
+            terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
+            adjective = self.adjective_term(text, *readings[-1]) if not terms else None  # its first word: "hypotonic [at] birth"
             if adjective is not None:
-                term = (readings[-1][0], readings[-1][1], adjective[0])
-            if term is not None:
-                found.append(term)
+                terms = [(readings[-1][0], readings[-1][1], adjective[0])]
+            found += terms
         if not found:
             return None
         ref = self.rules.copulas[" ".join(copula.group(1).lower().split())]
@@ -140,14 +132,39 @@ class Predicative(RefinesMatches):
         adjectival = [self.adjectival[normalize_key(text[s:e])][1] for s, e, _ in found if normalize_key(text[s:e]) in self.adjectival]
         if adjectival:
             rule += "".join(f"+adjectival:{ending}" for ending in dict.fromkeys(adjectival))
-        return Compound(min(s for s, _, _ in found), found[-1][1], hpo_ids, rule, tuple(found) if len(found) > 1 else ())
+        start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
+        return Compound(start, end, hpo_ids, rule, tuple(found) if len(found) > 1 else ())
+
+    def noun_term(self, text: str, nouns: list[tuple[int, int]], readings: list[tuple[int, int]]) -> tuple[int, int, tuple[str, ...]] | None:
+        """(start, end, ids) of the first adjective reading that makes a term with the noun
+        (its words, the longest first)."""
+        if not self.known(text[nouns[-1][0] : nouns[-1][1]]):
+            return None
+        for first, last in readings:
+            for start in range(len(nouns)):
+                hpo_ids = self.phrase_term(f"{text[first:last]} {text[nouns[start][0] : nouns[-1][1]]}")
+                if hpo_ids is not None:
+                    return nouns[start][0], last, hpo_ids
+        return None
+
+    def subjects(self, text: str, end: int) -> list[list[tuple[int, int]]]:
+        """The noun before a copula, and the nouns coordinated with it ("his hands and feet
+        were small"), the nearest first."""
+        subjects = [self.noun(text, end)]
+        while subjects[-1] and len(subjects) < _MAX_ADJECTIVES:
+            joined = self.joined_before.search(text, max(0, subjects[-1][0][0] - 8), subjects[-1][0][0])
+            if joined is None:
+                break
+            subjects.append(self.noun(text, joined.start()))
+        return [nouns for nouns in subjects if nouns]
 
     def noun(self, text: str, end: int) -> list[tuple[int, int]]:
-        """The words just before a copula, back to punctuation or a function word."""
+        """The words just before a copula, back to punctuation, a function word or a conjunction."""
         words: list[tuple[int, int]] = []
         position = end
         for found in reversed(list(_UNIT.finditer(text, max(0, end - _WINDOW), end))):
-            if text[found.end() : position].strip() or len(words) == _MAX_NOUN or found.group().lower() in self.kb.word_sets.function_words:
+            word = found.group().lower()
+            if text[found.end() : position].strip() or len(words) == _MAX_NOUN or word in self.kb.word_sets.function_words or word in self.rules.conjunctions:
                 break
             words.insert(0, (found.start(), found.end()))
             position = found.start()
