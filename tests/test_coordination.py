@@ -215,3 +215,11 @@ def test_the_spacy_component_gives_one_term_span_per_phenotype():
         ("cleft lip and palate", "HP:0000175", "cleft lip and palate"),
     ]
     assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("cleft lip and palate", ("HP:0410030", "HP:0000175"))]
+
+
+def test_an_ordinal_reading_names_the_rows_of_its_numbers():
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    stage = Coordination(rules, compile_terms(ELIDED), ("ordinal",))
+    (reading,) = stage.readings("short third and 4th metatarsals")
+    assert reading.compound().rule == "coordination:ordinal:coordination.tsv:11+ordinals.tsv:8+ordinals.tsv:19"

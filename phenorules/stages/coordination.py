@@ -44,11 +44,10 @@ DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
 LIST_WORD_KINDS = ("conjunction", "preposition", "determiner")
 _WORD = r"[^\W_]+"
 _LIST_ITEM = r"[^\W\d_][\w-]*"
-_CONTEXT_TOKENS = 8  # "mild to moderate " and "atrial or " are at most 6 tokens
+_CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
 _LIST_CONTEXT = 80  # characters read before and after a list for its finding
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
-_RANGE_DASH = re.compile(r"[-\u2010\u2011\u2013]")
 _SITE_WINDOW = 120  # characters read on each side of a conjunction
 _MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
@@ -171,7 +170,7 @@ class Compound:
 
 
 class Context:
-    """The text just before and after a mention, read only when a pattern asks for it.
+    """The text just before a mention, read only when a pattern asks for it.
 
     Cut from the cached ``doc_text``: ``Span.text`` makes a Token object per token.
     """
@@ -182,10 +181,6 @@ class Context:
     @cached_property
     def before(self) -> tuple[str, int]:
         return self.window(max(0, self.span.start - _CONTEXT_TOKENS), self.span.start)
-
-    @cached_property
-    def after(self) -> tuple[str, int]:
-        return self.window(self.span.end, self.span.end + _CONTEXT_TOKENS)
 
     def window(self, start: int, end: int) -> tuple[str, int]:
         """(text, start offset) of the tokens [start, end), as ``doc[start:end]`` has them."""
@@ -205,6 +200,7 @@ class Reading:
     hpo_ids: tuple[tuple[str, ...], ...]
     kind: str
     ref: RuleRef | None
+    number_refs: tuple[RuleRef, ...] = ()  # the ordinals.tsv rows of the numbers written
 
     @property
     def start(self) -> int:
@@ -219,7 +215,7 @@ class Reading:
         parts = []
         for (start, end), hpo_ids in zip(self.conjuncts, self.hpo_ids):
             parts.append((self.modifier[0] if self.modifier else start, self.head[1] if self.head else end, hpo_ids))
-        rule = f"coordination:{self.kind}" + (f":{self.ref}" if self.ref else "")
+        rule = f"coordination:{self.kind}" + (f":{self.ref}" if self.ref else "") + "".join(f"+{ref}" for ref in self.number_refs)
         joined = _joined(*self.hpo_ids)
         return Compound(self.start, self.end, joined, rule, tuple(parts) if len(parts) > 1 else ())
 
@@ -358,19 +354,21 @@ class Coordination(RefinesMatches):
                 numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
             if not numbers:
                 return None
+            number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
             joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}")
             if joint is not None:
-                return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), kind, ref)
+                return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), kind, ref, number_refs)
             own = {self.rules.ordinals.number(word, roman): word for word in written}
             forms = [self.rules.ordinals.forms(n, own.get(n)) for n in numbers]
             found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
             if is_range:
                 conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
         else:
+            number_refs = ()
             found = [self.phrase_term(f"{before} {word} {after}") for word in written]
         if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
             return None
-        return Reading(modifier, conjuncts, head, tuple(found), kind, ref)
+        return Reading(modifier, conjuncts, head, tuple(found), kind, ref, number_refs if numbered else ())
 
     def right_words(self, text: str, start: int) -> list[tuple[int, int]]:
         """The words after a conjunction up to the end of the phrase."""
