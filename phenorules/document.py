@@ -43,6 +43,8 @@ SPAN_EXTENSIONS = {
     "is_historical": False,
     "is_family": False,
     "assertion_cues": None,  # [{"category", "text", "start", "end", "rule"}], start/end: Doc characters
+    "parts": None,  # of a coordination: ((start_char, end_char, hpo_ids), ...), each term's own extent
+    "coordination": None,  # of one term of a coordination, as the spaCy component gives it: the whole phrase (a Span)
     "patient": None,  # patient ids the phenotype is attributed to
     "patient_evidence": None,  # why: the rule and the patient mention that linked it
     "passage_type": None,  # on passage spans: paragraph, fig_caption, ...

@@ -27,6 +27,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("sentences", "phenorules_sentences"),
     ("match", "phenorules_match"),
     ("word_order", "phenorules_word_order"),
+    ("predicative", "phenorules_predicative"),
     ("abbreviations", "phenorules_abbreviations"),
     ("qualifiers", "phenorules_qualifiers"),
     ("coordination", "phenorules_coordination"),
@@ -42,7 +43,10 @@ REQUIRED_STAGES = frozenset({"sentences", "match"})
 # (MedXpertQA); on PatientPheX articles it was measured to cost Score (docs/medxpertqa.md).
 # The nested stage serves corpora that annotate terms nested in longer ones (GSC+); the
 # PatientPheX annotators mark the longest mention only (docs/context.md).
-OPTIONAL_STAGES = frozenset({"measurements", "nested"})
+# The predicative stage serves text in general (the spaCy component enables it); on
+# PatientPheX, whose annotators mark the noun alone ("[psychomotor development] was
+# delayed"), it was measured to cost Score (docs/context.md).
+OPTIONAL_STAGES = frozenset({"measurements", "nested", "predicative"})
 
 
 def blank_english() -> Language:

@@ -63,6 +63,7 @@ def test_shared_modifier_replaces_the_single_term_mention(all_patterns_nlp):
     (span,) = doc.spans[PHENOTYPES]
     assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip and palate", "HP:0410030;HP:0000175")
     assert stage_rules(span) == ["name", "coordination:shared_modifier"]
+    assert span._.parts == ((7, 16, ("HP:0410030",)), (7, 27, ("HP:0000175",)))
 
 
 def test_shared_modifier_does_not_take_the_start_of_another_mention(all_patterns_nlp):
@@ -188,3 +189,98 @@ def test_merge_equals_a_scan_over_all_mentions(mini_ontology, mentioned, compoun
         compounds = [Compound(2 * first, 2 * min(first + size, 25) - 1 - (size == 5), ("HP:0000175",), f"rule:{i}") for i, (first, size) in enumerate(compounded)]
         results.append([(s.start_char, s.end_char, tuple(s._.provenance)) for s in place(doc, spans, compounds, mini_ontology)])
     assert results[0] == results[1]
+
+
+ELIDED = [
+    ("conductive hearing impairment", "HP:0000405", ""),
+    ("conductive deafness", "HP:0000405", ""),
+    ("sensorineural deafness", "HP:0000407", ""),
+    ("bilateral cleft lip", "HP:0100336", ""),
+    ("bilateral cleft palate", "HP:0100337", ""),
+    ("mild intellectual disability", "HP:0001256", ""),
+    ("moderate intellectual disability", "HP:0002342", ""),
+    ("severe intellectual disability", "HP:0010864", ""),
+    ("short 3rd metatarsal", "HP:0004686", ""),
+    ("short fourth metatarsal", "HP:0004689", ""),
+    ("short 5th metatarsal", "HP:0004704", ""),
+    ("2-3 toe syndactyly", "HP:0004691", ""),
+    ("2-4 toe syndactyly", "HP:0010714", ""),
+]
+
+
+def elided(text, terms=ELIDED):
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    stage = Coordination(rules, compile_terms(terms), ("shared_head", "shared_modifier", "ordinal"))
+    return [(text[r.start : r.end], r.hpo_ids, r.kind) for r in stage.readings(text)]
+
+
+def test_shared_head_reading_rebuilds_each_conjunct():
+    assert elided("He had conductive and sensorineural deafness.") == [
+        ("conductive and sensorineural deafness", (("HP:0000405",), ("HP:0000407",)), "shared_head")
+    ]
+
+
+def test_shared_modifier_of_two_words_is_lent_whole():
+    assert elided("She had bilateral cleft lip and palate.") == [
+        ("bilateral cleft lip and palate", (("HP:0100336",), ("HP:0100337",)), "shared_modifier")
+    ]
+
+
+def test_every_conjunction_of_the_rules_joins_conjuncts():
+    for conjunction in ("or", "and/or", "as well as", ",", "/"):
+        text = f"mild {conjunction} moderate intellectual disability".replace(" , ", ", ").replace(" / ", "/")
+        found = elided(text)
+        assert [ids for _, ids, _ in found] == ([(("HP:0001256",), ("HP:0002342",))] if conjunction != "," else []), conjunction
+
+
+def test_a_list_of_three_shares_its_head():
+    assert elided("mild, moderate or severe intellectual disability") == [
+        ("mild, moderate or severe intellectual disability", (("HP:0001256",), ("HP:0002342",), ("HP:0010864",)), "shared_head")
+    ]
+
+
+def test_ordinals_are_rebuilt_in_each_written_form():
+    # the lexicon has "short 3rd metatarsal" and "short fourth metatarsal"
+    assert elided("short third and 4th metatarsals") == [
+        ("short third and 4th metatarsals", (("HP:0004686",), ("HP:0004689",)), "ordinal")
+    ]
+
+
+def test_ordinal_pairs_and_ranges_make_the_joint_term_when_the_ontology_has_it():
+    assert elided("syndactyly of the 2nd and 3rd toes")[0][:2] == ("syndactyly of the 2nd and 3rd toes", (("HP:0004691",),))
+    assert elided("second to fourth toe syndactyly")[0][:2] == ("second to fourth toe syndactyly", (("HP:0010714",),))
+    assert elided("syndactyly of toes II-IV")[0][:2] == ("syndactyly of toes II-IV", (("HP:0010714",),))
+
+
+def test_a_range_lists_every_number_between():
+    assert elided("short 3rd-5th metatarsals") == [
+        ("short 3rd-5th metatarsals", (("HP:0004686",), ("HP:0004689",), ("HP:0004704",)), "ordinal")
+    ]
+
+
+def test_no_reading_when_a_conjunct_is_no_term():
+    assert elided("conductive and mixed deafness") == []
+    assert elided("hypotonia and seizures") == []
+    assert elided("seen on the second to fourth day") == []
+
+
+def test_the_spacy_component_gives_one_term_span_per_phenotype():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": str(MINI_OBO), "kb": {"use_cache": False}})
+    doc = nlp("He had cleft lip and palate.")
+    assert [(span.text, span.kb_id_, span._.coordination.text) for span in doc.spans["phenotype_terms"]] == [
+        ("cleft lip", "HP:0410030", "cleft lip and palate"),
+        ("cleft lip and palate", "HP:0000175", "cleft lip and palate"),
+    ]
+    assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("cleft lip and palate", ("HP:0410030", "HP:0000175"))]
+
+
+def test_an_ordinal_reading_names_the_rows_of_its_numbers():
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    stage = Coordination(rules, compile_terms(ELIDED), ("ordinal",))
+    (reading,) = stage.readings("short third and 4th metatarsals")
+    assert reading.compound().rule == "coordination:ordinal:coordination.tsv:11+ordinals.tsv:8+ordinals.tsv:19"

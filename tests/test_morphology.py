@@ -136,3 +136,19 @@ def test_derived_forms_are_the_table_s_endings_in_its_order(morphology, word):
             if word.endswith(old) and len(word) - len(old) >= shortest_stem:
                 expected.append(word[: len(word) - len(old)] + new)
     assert morphology.derived_forms(word) == [form for form in dict.fromkeys(expected) if form != word]
+
+
+def test_adjectival_endings_are_learned_from_the_pairs_the_ontology_holds():
+    from phenorules.lexicon.morphology import adjectival_endings
+    from phenorules.lexicon.tsv import RuleRef
+
+    endings = {
+        "noun": [RuleRef("e.tsv", 1, "ia"), RuleRef("e.tsv", 2, "osis"), RuleRef("e.tsv", 3, "y")],
+        "adjective": [RuleRef("e.tsv", 4, "ic"), RuleRef("e.tsv", 5, "otic")],
+    }
+    nouns = ["hypotonia", "anemia", "dystonia", "cyanosis", "kyphosis", "microcephaly"]
+    vocabulary = ["hypotonic", "anemic", "dystonic", "cyanotic", "kyphotic", "seizure"]
+    learned = adjectival_endings(nouns, vocabulary, endings, min_stems=2)
+    # three pairs show -ia/-ic, two -osis/-otic, one -y/-ic: too few
+    assert {noun: adjective for noun, (adjective, _) in learned.items()} == {"ia": "ic", "osis": "otic"}
+    assert learned["ia"][1] == RuleRef("e.tsv", 4, "ic")

@@ -13,12 +13,14 @@ from typing import Iterable, Iterator
 from ..errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
 from .normalize import normalize_key
-from .tsv import parse_ids, read_rules, read_tsv
+from .morphology import adjectival_endings
+from .tsv import RuleRef, parse_ids, read_grouped_rules, read_rules, read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
 from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
 from .variants import RULE_NAMES, VariantResources, generate_variants
 
 MORPHOLOGY_PARTS = ("derivations",)
+ADJECTIVAL_ENDINGS = "adjectival_endings.tsv"
 
 # Lower wins when one key maps to several terms: curated files, then forms learned from
 # annotated articles (the annotators' choice for that string), then names, then synonyms.
@@ -138,6 +140,25 @@ def ontology_vocabulary(ontology: Ontology) -> set[str]:
 
 def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS) -> VariantResources:
     return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology)
+
+
+def adjectival_forms(ontology: Ontology, lexicon_dir: str | Path) -> dict[str, tuple[str, RuleRef]]:
+    """Adjective -> (the single-word term name or synonym it is made of, the row of its
+    ending): 'hypotonic' -> 'hypotonia', 'cyanotic' -> 'cyanosis'; each noun by its longest
+    ending that has a learned adjective ending (:func:`~.morphology.adjectival_endings` over
+    the ontology's words, ``adjectival_endings.tsv``)."""
+    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    nouns = sorted({key for key in map(normalize_key, texts) if key.isalpha()})
+    endings = read_grouped_rules(Path(lexicon_dir) / ADJECTIVAL_ENDINGS, ("noun", "adjective"), "class")
+    learned = adjectival_endings(nouns, ontology_vocabulary(ontology), endings)
+    forms: dict[str, tuple[str, RuleRef]] = {}
+    for noun in nouns:
+        for length in range(len(noun) - 4, 0, -1):
+            if noun[-length:] in learned:
+                ending, ref = learned[noun[-length:]]
+                forms.setdefault(noun[:-length] + ending, (noun, ref))
+                break
+    return {form: found for form, found in forms.items() if form not in nouns}
 
 
 def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:

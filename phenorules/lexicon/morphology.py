@@ -255,6 +255,40 @@ class Morphology:
         return word
 
 
+MIN_ADJECTIVAL_STEMS = 3  # pairs that must show a noun ending with an adjective ending
+
+
+def adjectival_endings(
+    nouns: Iterable[str], vocabulary: Iterable[str], endings: dict[str, list[RuleRef]], min_stems: int = MIN_ADJECTIVAL_STEMS
+) -> dict[str, tuple[str, RuleRef]]:
+    """Noun ending -> (adjective ending, its row), learned from the ontology: a pair is a
+    single-word term name or synonym (``nouns``: "hypotonia") and a word of the vocabulary
+    with the same stem of four letters or more and an adjective ending ("hypotonic", of
+    "Hypotonic seizure"). For each noun ending of ``endings["noun"]`` the adjective ending
+    of ``endings["adjective"]`` that the most stems show, if at least ``min_stems`` do (ties:
+    the one listed first)."""
+    adjectives = [ref for ref in endings["adjective"]]
+    by_stem: dict[str, set[str]] = {}
+    for word in vocabulary:
+        for ref in adjectives:
+            if word.endswith(ref.name) and len(word) - len(ref.name) >= 4:
+                by_stem.setdefault(word[: len(word) - len(ref.name)], set()).add(ref.name)
+    counts: dict[tuple[str, str], int] = {}
+    for noun in set(nouns):
+        for ref in endings["noun"]:
+            stem = noun[: len(noun) - len(ref.name)]
+            if noun.endswith(ref.name) and len(stem) >= 4:
+                for adjective in by_stem.get(stem, ()):
+                    counts[(ref.name, adjective)] = counts.get((ref.name, adjective), 0) + 1
+    out = {}
+    for noun_ref in endings["noun"]:
+        ranked = [(-counts.get((noun_ref.name, ref.name), 0), i, ref) for i, ref in enumerate(adjectives)]
+        count, _, ref = min(ranked) if ranked else (0, 0, None)
+        if ref is not None and -count >= min_stems:
+            out[noun_ref.name] = (ref.name, ref)
+    return out
+
+
 def _ending_row(row: list[str], place: str) -> tuple[str, str, int]:
     """(ending, other ending or '', shortest stem) of a ``derivations.tsv`` row."""
     other = row[1] if len(row) > 1 else ""

@@ -1,13 +1,17 @@
 """Coordinated and compound phenotypes: one mention for a phrase naming several terms.
 
-Articles write coordinated findings with the shared word once: "atrial or ventricular
-septal defects" (shared head), "cleft lip and palate" (shared modifier), "cleft lip/palate"
-(the same inside one dictionary match), "mild to moderate intellectual disability" (a
-severity range). The dictionary stage finds at most the conjunct written in full; this
-stage rebuilds each elided phrase, keeps it only if the lexicon knows it as a term (the
-match stage's automaton decides), and replaces the covered mentions by one mention over
-the whole phrase whose ``hpo_ids`` are the ids of all its terms, as PatientPheX annotates
-compounds. Rules: ``rules/coordination.tsv`` (conjunctions per pattern) and
+Articles write coordinated findings with the shared words once: "atrial or ventricular
+septal defects" (shared head), "cleft lip and palate" (shared modifier), "short third and
+fourth metatarsals" (both), "syndactyly of the 2nd and 3rd toes", "toes II-IV" (ordinals),
+"cleft lip/palate" (the same inside one dictionary match), "mild to moderate intellectual
+disability" (a severity range). The dictionary stage finds at most the conjunct written in
+full. This stage reads the phrase around each conjunction as shared modifier + conjuncts +
+shared head (:class:`Conjuncts`), rebuilds every conjunct's phrase, and keeps a reading only
+if each rebuilt phrase is a term of the lexicon (its automaton or its word-set index
+decides). The covered mentions give way to one mention over the whole phrase whose
+``hpo_ids`` are the ids of all its terms, as PatientPheX annotates compounds, and whose
+``parts`` hold each term's own extent (the spaCy component makes one span of each).
+Rules: ``rules/coordination.tsv`` (conjunctions per pattern), ``rules/ordinals.tsv``,
 ``rules/severity_ranges.tsv``; the ``patterns`` setting says which patterns run.
 """
 
@@ -26,30 +30,75 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
 from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
-from ..lexicon.tsv import read_grouped, read_tsv
+from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..matcher import non_overlapping
 from ..ontology import Ontology
 from ..resources import data_dir
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
-CONJUNCTION_PATTERNS = ("shared_head", "shared_modifier", "inner_modifier")
-PATTERNS = (*CONJUNCTION_PATTERNS, "severity_range", "distributed_list")
-# shared_head and shared_modifier are off by default: on PatientPheX the annotators mark
-# only the conjunct written in full ("cerebral and [cerebellar atrophy]"); docs/context.md.
+CONJUNCTION_KINDS = ("shared_head", "shared_modifier", "inner_modifier", "range")
+ELISION_PATTERNS = ("shared_head", "shared_modifier", "ordinal")
+PATTERNS = (*ELISION_PATTERNS, "inner_modifier", "severity_range", "distributed_list")
+# shared_head, shared_modifier and ordinal are off by default: on PatientPheX the annotators
+# mark only the conjunct written in full ("cerebral and [cerebellar atrophy]"); docs/context.md.
 DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
 LIST_WORD_KINDS = ("conjunction", "preposition", "determiner")
 _WORD = r"[^\W_]+"
 _LIST_ITEM = r"[^\W\d_][\w-]*"
-_CONTEXT_TOKENS = 8  # "mild to moderate " and "atrial or " are at most 6 tokens
+_CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
 _LIST_CONTEXT = 80  # characters read before and after a list for its finding
+# A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
+_UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
+_SITE_WINDOW = 120  # characters read on each side of a conjunction
+_MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
+_MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
+_MAX_SHARED_BEFORE_NUMBER = 9  # "abnormality of the middle phalanx of the [2nd and 3rd] finger"
+_MAX_CONJUNCT = 2  # words of one conjunct ("mild", "cleft lip")
+_ROMAN = "roman"
+
+
+@dataclass(frozen=True)
+class Ordinals:
+    """Written forms of numbers (``rules/ordinals.tsv``): form -> number, number -> forms."""
+
+    numbers: dict[str, int]
+    roman: frozenset[str]
+    refs: dict[str, RuleRef]
+
+    def number(self, word: str, roman: bool = False) -> int | None:
+        word = word.lower()
+        if word.isdigit() and len(word) <= 2:
+            return int(word)
+        if word in self.roman and not roman:
+            return None
+        return self.numbers.get(word)
+
+    def forms(self, number: int, written: str | None) -> list[str]:
+        """The written form first (if the text has one), then every other form of the number."""
+        others = [form for form, n in self.numbers.items() if n == number and form not in self.roman]
+        return list(dict.fromkeys([*([written] if written else []), *others, str(number)]))
+
+
+def read_ordinals(path: Path) -> Ordinals:
+    numbers, roman, refs = {}, set(), {}
+    for row, ref in read_rule_rows(path, 2):
+        if not row[1].isdigit():
+            raise InputError(f"{path}:{ref.line}: the number must be written in digits, got {row[1]!r}")
+        numbers[row[0].lower()] = int(row[1])
+        refs[row[0].lower()] = ref
+        if len(row) > 2 and row[2] == _ROMAN:
+            roman.add(row[0].lower())
+    return Ordinals(numbers, frozenset(roman), refs)
 
 
 @dataclass(frozen=True)
 class CoordinationRules:
-    conjunctions: dict[str, tuple[str, ...]]  # pattern -> conjunctions, longest first
+    conjunctions: dict[str, tuple[str, ...]]  # kind -> conjunctions, longest first
     severity_ranges: dict[str, str]  # "mild to moderate" -> "moderate"
     list_words: dict[str, tuple[str, ...]]  # kind (conjunction, preposition, determiner) -> words
+    conjunction_refs: dict[tuple[str, str], RuleRef]  # (kind, conjunction) -> its row
+    ordinals: Ordinals
 
 
 def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
@@ -58,14 +107,16 @@ def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
     return {kind: tuple(sorted((word.lower() for word in listed), key=len, reverse=True)) for kind, listed in words.items()}
 
 
-def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path) -> CoordinationRules:
-    conjunctions = read_grouped(coordination_file, CONJUNCTION_PATTERNS, "pattern")
-    for pattern, listed in conjunctions.items():
+def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ordinals_file: Path | None = None) -> CoordinationRules:
+    grouped = read_grouped_rules(coordination_file, CONJUNCTION_KINDS, "pattern")
+    for pattern, listed in grouped.items():
         if not listed:
             raise InputError(f"{coordination_file}: no conjunction listed for pattern {pattern!r}")
     ranges = {" ".join(row[0].lower().split()): row[1].lower() for row, _ in read_tsv(ranges_file, 2)}
-    conjunctions_first = {p: tuple(sorted(c, key=len, reverse=True)) for p, c in conjunctions.items()}
-    return CoordinationRules(conjunctions_first, ranges, read_list_words(lists_file))
+    conjunctions = {p: tuple(sorted((ref.name for ref in refs), key=len, reverse=True)) for p, refs in grouped.items()}
+    refs = {(p, ref.name): ref for p, listed in grouped.items() for ref in listed}
+    ordinals = read_ordinals(ordinals_file or data_dir("rules") / "ordinals.tsv")
+    return CoordinationRules(conjunctions, ranges, read_list_words(lists_file), refs, ordinals)
 
 
 def _alternation(phrases) -> str:
@@ -80,6 +131,7 @@ def _alternation(phrases) -> str:
         "coordination_file": None,
         "ranges_file": None,
         "lists_file": None,
+        "ordinals_file": None,
         "patterns": DEFAULT_PATTERNS,
         "min_list_items": 3,
     },
@@ -91,6 +143,7 @@ def make_coordination(
     coordination_file: str | None,
     ranges_file: str | None,
     lists_file: str | None,
+    ordinals_file: str | None,
     patterns: list[str],
     min_list_items: int,
 ):
@@ -104,6 +157,7 @@ def make_coordination(
         Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
         Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
         Path(lists_file) if lists_file else rules_dir / "coordinated_lists.tsv",
+        Path(ordinals_file) if ordinals_file else rules_dir / "ordinals.tsv",
     )
     return Coordination(rules, kb, tuple(patterns), min_list_items)
 
@@ -114,10 +168,11 @@ class Compound:
     end: int
     hpo_ids: tuple[str, ...]
     rule: str
+    parts: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # each term's own extent and ids
 
 
 class Context:
-    """The text just before and after a mention, read only when a pattern asks for it.
+    """The text just before a mention, read only when a pattern asks for it.
 
     Cut from the cached ``doc_text``: ``Span.text`` makes a Token object per token.
     """
@@ -129,14 +184,42 @@ class Context:
     def before(self) -> tuple[str, int]:
         return self.window(max(0, self.span.start - _CONTEXT_TOKENS), self.span.start)
 
-    @cached_property
-    def after(self) -> tuple[str, int]:
-        return self.window(self.span.end, self.span.end + _CONTEXT_TOKENS)
-
     def window(self, start: int, end: int) -> tuple[str, int]:
         """(text, start offset) of the tokens [start, end), as ``doc[start:end]`` has them."""
         window = self.doc[start:end]
         return doc_text(self.doc)[window.start_char : window.end_char], window.start_char
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a coordinated phrase: the shared modifier (words before the first
+    conjunct), the conjuncts, the shared head (words after the last), as (start, end)
+    character extents; the ids of each rebuilt conjunct; the conjunction's rule."""
+
+    modifier: tuple[int, int] | None
+    conjuncts: tuple[tuple[int, int], ...]
+    head: tuple[int, int] | None
+    hpo_ids: tuple[tuple[str, ...], ...]
+    kind: str
+    ref: RuleRef | None
+    number_refs: tuple[RuleRef, ...] = ()  # the ordinals.tsv rows of the numbers written
+
+    @property
+    def start(self) -> int:
+        return (self.modifier or self.conjuncts[0])[0]
+
+    @property
+    def end(self) -> int:
+        return (self.head or self.conjuncts[-1])[1]
+
+    def compound(self) -> Compound:
+        """Each term's own extent is the shortest stretch of text that holds its words."""
+        parts = []
+        for (start, end), hpo_ids in zip(self.conjuncts, self.hpo_ids):
+            parts.append((self.modifier[0] if self.modifier else start, self.head[1] if self.head else end, hpo_ids))
+        rule = f"coordination:{self.kind}" + (f":{self.ref}" if self.ref else "") + "".join(f"+{ref}" for ref in self.number_refs)
+        joined = _joined(*self.hpo_ids)
+        return Compound(self.start, self.end, joined, rule, tuple(parts) if len(parts) > 1 else ())
 
 
 class Coordination(RefinesMatches):
@@ -145,9 +228,16 @@ class Coordination(RefinesMatches):
         self.kb = kb
         self.patterns = patterns
         conj = {p: _alternation(c) for p, c in rules.conjunctions.items()}
-        self.word_and_conjunction = re.compile(rf"({_WORD})-?\s*,?\s*(?:{conj['shared_head']})\s*$", re.IGNORECASE)
-        self.conjunction_and_word = re.compile(rf"\s*,?\s*(?:{conj['shared_modifier']})\s*({_WORD})", re.IGNORECASE)
         self.inner = re.compile(rf"({_WORD}(?:\s+{_WORD})+)\s*(?:{conj['inner_modifier']})\s*({_WORD})", re.IGNORECASE)
+        elided = sorted(set(rules.conjunctions["shared_head"]) | set(rules.conjunctions["shared_modifier"]), key=len, reverse=True)
+        spelled = lambda listed, alnum: "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in listed if c[0].isalnum() == alnum) or "(?!)"  # noqa: E731
+        # "A and B", "A, and B", "A/B"; a range word or dash only between two numbers
+        # ("second to fourth", "II-IV": read_site checks).
+        self.site = re.compile(
+            rf"\s*,?\s+(?:({spelled(elided, True)})|({spelled(rules.conjunctions['range'], True)}))\s+"
+            rf"|\s*({spelled(elided, False)})\s*|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w)",
+            re.IGNORECASE,
+        )
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
@@ -167,57 +257,156 @@ class Coordination(RefinesMatches):
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
-        starts = {span.start_char for span in spans}
-        compounds = [c for span in spans for c in self.compounds(Context(doc, span), starts)]
+        compounds = [c for span in spans for c in self.compounds(Context(doc, span))]
+        text = doc_text(doc)
         if "distributed_list" in self.patterns:
-            compounds += self.distributed_lists(doc_text(doc))
+            compounds += self.distributed_lists(text)
+        if set(ELISION_PATTERNS) & set(self.patterns):
+            ends = {span.start_char: span.end_char for span in spans}
+            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, ends)]
         if compounds:
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
 
-    def compounds(self, context: Context, starts: set[int]) -> list[Compound]:
-        """What each enabled pattern makes of the mention ``context.span`` (lists are
-        found in the text, not around a mention: :meth:`distributed_lists`)."""
+    def compounds(self, context: Context) -> list[Compound]:
+        """What each enabled per-mention pattern makes of the mention ``context.span``
+        (elided conjuncts and lists are found in the text: :meth:`readings`,
+        :meth:`distributed_lists`)."""
         makers = {
-            "shared_head": lambda: self.shared_head(context),
-            "shared_modifier": lambda: self.shared_modifier(context, starts),
             "inner_modifier": lambda: self.inner_modifier(context.span),
             "severity_range": lambda: self.severity_range(context),
         }
         found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
         return [compound for compound in found if compound is not None]
 
-    def shared_head(self, context: Context) -> Compound | None:
-        """'atrial or [ventricular septal defects]': the word before borrows the mention's head."""
-        span = context.span
-        words = span.text.split(None, 1)
-        if len(words) < 2:
-            return None
-        text, offset = context.before
-        found = self.word_and_conjunction.search(text)
-        hpo_ids = self.term(f"{found.group(1)} {words[1]}") if found else None
-        if hpo_ids is None:
-            return None
-        return Compound(offset + found.start(), span.end_char, _joined(hpo_ids, span._.hpo_ids), "coordination:shared_head")
+    def keeps(self, reading: Reading, ends: dict[int, int]) -> bool:
+        """An enabled pattern's reading; a shared modifier never takes the start of a longer
+        mention of its own ('[hyperextensible joints], or [joint pain]')."""
+        if reading.kind not in self.patterns:
+            return False
+        last = reading.conjuncts[-1]
+        return not (reading.modifier and reading.head is None and ends.get(last[0], last[1]) > last[1])
 
-    def shared_modifier(self, context: Context, starts: set[int]) -> Compound | None:
-        """'[cleft lip] and palate': the word after borrows the mention's modifier.
+    # ------------------------------------------------------------ elided conjuncts
 
-        Not when that word starts a mention of its own ('[hyperextensible joints], or
-        [joint pain]').
-        """
-        span = context.span
-        words = span.text.rsplit(None, 1)
-        if len(words) < 2:
+    def readings(self, text: str) -> list[Reading]:
+        """The best reading of the phrase around each conjunction (and each "II-IV")."""
+        out = []
+        for site in self.site.finditer(text):
+            written = next(group for group in site.groups() if group is not None)
+            kind = "range" if site.group(2) or site.group(4) else "shared_head"
+            reading = self.read_site(text, site.start(), site.end(), " ".join(written.lower().split()), kind)
+            if reading is not None:
+                out.append(reading)
+        return out
+
+    def read_site(self, text: str, left_end: int, right_start: int, conjunction: str, kind: str) -> Reading | None:
+        """The longest reading whose every rebuilt conjunct is a term, or None."""
+        right = self.right_words(text, right_start)
+        chunks = self.left_chunks(text, left_end) if right else []
+        if not chunks:
             return None
-        text, offset = context.after
-        found = self.conjunction_and_word.match(text)
-        if found is None or offset + found.start(1) in starts:
+        ordinals = self.rules.ordinals
+        last_left, first_right = (text[start:end].lower() for start, end in (chunks[0][-1], right[0]))
+        roman = last_left in ordinals.roman and first_right in ordinals.roman
+        numbered = ordinals.number(last_left, roman) is not None and ordinals.number(first_right, roman) is not None
+        if (kind == "range" and not numbered) or not (numbered or (self.known(last_left) and self.known(first_right))):
             return None
-        hpo_ids = self.term(f"{words[0]} {found.group(1)}")
-        if hpo_ids is None:
+        # the items between the first and the last: whole chunks of one or two words
+        items = []
+        for chunk in chunks[:-1]:
+            if len(chunk) > _MAX_CONJUNCT:
+                break
+            items.insert(0, (chunk[0][0], chunk[-1][1]))
+        best: Reading | None = None
+        for listed in range(len(items) + 1):
+            middle, first_chunk = items[len(items) - listed :], chunks[listed]
+            for reading in self.site_readings(text, first_chunk, middle, right, numbered, kind == "range", roman, conjunction):
+                if best is None or reading.end - reading.start > best.end - best.start:
+                    best = reading
+        return best
+
+    def site_readings(self, text, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
+        """Every reading of a conjunct of one or two words on each side, up to
+        ``_MAX_SHARED`` words of modifier and of head, whose conjuncts are all terms."""
+        for size in range(1, _MAX_CONJUNCT + 1):
+            if size > len(right) or size > len(first_chunk):
+                break
+            first = (first_chunk[-size][0], first_chunk[-1][1])
+            last = (right[0][0], right[size - 1][1])
+            most = _MAX_SHARED_BEFORE_NUMBER if numbered else _MAX_SHARED
+            for modifier_words in range(0, min(most, len(first_chunk) - size) + 1):
+                modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
+                for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
+                    if not (modifier_words or head_words):
+                        continue
+                    head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
+                    reading = self.rebuild(text, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
+                    if reading is not None:
+                        yield reading
+
+    def rebuild(self, text, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
+        """The reading if every rebuilt conjunct is a term: numbers also as "N-M" together
+        and as each of their written forms."""
+        shared = lambda extent: text[extent[0] : extent[1]] if extent else ""  # noqa: E731
+        before, after = shared(modifier), shared(head)
+        written = [text[start:end] for start, end in conjuncts]
+        shape = "shared_modifier" if modifier and not head else "shared_head"
+        kind = "ordinal" if numbered else shape
+        ref = self.rules.conjunction_refs.get(("range" if is_range else shape, conjunction))
+        if numbered:
+            numbers = [self.rules.ordinals.number(word, roman) for word in written]
+            if is_range:
+                numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
+            if not numbers:
+                return None
+            number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
+            joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}")
+            if joint is not None:
+                return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), kind, ref, number_refs)
+            own = {self.rules.ordinals.number(word, roman): word for word in written}
+            forms = [self.rules.ordinals.forms(n, own.get(n)) for n in numbers]
+            found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
+            if is_range:
+                conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
+        else:
+            number_refs = ()
+            found = [self.phrase_term(f"{before} {word} {after}") for word in written]
+        if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
             return None
-        return Compound(span.start_char, offset + found.end(), _joined(span._.hpo_ids, hpo_ids), "coordination:shared_modifier")
+        return Reading(modifier, conjuncts, head, tuple(found), kind, ref, number_refs if numbered else ())
+
+    def right_words(self, text: str, start: int) -> list[tuple[int, int]]:
+        """The words after a conjunction up to the end of the phrase."""
+        window = text[start : start + _SITE_WINDOW]
+        words = []
+        position = 0
+        for found in _UNIT.finditer(window):
+            if window[position : found.start()].strip() or len(words) == _MAX_SIDE_WORDS:
+                break
+            words.append((start + found.start(), start + found.end()))
+            position = found.end()
+        return words
+
+    def left_chunks(self, text: str, end: int) -> list[list[tuple[int, int]]]:
+        """The words before a conjunction back to the start of the phrase, in comma-separated
+        chunks, the nearest chunk first."""
+        begin = max(0, end - _SITE_WINDOW)
+        window = text[begin:end]
+        units = list(_UNIT.finditer(window))
+        chunks: list[list[tuple[int, int]]] = [[]]
+        position, count = len(window), 0
+        for found in reversed(units):
+            gap = window[found.end() : position].strip()
+            if gap == "," and chunks[-1]:
+                chunks.append([])
+            elif gap:
+                break
+            if count == _MAX_SIDE_WORDS or found.group().lower() in self.rules.conjunctions["shared_head"]:
+                break
+            chunks[-1].insert(0, (begin + found.start(), begin + found.end()))
+            position, count = found.start(), count + 1
+        return [chunk for chunk in chunks if chunk]
 
     def inner_modifier(self, span: Span) -> Compound | None:
         """'cleft lip/palate' matched whole as a synonym of a broader term: split it.
@@ -355,6 +544,7 @@ def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Onto
         span._.hpo_label = ontology.label(compound.hpo_ids)
         span._.provenance = [p for i in inside for p in (spans[i]._.provenance or [])] + [compound.rule]
         covered.update(inside)
+        span._.parts = compound.parts or None
         chosen.append(span)
     kept = [s for i, s in enumerate(spans) if i not in covered]
     return sorted(kept + chosen, key=lambda s: (s.start_char, s.end_char))

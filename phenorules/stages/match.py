@@ -12,12 +12,14 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import Entry
+from ..lexicon.normalize import normalize_key
 from ..matcher import Match, PhraseMatcher
 from .knowledge import KB_CONFIG
 
 # Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps
 # "palate;seizures" as one token, ours splits it).
 EXPANDED_TO_TOKENS = "token_alignment:expand"
+_PHRASES_KEPT = 100_000  # rebuilt phrases whose term is remembered between texts
 
 
 @Language.factory("phenorules_match", default_config={"kb": KB_CONFIG})
@@ -33,6 +35,29 @@ class RefinesMatches:
     @property
     def matcher(self) -> PhraseMatcher:
         return self.kb.matcher
+
+    def phrase_term(self, phrase: str) -> tuple[str, ...] | None:
+        """:meth:`term` of a phrase a stage rebuilt, remembered (the same phrase recurs in an
+        article), and tried only when its content words could make one indexed term."""
+        known = self.__dict__.setdefault("_phrase_terms", {})
+        key = normalize_key(phrase)
+        if key not in known:
+            if len(known) >= _PHRASES_KEPT:
+                known.clear()
+            known[key] = self.term(key) if self.words_fit(key) else None
+        return known[key]
+
+    def words_fit(self, phrase: str) -> bool:
+        """Whether each pair of the content words of ``phrase`` shares an indexed word set
+        (a cheap test before the automaton's)."""
+        word_sets = self.kb.word_sets
+        words, partners = word_sets.content_words(phrase), word_sets.partners
+        return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
+
+    def known(self, word: str) -> bool:
+        """A word some indexed term has (each part of a hyphenated one)."""
+        word_sets = self.kb.word_sets
+        return all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
 
     def term(self, phrase: str) -> tuple[str, ...] | None:
         """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in

@@ -1,0 +1,172 @@
+"""Generated test suites of everyday phrasing, built from the ontology itself.
+
+Each suite turns HPO names into sentences a clinician writes, with the ids they must give:
+
+* ``coordination``: two sibling terms (one parent) whose names differ in their first word
+  only share a head ("conductive and sensorineural hearing impairment"), in their last word
+  only a modifier ("cleft lip and palate"); three siblings make a list of three; the
+  conjunction turns through and, or, and/or, as well as and a slash;
+* ``ordinal``: a family of names that differ by an ordinal only ("Short 4th metacarpal",
+  "Short 5th metacarpal"), each two neighbours collapsed to "short 4th and 5th metacarpal";
+* ``predicative``: a name "Adjective Noun" in predicative order ("The philtrum was long.");
+  the adjective is a first word that no name ends with and that is no relational adjective
+  ("atrial", "renal": its ending is one of ``RELATIONAL``);
+* ``adjectival``: a single-word term and an adjective of its stem that the ontology writes
+  elsewhere ("Hypotonia" / "hypotonic seizure": "The child was hypotonic."), unless the
+  stem makes another word ("acid" beside "acidosis" and "acidic").
+
+:func:`recall` runs a pipeline on a suite: a case is found when every id it expects is the
+``kb_id_`` of a span of ``doc.spans["phenotype_terms"]`` (the spaCy component's one span per
+term). ``benchmarks/phrasing_suites.py`` (``make phrasing``) prints the recall of each suite.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable
+
+from ..lexicon.normalize import normalize_key
+from ..lexicon.tsv import read_grouped
+from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
+from ..resources import data_dir
+
+SUITES = ("coordination", "ordinal", "predicative", "adjectival")
+CONJUNCTIONS = ("and", "or", "and/or", "as well as", "/")
+RELATIONAL = ("al", "ar", "ary", "ic", "ile", "eal")
+_ORDINAL = re.compile(r"\b([1-9])(st|nd|rd|th)\b")
+_SUFFIXES = {1: "st", 2: "nd", 3: "rd"}
+
+
+@dataclass(frozen=True)
+class Case:
+    suite: str
+    text: str
+    hpo_ids: tuple[str, ...]
+
+
+def _names(ontology: Ontology) -> dict[str, str]:
+    """Id -> normalised name, of the phenotype branch less its root."""
+    return {hpo_id: normalize_key(name) for hpo_id, name in sorted(ontology.names.items()) if hpo_id != PHENOTYPIC_ABNORMALITY}
+
+
+def _joined(items: list[str], conjunction: str) -> str:
+    if conjunction == "/":
+        return "/".join(items)
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def coordination_cases(ontology: Ontology) -> list[Case]:
+    names = _names(ontology)
+    children: dict[str, list[str]] = {}
+    for child, parent in sorted(ontology.is_a):
+        if child in names:
+            children.setdefault(parent, []).append(child)
+    cases, seen = [], set()
+    for parent in sorted(children):
+        groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for hpo_id in sorted(set(children[parent])):
+            words = names[hpo_id].split()
+            if len(words) < 2 or not all(word.isalpha() for word in words):
+                continue
+            groups.setdefault(("head", " ".join(words[1:])), []).append((words[0], hpo_id))
+            groups.setdefault(("modifier", " ".join(words[:-1])), []).append((words[-1], hpo_id))
+        for (shape, shared), members in sorted(groups.items()):
+            if len(members) < 2:
+                continue
+            for size in (2, 3) if len(members) >= 3 else (2,):
+                for group in list(combinations(members, size))[:3]:
+                    ids = tuple(hpo_id for _, hpo_id in group)
+                    if ids in seen:
+                        continue
+                    seen.add(ids)
+                    conjunction = CONJUNCTIONS[len(cases) % len(CONJUNCTIONS)] if size == 2 else "and"
+                    listed = _joined([word for word, _ in group], conjunction)
+                    phrase = f"{listed} {shared}" if shape == "head" else f"{shared} {listed}"
+                    cases.append(Case("coordination", f"The patient had {phrase}.", ids))
+    return cases
+
+
+def ordinal_cases(ontology: Ontology) -> list[Case]:
+    families: dict[str, dict[int, str]] = {}
+    for hpo_id, name in _names(ontology).items():
+        found = list(_ORDINAL.finditer(name))
+        if len(found) == 1:
+            families.setdefault(_ORDINAL.sub("#", name), {})[int(found[0].group(1))] = hpo_id
+    cases = []
+    for family, members in sorted(families.items()):
+        for number in sorted(members):
+            if number + 1 in members:
+                ordinals = f"{number}{_SUFFIXES.get(number, 'th')} and {number + 1}{_SUFFIXES.get(number + 1, 'th')}"
+                cases.append(Case("ordinal", f"The patient had {family.replace('#', ordinals)}.", (members[number], members[number + 1])))
+    return cases
+
+
+def predicative_cases(ontology: Ontology) -> list[Case]:
+    names = _names(ontology)
+    heads = {name.split()[-1] for name in names.values()}
+    cases = []
+    for hpo_id, name in names.items():
+        words = name.split()
+        if len(words) != 2 or not all(word.isalpha() and len(word) > 2 for word in words) or words[0] in heads or words[0].endswith(RELATIONAL):
+            continue
+        adjective, noun = words
+        verb = "were" if noun.endswith("s") and not noun.endswith(("ss", "is", "us")) else "was"
+        cases.append(Case("predicative", f"On examination the {noun} {verb} {adjective}.", (hpo_id,)))
+    return cases
+
+
+def adjectival_cases(ontology: Ontology, endings: dict[str, list[str]] | None = None) -> list[Case]:
+    """Single-word names and synonyms with an adjective of their stem in the vocabulary."""
+    endings = endings or read_grouped(data_dir("lexicons") / "adjectival_endings.tsv", ("noun", "adjective"), "class")
+    names = _names(ontology)
+    texts = {**{name: hpo_id for hpo_id, name in names.items()}}
+    for hpo_id in names:
+        for synonym in ontology.synonyms[hpo_id]:
+            texts.setdefault(normalize_key(synonym.text), hpo_id)
+    vocabulary = {word for text in texts for word in text.split()}
+    cases = []
+    for noun, hpo_id in sorted(texts.items()):
+        if not noun.isalpha():
+            continue
+        for noun_ending in endings["noun"]:
+            stem = noun[: len(noun) - len(noun_ending)]
+            if not noun.endswith(noun_ending) or len(stem) < 4:
+                continue
+            adjectives = [stem + ending for ending in endings["adjective"] if stem + ending in vocabulary and stem + ending not in texts]
+            if adjectives and not _other_nouns(stem, noun, vocabulary, endings["adjective"]):
+                cases.append(Case("adjectival", f"On examination the child was {adjectives[0]}.", (hpo_id,)))
+                break
+    return cases
+
+
+def _other_nouns(stem: str, noun: str, vocabulary: set[str], adjective_endings: list[str]) -> list[str]:
+    """Words of the stem other than the noun and its adjectives ("acid" beside "acidosis"
+    and "acidic"): the adjective may be theirs, not the noun's."""
+    return [
+        word
+        for word in vocabulary
+        if word.startswith(stem) and word != noun and len(word) - len(stem) <= 3 and not word.endswith(tuple(adjective_endings)) and not word.startswith(noun)
+    ]
+
+
+def suite_cases(ontology: Ontology) -> dict[str, list[Case]]:
+    return {
+        "coordination": coordination_cases(ontology),
+        "ordinal": ordinal_cases(ontology),
+        "predicative": predicative_cases(ontology),
+        "adjectival": adjectival_cases(ontology),
+    }
+
+
+def found_ids(nlp, texts: Iterable[str]) -> list[set[str]]:
+    """The ``kb_id_`` of every term span of each text."""
+    return [{span.kb_id_ for span in doc.spans["phenotype_terms"]} for doc in nlp.pipe(texts, batch_size=256)]
+
+
+def recall(nlp, cases: list[Case]) -> tuple[float, list[Case]]:
+    """(share of cases found, the cases missed)."""
+    found = found_ids(nlp, (case.text for case in cases))
+    missed = [case for case, ids in zip(cases, found) if not set(case.hpo_ids) <= ids]
+    return (1 - len(missed) / len(cases)) if cases else 0.0, missed

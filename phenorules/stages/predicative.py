@@ -1,0 +1,199 @@
+"""Terms written in predicative order: "the philtrum was long" is Long philtrum.
+
+HPO names a finding "Adjective Noun"; a clinical note states it "Noun be Adjective" ("her
+eyes were deep set", "the nasal bridge was flat and broad", "the ears appeared low set").
+At each copula of ``rules/predicative.tsv`` this stage reads the noun just before it (up to
+three words, the determiner left out) and the adjectives after it (one or two words each,
+adverbs of the file skipped, several joined by commas and a conjunction), and keeps each
+adjective whose phrase with the noun is an HPO term or synonym, in any word order the
+word-set index knows (:meth:`~phenorules.stages.match.RefinesMatches.term`). A clause with
+one term is one mention from the noun to its adjective; with several, one mention over the
+whole clause whose ``hpo_ids`` are all its terms and whose ``parts`` hold each term's own
+extent, as the coordination stage writes a coordination. A mention of the dictionary inside
+the clause gives way to it ("[hearing loss] was severe" is Severe hearing impairment); one
+around it stays.
+
+An adjectival form of a single-word term (``lexicons/adjectival_endings.tsv``: "ataxic",
+"microcephalic") is that term where it describes a person: after a copula ("he was
+ataxic") and before a person noun of the rules ("a microcephalic girl"). Elsewhere it
+modifies another noun ("granulomatous inflammation") and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..document import PHENOTYPES, doc_text
+from ..knowledge_base import KnowledgeBase
+from ..lexicon import adjectival_forms
+from ..lexicon.normalize import normalize_key
+from ..lexicon.tsv import RuleRef, read_grouped_rules
+from ..resources import data_dir
+from .coordination import Compound, merge
+from .knowledge import KB_CONFIG
+from .match import RefinesMatches
+
+WORD_KINDS = ("copula", "adverb", "negation", "conjunction", "person")
+_UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
+_MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
+_MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
+_MAX_ADJECTIVES = 4
+_WINDOW = 60  # characters read on each side of a copula
+
+
+@dataclass(frozen=True)
+class PredicativeRules:
+    copulas: dict[str, RuleRef]  # "were noted to be" -> its row
+    adverbs: frozenset[str]
+    negations: frozenset[str]
+    conjunctions: frozenset[str]
+    persons: dict[str, RuleRef]  # "girl" -> its row
+
+
+def read_rules(path: Path) -> PredicativeRules:
+    kinds = read_grouped_rules(path, WORD_KINDS, "kind")
+    copulas = {" ".join(ref.name.lower().split()): ref for ref in kinds["copula"]}
+    return PredicativeRules(
+        copulas,
+        frozenset(ref.name.lower() for ref in kinds["adverb"]),
+        frozenset(ref.name.lower() for ref in kinds["negation"]),
+        frozenset(ref.name.lower() for ref in kinds["conjunction"]),
+        {ref.name.lower(): ref for ref in kinds["person"]},
+    )
+
+
+@Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None})
+def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None):
+    rules = read_rules(Path(rules_file) if rules_file else data_dir("rules") / "predicative.tsv")
+    return Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons")))
+
+
+class Predicative(RefinesMatches):
+    def __init__(self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None):
+        self.rules, self.kb, self.adjectival = rules, kb, adjectival or {}
+        copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
+        self.copula = re.compile(rf"(?<=\w) +({copulas}) +(?=\w)", re.IGNORECASE)
+        persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
+        conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
+        self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
+        self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc_text(doc)
+        compounds = [c for found in self.copula.finditer(text) if (c := self.clause(text, found)) is not None]
+        compounds += [c for found in self.before_person.finditer(text) if (c := self.attributive(text, found)) is not None]
+        spans = list(doc.spans.get(PHENOTYPES, []))
+        # a mention of the dictionary around one stays ("were [hypotonic seizures]")
+        compounds = [c for c in compounds if not any(s.start_char <= c.start and c.end <= s.end_char for s in spans)]
+        if compounds:
+            doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
+        return doc
+
+    def adjective_term(self, text: str, start: int, end: int) -> tuple[tuple[str, ...], RuleRef] | None:
+        """The term of an adjectival form ('ataxic': Ataxia) and the row of its ending."""
+        found = self.adjectival.get(normalize_key(text[start:end]))
+        if found is None:
+            return None
+        hpo_ids = self.phrase_term(found[0])
+        return (hpo_ids, found[1]) if hpo_ids is not None else None
+
+    def attributive(self, text: str, found: re.Match) -> Compound | None:
+        """'a microcephalic girl': the adjective alone is the mention."""
+        term = self.adjective_term(text, found.start(1), found.end(1))
+        if term is None:
+            return None
+        return Compound(found.start(1), found.end(1), term[0], f"adjectival:{term[1]}")
+
+    def clause(self, text: str, copula: re.Match) -> Compound | None:
+        """The mention of the clause around ``copula``, or None."""
+        subjects = self.subjects(text, copula.start())
+        if not subjects:
+            return None
+        found = []
+        adjectives, negated = self.adjectives(text, copula.end())
+        for readings in adjectives:
+            # a negated clause keeps only the adjectives standing alone, which the negation
+            # stage then reads with the cue before them ("was not ataxic")
+            terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
+            adjective = self.adjective_term(text, *readings[-1]) if not terms else None  # its first word: "hypotonic [at] birth"
+            if adjective is not None:
+                terms = [(readings[-1][0], readings[-1][1], adjective[0])]
+            found += terms
+        if not found:
+            return None
+        ref = self.rules.copulas[" ".join(copula.group(1).lower().split())]
+        hpo_ids = tuple(dict.fromkeys(i for _, _, ids in found for i in ids))
+        rule = f"predicative:{ref}"
+        adjectival = [self.adjectival[normalize_key(text[s:e])][1] for s, e, _ in found if normalize_key(text[s:e]) in self.adjectival]
+        if adjectival:
+            rule += "".join(f"+adjectival:{ending}" for ending in dict.fromkeys(adjectival))
+        start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
+        return Compound(start, end, hpo_ids, rule, tuple(found) if len(found) > 1 else ())
+
+    def noun_term(self, text: str, nouns: list[tuple[int, int]], readings: list[tuple[int, int]]) -> tuple[int, int, tuple[str, ...]] | None:
+        """(start, end, ids) of the first adjective reading that makes a term with the noun
+        (its words, the longest first)."""
+        if not self.known(text[nouns[-1][0] : nouns[-1][1]]):
+            return None
+        for first, last in readings:
+            for start in range(len(nouns)):
+                hpo_ids = self.phrase_term(f"{text[first:last]} {text[nouns[start][0] : nouns[-1][1]]}")
+                if hpo_ids is not None:
+                    return nouns[start][0], last, hpo_ids
+        return None
+
+    def subjects(self, text: str, end: int) -> list[list[tuple[int, int]]]:
+        """The noun before a copula, and the nouns coordinated with it ("his hands and feet
+        were small"), the nearest first."""
+        subjects = [self.noun(text, end)]
+        while subjects[-1] and len(subjects) < _MAX_ADJECTIVES:
+            joined = self.joined_before.search(text, max(0, subjects[-1][0][0] - 8), subjects[-1][0][0])
+            if joined is None:
+                break
+            subjects.append(self.noun(text, joined.start()))
+        return [nouns for nouns in subjects if nouns]
+
+    def noun(self, text: str, end: int) -> list[tuple[int, int]]:
+        """The words just before a copula, back to punctuation, a function word or a conjunction."""
+        words: list[tuple[int, int]] = []
+        position = end
+        for found in reversed(list(_UNIT.finditer(text, max(0, end - _WINDOW), end))):
+            word = found.group().lower()
+            if text[found.end() : position].strip() or len(words) == _MAX_NOUN or word in self.kb.word_sets.function_words or word in self.rules.conjunctions:
+                break
+            words.insert(0, (found.start(), found.end()))
+            position = found.start()
+        return words
+
+    def adjectives(self, text: str, start: int) -> tuple[list[list[tuple[int, int]]], bool]:
+        """The adjectives after a copula, each as its readings (two words, then the first
+        alone: "deep set", "long in"); adverbs and negations skipped, several joined by
+        commas and conjunctions; the list ends at any other mark. And whether a negation
+        was skipped."""
+        items: list[list[tuple[int, int]]] = [[]]
+        position, negated = start, False
+        for found in _UNIT.finditer(text, start, start + _WINDOW):
+            gap, word = text[position : found.start()].strip(), found.group().lower()
+            if gap not in ("", ",") or (gap == "," and not items[-1]):
+                break
+            position = found.end()
+            if gap == "," or word in self.rules.conjunctions:
+                if len(items) == _MAX_ADJECTIVES:
+                    break
+                items.append([])
+                if word in self.rules.conjunctions:
+                    continue
+            if word in self.rules.negations and not items[-1]:
+                negated = True
+                continue
+            if word in self.rules.adverbs and not items[-1]:
+                continue
+            if len(items[-1]) == _MAX_ADJECTIVE:
+                break
+            items[-1].append((found.start(), found.end()))
+        return [[(words[0][0], words[-1][1]), (words[0][0], words[0][1])][: len(words)] for words in items if words], negated

@@ -1,0 +1,41 @@
+from phenorules.evaluation.phrasing import Case, adjectival_cases, coordination_cases, ordinal_cases, predicative_cases, recall
+from phenorules.ontology import load_ontology
+
+from conftest import MINI_OBO
+
+ENDINGS = {"noun": ["ia", "y"], "adjective": ["ic"]}
+
+
+def test_siblings_sharing_a_head_or_a_modifier_are_coordinated(mini_ontology):
+    texts = {case.text: case.hpo_ids for case in coordination_cases(mini_ontology)}
+    assert texts == {
+        "The patient had ventricular and atrial septal defect.": ("HP:0001629", "HP:0001631"),
+        "The patient had cleft palate or lip.": ("HP:0000175", "HP:0410030"),
+    }
+
+
+def test_predicative_order_of_adjective_noun_names(mini_ontology):
+    texts = {case.text: case.hpo_ids for case in predicative_cases(mini_ontology)}
+    assert texts["On examination the stature was short."] == ("HP:0004322",)
+    # "Atrial septal defect" has three words; "Cleft palate": some name ends with "cleft"
+    assert not any("atrial" in text or "cleft" in text for text in texts)
+
+
+def test_no_ordinal_family_in_the_mini_ontology(mini_ontology):
+    assert ordinal_cases(mini_ontology) == []
+
+
+def test_adjectival_cases_need_the_adjective_in_the_ontology(mini_ontology):
+    # the mini ontology writes "Hypotonia" but no "hypotonic"
+    assert adjectival_cases(mini_ontology, ENDINGS) == []
+
+
+def test_recall_counts_a_case_found_when_every_id_is_a_term_span(mini_nlp):
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": str(MINI_OBO), "kb": {"use_cache": False}})
+    cases = [Case("coordination", "He had cleft lip and palate.", ("HP:0410030", "HP:0000175")), Case("predicative", "He was tall.", ("HP:0000098",))]
+    share, missed = recall(nlp, cases)
+    assert share == 0.5 and missed == cases[1:]
+    assert load_ontology(str(MINI_OBO)).names["HP:0000175"] == "Cleft palate"

@@ -1,0 +1,78 @@
+from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.lexicon.tsv import RuleRef
+from phenorules.pipeline import build_pipeline
+from phenorules.resources import data_dir
+from phenorules.stages.predicative import Predicative, read_rules
+
+from conftest import MINI_OBO, compile_terms
+
+TERMS = [
+    ("long philtrum", "HP:0000343", ""),
+    ("deep set eye", "HP:0000490", ""),
+    ("flat nasal bridge", "HP:0005280", ""),
+    ("broad nasal bridge", "HP:0000431", ""),
+    ("short stature", "HP:0004322", ""),
+]
+
+
+def clauses(text):
+    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(TERMS))
+    out = []
+    for copula in stage.copula.finditer(text):
+        compound = stage.clause(text, copula)
+        if compound is not None:
+            out.append((text[compound.start : compound.end], compound.hpo_ids, compound.rule, compound.parts))
+    return out
+
+
+def test_a_noun_and_its_adjective_across_a_copula_are_the_term():
+    assert clauses("On examination the philtrum was long.") == [("philtrum was long", ("HP:0000343",), "predicative:predicative.tsv:10", ())]
+
+
+def test_an_adjective_of_two_words_and_a_plural_noun():
+    assert clauses("Her eyes were deep set.")[0][:2] == ("eyes were deep set", ("HP:0000490",))
+
+
+def test_two_adjectives_make_one_mention_with_each_term_at_its_extent():
+    text = "The nasal bridge was flat and broad."
+    assert clauses(text) == [
+        ("nasal bridge was flat and broad", ("HP:0005280", "HP:0000431"), "predicative:predicative.tsv:10", ((4, 25, ("HP:0005280",)), (4, 35, ("HP:0000431",))))
+    ]
+
+
+def test_adverbs_of_the_rules_are_skipped_and_other_words_stop_the_clause():
+    assert clauses("The philtrum appeared markedly long.")[0][:2] == ("philtrum appeared markedly long", ("HP:0000343",))
+    assert clauses("The philtrum was not long.") == []  # the negation stage would not see a cue inside the mention
+    assert clauses("The philtrum was normal, the stature was tall.") == []
+
+
+def test_the_stage_is_optional_and_replaces_a_dictionary_mention_inside_the_clause(mini_nlp):
+    assert "predicative" not in mini_nlp.pipe_names
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, enable=["predicative"])
+    doc = nlp(make_text_doc(nlp, "Her stature was short."))
+    assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("stature was short", ("HP:0004322",))]
+
+
+ADJECTIVAL = {"ataxic": ("ataxia", RuleRef("adjectival_endings.tsv", 18, "ic")), "microcephalic": ("microcephaly", RuleRef("adjectival_endings.tsv", 18, "ic"))}
+
+
+def adjectival_stage():
+    terms = [("ataxia", "HP:0001251", ""), ("microcephaly", "HP:0000252", ""), ("ataxic gait", "HP:0002066", "")]
+    return Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms), ADJECTIVAL)
+
+
+def test_an_adjectival_form_after_a_copula_is_its_term_and_a_negation_leaves_it_alone():
+    stage = adjectival_stage()
+    text = "He was markedly ataxic. She was not ataxic."
+    found = [stage.clause(text, copula) for copula in stage.copula.finditer(text)]
+    assert [(text[c.start : c.end], c.hpo_ids, c.rule) for c in found] == [
+        ("ataxic", ("HP:0001251",), "predicative:predicative.tsv:10+adjectival:adjectival_endings.tsv:18"),
+        ("ataxic", ("HP:0001251",), "predicative:predicative.tsv:10+adjectival:adjectival_endings.tsv:18"),
+    ]
+
+
+def test_an_adjectival_form_before_a_person_noun_and_nowhere_else():
+    stage = adjectival_stage()
+    text = "A microcephalic girl and two microcephalic sisters; microcephalic osteodysplastic dwarfism."
+    found = [stage.attributive(text, m) for m in stage.before_person.finditer(text)]
+    assert [(text[c.start : c.end], c.hpo_ids) for c in found if c] == [("microcephalic", ("HP:0000252",))] * 2
