@@ -62,7 +62,7 @@ def test_shared_modifier_replaces_the_single_term_mention(all_patterns_nlp):
     doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "He had cleft lip and palate."))
     (span,) = doc.spans[PHENOTYPES]
     assert (span.text, task_identifier(span._.hpo_ids)) == ("cleft lip and palate", "HP:0410030;HP:0000175")
-    assert stage_rules(span) == ["name", "coordination:shared_modifier"]
+    assert stage_rules(span) == ["name", "coordination:shared_modifier:coordination.tsv:16"]
     assert span._.parts == ((7, 16, ("HP:0410030",)), (7, 27, ("HP:0000175",)))
 
 
