@@ -284,3 +284,9 @@ def test_an_ordinal_reading_names_the_rows_of_its_numbers():
     stage = Coordination(rules, compile_terms(ELIDED), ("ordinal",))
     (reading,) = stage.readings("short third and 4th metatarsals")
     assert reading.compound().rule == "coordination:ordinal:coordination.tsv:11+ordinals.tsv:8+ordinals.tsv:19"
+
+
+def test_a_digit_that_is_no_ascii_number_is_no_ordinal(all_patterns_nlp):
+    """'¹'.isdigit() is true, int('¹') fails: a superscript before a conjunction is text."""
+    doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "¹ and ² toes; ¹ and seizures"))
+    assert all(span._.hpo_ids for span in doc.spans[PHENOTYPES])

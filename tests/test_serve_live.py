@@ -36,9 +36,9 @@ def screenshot_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(mini_nlp):
+def server(general_nlp):
     """The app on uvicorn in a thread, on a free port of 127.0.0.1; its base URL."""
-    engine = Engine(mini_nlp, make_tagger(learn_model_from(read_standoff(FIXTURES / "jnlpba_train"))))
+    engine = Engine(general_nlp, make_tagger(learn_model_from(read_standoff(FIXTURES / "jnlpba_train"))))
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
     instance = uvicorn.Server(uvicorn.Config(create_app(engine, served_policy("127.0.0.1", port)), log_level="warning", lifespan="off"))

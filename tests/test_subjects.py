@@ -93,8 +93,8 @@ def test_an_unknown_subject_kind_is_a_one_line_error_naming_the_row(tmp_path):
 NOTE = "A 7-year-old boy was seen for seizures and hypotonia. His 4-year-old sister had ataxia. He had no cleft palate."
 
 
-def test_plain_text_has_one_patient_who_takes_its_phenotypes_but_not_a_relatives(mini_nlp):
-    doc = mini_nlp(make_text_doc(mini_nlp, NOTE))
+def test_plain_text_has_one_patient_who_takes_its_phenotypes_but_not_a_relatives(general_nlp):
+    doc = general_nlp(make_text_doc(general_nlp, NOTE))
     assert [(span.text, span._.patient) for span in doc.spans[PHENOTYPES]] == [
         ("seizures", ["proband"]),
         ("hypotonia", ["proband"]),

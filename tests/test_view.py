@@ -94,9 +94,9 @@ def test_the_legend_lists_only_what_occurs(mini_nlp):
     assert re.findall(r">([^<]+)</span>", legend) == ["P1"]  # not P3, no patient, several or negated
 
 
-def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp):
-    second = {**RECORD, "pmc_id": "T2", "pmid": None, "patient": []}
-    html = render_page([annotated(mini_nlp), annotated(mini_nlp, second)], "test")
+def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp, general_nlp):
+    second = {**RECORD, "pmc_id": "T2", "pmid": None, "patient": []}  # a text of the general profile: about its proband
+    html = render_page([annotated(mini_nlp), annotated(general_nlp, second)], "test")
     contents = re.search(r'<table class="contents" id="contents">.*?</table>', html, re.S).group()
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", contents)]
     assert rows == [

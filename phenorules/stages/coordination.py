@@ -68,7 +68,7 @@ class Ordinals:
 
     def number(self, word: str, roman: bool = False) -> int | None:
         word = word.lower()
-        if word.isdigit() and len(word) <= 2:
+        if word.isascii() and word.isdigit() and len(word) <= 2:
             return int(word)
         if word in self.roman and not roman:
             return None
