@@ -356,6 +356,8 @@ class Coordination(RefinesMatches):
         ref = self.rules.conjunction_refs.get(("range" if is_range else shape, conjunction))
         if numbered:
             numbers = [self.rules.ordinals.number(word, roman) for word in written]
+            if None in numbers:  # a conjunct that is no number ("2nd and X")
+                return None
             if is_range:
                 numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
             if not numbers:
