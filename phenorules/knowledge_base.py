@@ -15,7 +15,8 @@ from pathlib import Path
 from .lexicon import Blocked, Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
-from .matcher import PhraseMatcher
+from .forking import available_cores, forked_pool, inherited
+from .matcher import KeyRows, PhraseMatcher
 from .ontology import Ontology
 from .word_sets import WordSetIndex
 
@@ -33,10 +34,27 @@ class KnowledgeBase:
     def compile(
         cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
     ) -> "KnowledgeBase":
-        """``morphology`` is the variant generator's, so both know one notion of a word."""
-        matcher = PhraseMatcher(lexicon)
-        word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+        """``morphology`` is the variant generator's, so both know one notion of a word. A
+        large lexicon's word-set index is built in a forked process (:mod:`.forking`) while
+        this one builds the matcher: they share nothing but the lexicon and the row order."""
+        pool = forked_pool(1, (lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
+        if pool is None:
+            matcher = PhraseMatcher(lexicon)
+            word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+        else:
+            with pool:
+                built = pool.submit(_word_sets_in_worker)
+                matcher = PhraseMatcher(lexicon)
+                word_sets = WordSetIndex.from_bytes(built.result())
         return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
+
+
+FORKED_WORD_SETS_KEYS = 20_000  # a smaller lexicon (a test's) builds faster than a process forks
+
+
+def _word_sets_in_worker() -> bytes:
+    lexicon, lexicon_dir, morphology = inherited()
+    return WordSetIndex.build(lexicon, KeyRows(lexicon), lexicon_dir, morphology).to_bytes()
 
 
 def without_learned_files(config: LexiconConfig) -> LexiconConfig:

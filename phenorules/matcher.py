@@ -44,7 +44,7 @@ class PhraseMatcher:
     def __init__(self, lexicon: Lexicon):
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         self.rows: list[str] = []
-        for key in sorted(lexicon.entries):
+        for key in key_order(lexicon):
             self.automaton.add_word(key, len(self.rows))
             self.rows.append(encode_entries(key, lexicon.entries[key]))
         if self.rows:
@@ -89,6 +89,22 @@ class PhraseMatcher:
         return resolve_overlaps(self.candidates(text))
 
 
+def key_order(lexicon: Lexicon) -> list[str]:
+    """The lexicon's keys in the order of a :class:`PhraseMatcher`'s rows."""
+    return sorted(lexicon.entries)
+
+
+class KeyRows:
+    """Each key's row in the :class:`PhraseMatcher` of a lexicon, without building it: what
+    a word-set index needs of the matcher, for building the two side by side."""
+
+    def __init__(self, lexicon: Lexicon):
+        self._rows = {key: row for row, key in enumerate(key_order(lexicon))}
+
+    def row_of(self, key: str) -> int:
+        return self._rows[key]
+
+
 class PackedRows:
     """The encoded rows of a cached matcher, by row index: one UTF-8 text and each row's
     end offset. A row becomes a string only when its key is hit, so loading makes no
@@ -110,8 +126,8 @@ _FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"
 
 def encode_entries(key: str, entries: Sequence[Entry]) -> str:
     records = [
-        _FIELD.join((str(e.priority), _ID.join(e.hpo_ids), e.surface, e.source, e.rule, "1" if e.case_sensitive else ""))
-        for e in entries
+        _FIELD.join((str(priority), _ID.join(hpo_ids), surface, source, rule, "1" if case_sensitive else ""))
+        for priority, hpo_ids, surface, source, rule, case_sensitive in entries
     ]
     return _RECORD.join([str(len(key))] + records)
 

@@ -38,9 +38,7 @@ from . import __version__
 from .files import atomic_file, remove_stale_temporaries
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
-from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution, read_substitutions
-from .lexicon.tsv import RuleRef
 from .matcher import PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
@@ -215,45 +213,10 @@ def _ontology_from_state(state: dict) -> Ontology:
     return Ontology(state["path"], state["data_version"], is_a, state["names"], synonyms, state["alt_ids"], state["replaced_by"])
 
 
-def _word_sets_state(index: WordSetIndex) -> dict:
-    return {
-        "row_words": list(index.rows),
-        "rows": list(index.rows.values()),
-        "partner_words": list(index.partners),
-        "partners": [sorted(others) for others in index.partners.values()],
-        "function_words": sorted(index.function_words),
-        "stop_words": sorted(index.stop_words),
-        "morphology": index.morphology.state(),
-        "max_words": index.max_words,
-        "rule_sets": list(index.rules),
-        "rules": list(index.rules.values()),
-        "suffix_words": sorted(index.suffix_words),
-        "quantity_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(index.quantity_words.items())],
-        "change_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(index.change_words.items())],
-        "quantity_sets": sorted(index.quantity_sets),
-    }
-
-
-def _word_sets_from_state(state: dict) -> WordSetIndex:
-    return WordSetIndex(
-        dict(zip(map(tuple, state["row_words"]), state["rows"])),
-        dict(zip(state["partner_words"], map(frozenset, state["partners"]))),
-        frozenset(state["function_words"]),
-        frozenset(state["stop_words"]),
-        Morphology.from_state(state["morphology"]),
-        state["max_words"],
-        dict(zip(map(tuple, state["rule_sets"]), state["rules"])),
-        frozenset(state["suffix_words"]),
-        {word: RuleRef(file, line, name) for word, file, line, name in state["quantity_words"]},
-        {word: RuleRef(file, line, name) for word, file, line, name in state["change_words"]},
-        frozenset(map(tuple, state["quantity_sets"])),
-    )
-
-
 def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
     sections = matcher_sections(resources.matcher)
     sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
-    sections["word_sets"] = srsly.msgpack_dumps(_word_sets_state(resources.word_sets))
+    sections["word_sets"] = resources.word_sets.to_bytes()
     return sections
 
 
@@ -262,7 +225,7 @@ def resources_from_cache(cache: CacheFile) -> KnowledgeBase | None:
     another layout)."""
     try:
         ontology = _ontology_from_state(unpacked(cache["ontology"]))
-        word_sets = _word_sets_from_state(unpacked(cache["word_sets"]))
+        word_sets = WordSetIndex.from_bytes(cache["word_sets"])
         return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets)
     except Exception:  # a file of another layout, or damaged: rebuild
         return None
@@ -352,11 +315,12 @@ def load_resources(
     if resources is None:
         started = time.perf_counter()
         log.info("building the lexicon from %s%s", obo_path, " (cached for later runs)" if use_cache else "")
-        ontology = load_ontology(obo_path)
-        parts = lexicon_parts(ontology, lexicon_dir, config)
-        lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
-        morphology = parts.res.morphology
-        resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
+        with long_lived_objects():
+            ontology = load_ontology(obo_path)
+            parts = lexicon_parts(ontology, lexicon_dir, config)
+            lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+            morphology = parts.res.morphology
+            resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
         if use_cache:
             try:
                 directory.mkdir(parents=True, exist_ok=True)

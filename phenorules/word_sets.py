@@ -28,12 +28,14 @@ from itertools import accumulate, chain, combinations
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
+import srsly
+
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
 from .lexicon.tsv import RuleRef, read_grouped_rules
-from .matcher import Match, PhraseMatcher, best_entry
+from .matcher import KeyRows, Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
 _WORD = re.compile(r"[^\W_]+")
@@ -82,7 +84,7 @@ class WordSetIndex:
     def build(
         cls,
         lexicon: Lexicon,
-        matcher: PhraseMatcher,
+        matcher: PhraseMatcher | KeyRows,
         lexicon_dir: str | Path,
         morphology: Morphology | None = None,
         max_words: int = 6,
@@ -134,6 +136,46 @@ class WordSetIndex:
         rows.update((word_set, row) for word_set, (_, row, _) in sorted(substituted.items()))
         rules = {word_set: rule for word_set, (_, _, rule) in sorted(substituted.items())}
         return replace(self, rows=rows, partners=partner_words(rows), rules=rules, _bases=self._bases)
+
+    def to_bytes(self) -> bytes:
+        """The index as msgpack data: a cache section, and what a forked build sends back."""
+        return srsly.msgpack_dumps(
+            {
+                "row_words": list(self.rows),
+                "rows": list(self.rows.values()),
+                "partner_words": list(self.partners),
+                "partners": [sorted(others) for others in self.partners.values()],
+                "function_words": sorted(self.function_words),
+                "stop_words": sorted(self.stop_words),
+                "morphology": self.morphology.state(),
+                "max_words": self.max_words,
+                "rule_sets": list(self.rules),
+                "rules": list(self.rules.values()),
+                "suffix_words": sorted(self.suffix_words),
+                "quantity_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(self.quantity_words.items())],
+                "change_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(self.change_words.items())],
+                "quantity_sets": sorted(self.quantity_sets),
+            }
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "WordSetIndex":
+        """The index of :meth:`to_bytes`. Read with ``srsly.msgpack.loads``, which leaves the
+        garbage collector as it is (``srsly.msgpack_loads`` switches it back on)."""
+        state = srsly.msgpack.loads(data, raw=False, use_list=True)
+        return cls(
+            dict(zip(map(tuple, state["row_words"]), state["rows"])),
+            dict(zip(state["partner_words"], map(frozenset, state["partners"]))),
+            frozenset(state["function_words"]),
+            frozenset(state["stop_words"]),
+            Morphology.from_state(state["morphology"]),
+            state["max_words"],
+            dict(zip(map(tuple, state["rule_sets"]), state["rules"])),
+            frozenset(state["suffix_words"]),
+            {word: RuleRef(file, line, name) for word, file, line, name in state["quantity_words"]},
+            {word: RuleRef(file, line, name) for word, file, line, name in state["change_words"]},
+            frozenset(map(tuple, state["quantity_sets"])),
+        )
 
     def content_words(self, phrase: str) -> list[str]:
         # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
@@ -245,7 +287,7 @@ class WordSetIndex:
                     if entry is not None:
                         rule = rules.get(word_set) if rules else None
                         if rule:
-                            entry = replace(entry, rule=f"{entry.rule}+{rule}" if entry.rule else rule)
+                            entry = entry._replace(rule=f"{entry.rule}+{rule}" if entry.rule else rule)
                         out.append(Match(start, end, entry))
         return out
 

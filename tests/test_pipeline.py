@@ -138,13 +138,14 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
     import gc
 
     from phenorules import resources
+    from phenorules.word_sets import WordSetIndex
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_resources(MINI_OBO)
     seen = []
-    from_state = resources._word_sets_from_state  # runs after every msgpack section but the matcher's is read
-    monkeypatch.setattr(resources, "_word_sets_from_state", lambda state: seen.append(gc.isenabled()) or from_state(state))
+    from_bytes = WordSetIndex.from_bytes  # runs after every msgpack section but the matcher's is read
+    monkeypatch.setattr(WordSetIndex, "from_bytes", lambda data: seen.append(gc.isenabled()) or from_bytes(data))
     try:
         for enabled in (True, False):
             (gc.enable if enabled else gc.disable)()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from ..errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
@@ -17,7 +17,8 @@ from .morphology import adjectival_endings
 from .tsv import RuleRef, parse_ids, read_grouped_rules, read_rules, read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
 from .substitutions import SOURCES as SUBSTITUTION_SOURCES  # noqa: F401  (the match stage checks its setting against it)
-from .variants import RULE_NAMES, VariantResources, generate_variants
+from .variant_workers import variants_of_phrases
+from .variants import RULE_NAMES, VariantResources
 
 MORPHOLOGY_PARTS = ("derivations",)
 ADJECTIVAL_ENDINGS = "adjectival_endings.tsv"
@@ -30,10 +31,10 @@ LEARNED_BLOCKLIST = "learned_blocklist.tsv"
 VARIANT_PENALTY = 10
 
 
-@dataclass(frozen=True, order=True)
-class Entry:
+class Entry(NamedTuple):
     """One way of writing one HPO term (or several, a compound; none: no term fits), with
-    its provenance."""
+    its provenance. A tuple: entries sort by priority first, and 400,000 of them are made
+    per lexicon build."""
 
     priority: int
     hpo_ids: tuple[str, ...]
@@ -90,21 +91,27 @@ def is_abbreviation(surface: str) -> bool:
     return len(surface) <= 6 and bool(letters) and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)
 
 
-def _add_with_variants(
-    lexicon: Lexicon, surface: str, hpo_ids: tuple[str, ...], source: str, priority: int, config: LexiconConfig, res: VariantResources
-) -> None:
-    if is_abbreviation(surface):  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
-        lexicon.add(surface.lower(), Entry(priority, hpo_ids, surface, source, "", True))
-        lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_ids, surface, source, "number", True))
-        return
-    key = normalize_key(surface)
-    variants = generate_variants(key, res, config.variant_rules, config.max_variant_chain)
-    # 'Intellectual disability, severe' is written inverted in prose; the comma form is a list.
-    if "comma_inversion" not in variants.values():
-        lexicon.add(key, Entry(priority, hpo_ids, surface, source))
-    for variant, chain in variants.items():
-        # Fewer rewriting steps = closer to the ontology's own wording = preferred on a tie.
-        lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_ids, surface, source, chain))
+Row = tuple[str, tuple[str, ...], str, int]  # surface, id(s), source, priority
+
+
+def add_with_variants(lexicon: Lexicon, rows: Iterable[Row], config: LexiconConfig, res: VariantResources) -> None:
+    """Add each row's surface and its generated variants (:mod:`.variant_workers` makes
+    them, over the machine's cores when there are many)."""
+    rows = list(rows)
+    keys = [None if is_abbreviation(surface) else normalize_key(surface) for surface, *_ in rows]
+    generated = iter(variants_of_phrases([key for key in keys if key is not None], res, config.variant_rules, config.max_variant_chain))
+    for (surface, hpo_ids, source, priority), key in zip(rows, keys):
+        if key is None:  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
+            lexicon.add(surface.lower(), Entry(priority, hpo_ids, surface, source, "", True))
+            lexicon.add(surface.lower() + "s", Entry(priority + VARIANT_PENALTY, hpo_ids, surface, source, "number", True))
+            continue
+        variants = next(generated)
+        # 'Intellectual disability, severe' is written inverted in prose; the comma form is a list.
+        if "comma_inversion" not in variants.values():
+            lexicon.add(key, Entry(priority, hpo_ids, surface, source))
+        for variant, chain in variants.items():
+            # Fewer rewriting steps = closer to the ontology's own wording = preferred on a tie.
+            lexicon.add(variant, Entry(priority + VARIANT_PENALTY * (chain.count("+") + 1), hpo_ids, surface, source, chain))
 
 
 def _resolve_listed_id(ontology: Ontology, hpo_id: str, place: str) -> str:
@@ -161,21 +168,19 @@ def adjectival_forms(ontology: Ontology, lexicon_dir: str | Path) -> dict[str, t
     return {form: found for form, found in forms.items() if form not in nouns}
 
 
-def ontology_lexicon(ontology: Ontology, config: LexiconConfig, res: VariantResources) -> Lexicon:
-    """Phenotype-branch names and the configured synonym scopes, with their variants.
+def ontology_rows(ontology: Ontology, config: LexiconConfig) -> Iterator[Row]:
+    """Phenotype-branch names and the configured synonym scopes.
 
     The branch root itself ("Phenotypic abnormality") names no finding and is left out.
     """
-    lexicon = Lexicon()
     for hpo_id, name in ontology.names.items():
         if hpo_id == PHENOTYPIC_ABNORMALITY:
             continue
-        _add_with_variants(lexicon, name, (hpo_id,), "name", PRIORITY["name"], config, res)
+        yield name, (hpo_id,), "name", PRIORITY["name"]
         for synonym in ontology.synonyms[hpo_id]:
             if synonym.scope in config.synonym_scopes:
                 source = ":".join(filter(None, ("synonym", synonym.scope, synonym.kind)))
-                _add_with_variants(lexicon, synonym.text, (hpo_id,), source, PRIORITY[synonym.scope], config, res)
-    return lexicon
+                yield synonym.text, (hpo_id,), source, PRIORITY[synonym.scope]
 
 
 def lexicon_file_rows(ontology: Ontology, path: Path) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -196,13 +201,15 @@ def add_rows(
     lexicon: Lexicon, rows: Iterable[tuple[str, tuple[str, ...], str]], kind: str, config: LexiconConfig, res: VariantResources
 ) -> None:
     """Add (surface, id(s), source) rows with their variants at the priority of ``kind``."""
-    for surface, hpo_ids, source in rows:
-        _add_with_variants(lexicon, surface, hpo_ids, source, PRIORITY[kind], config, res)
+    add_with_variants(lexicon, ((surface, hpo_ids, source, PRIORITY[kind]) for surface, hpo_ids, source in rows), config, res)
 
 
 def apply_blocklist(lexicon: Lexicon, blocked: Blocked, min_key_length: int) -> Lexicon:
     """Drop blocked (key, id) pairs and keys too short to match safely; then finalize."""
+    blocked_keys = {key for key, _ in blocked}
     for key in list(lexicon.entries):
+        if len(key) >= min_key_length and key not in blocked_keys:
+            continue  # most keys: nothing to drop
         if (key, ANY_ID) in blocked:
             kept = []
         else:
@@ -228,7 +235,8 @@ class LexiconParts:
 def lexicon_parts(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig) -> LexiconParts:
     lexicon_dir = Path(lexicon_dir)
     res = variant_resources(ontology, lexicon_dir, config.morphology)
-    lexicon = ontology_lexicon(ontology, config, res)
+    lexicon = Lexicon()
+    add_with_variants(lexicon, ontology_rows(ontology, config), config, res)
     for name in config.extra_files:
         kind = "learned" if is_learned_file(name) else "file"
         add_rows(lexicon, lexicon_file_rows(ontology, lexicon_dir / name), kind, config, res)

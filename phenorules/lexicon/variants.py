@@ -62,6 +62,11 @@ class VariantResources:
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @cached_property
+    def prefix_fragments(self) -> ahocorasick.Automaton | None:
+        """Every joinable prefix: a phrase that holds none has nothing to join or split."""
+        return _fragments_automaton(self.joinable_prefixes)
+
+    @cached_property
     def join_patterns(self) -> tuple[tuple[str, re.Pattern], ...]:
         """Each joinable prefix with the pattern of its spaced form ('hypo pigmentation')."""
         return tuple((prefix, re.compile(rf"\b{prefix} (?=[a-z])")) for prefix in self.joinable_prefixes)
@@ -70,14 +75,7 @@ class VariantResources:
     def spelling_fragments(self) -> ahocorasick.Automaton | None:
         """Every fragment of :attr:`spellings`, either side: most phrases have none, and are
         done with one scan."""
-        fragments = sorted({fragment for pair in self.spellings for fragment in pair if fragment})
-        if not fragments:
-            return None
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
-        for fragment in fragments:
-            automaton.add_word(fragment)
-        automaton.make_automaton()
-        return automaton
+        return _fragments_automaton(fragment for pair in self.spellings for fragment in pair)
 
     @cached_property
     def adjective_nouns(self) -> dict[str, tuple[str, ...]]:
@@ -91,6 +89,11 @@ class VariantResources:
     def anatomy_nouns(self) -> dict[str, str]:
         """Anatomy adjective -> its noun ('maxillary' -> 'maxilla')."""
         return {adjective: noun for noun, adjective in self.anatomy_adjectives.items()}
+
+    @cached_property
+    def anatomy_words(self) -> frozenset[str]:
+        """The organ nouns and adjectives of :attr:`anatomy_adjectives`."""
+        return frozenset(self.anatomy_adjectives) | frozenset(self.anatomy_adjectives.values())
 
     def prefixes_of(self, word: str) -> tuple[dict[str, str], bool]:
         """Prefix -> the word split after it ('hypopigmentation' -> 'hypo pigmentation'),
@@ -134,6 +137,22 @@ class VariantResources:
         )
         class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
         return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
+
+
+def _fragments_automaton(fragments: Iterable[str]) -> ahocorasick.Automaton | None:
+    """An automaton that finds any of ``fragments`` in a phrase; None for none."""
+    listed = sorted(set(filter(None, fragments)))
+    if not listed:
+        return None
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_LENGTH)
+    for fragment in listed:
+        automaton.add_word(fragment)
+    automaton.make_automaton()
+    return automaton
+
+
+def _holds_any(automaton: ahocorasick.Automaton | None, phrase: str) -> bool:
+    return automaton is not None and next(automaton.iter(phrase), None) is not None
 
 
 def _compile(pattern: str, place: str) -> re.Pattern:
@@ -183,6 +202,8 @@ def rewrite(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
 def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
     """'maxilla hypoplasia' <-> 'maxillary hypoplasia': organ nouns used attributively."""
     words = phrase.split(" ")
+    if res.anatomy_words.isdisjoint(words):
+        return []
     out = []
     for i, word in enumerate(words[:-1]):  # attributive: some word follows
         for table in (res.anatomy_adjectives, res.anatomy_nouns):
@@ -204,7 +225,7 @@ def number(phrase: str, res: VariantResources) -> list[str]:
 
 def spelling(phrase: str, res: VariantResources) -> list[str]:
     """British <-> American spellings ('oedema' <-> 'edema', 'tumour' <-> 'tumor')."""
-    if res.spelling_fragments is None or next(res.spelling_fragments.iter(phrase), None) is None:
+    if not _holds_any(res.spelling_fragments, phrase):
         return []
     out = []
     for british, american in res.spellings:
@@ -221,6 +242,8 @@ def join_split(phrase: str, res: VariantResources) -> list[str]:
     A word is split only when what follows the prefix is itself an ontology word, so
     'hypoplasia' never becomes 'hypo plasia'.
     """
+    if not _holds_any(res.prefix_fragments, phrase):
+        return []
     words = phrase.split(" ")
     known = res._prefixes
     found = [known[word] if word in known else res.prefixes_of(word) for word in words]

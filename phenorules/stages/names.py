@@ -69,8 +69,11 @@ def read_disease_names(path: Path) -> dict[tuple[str, ...], str]:
         data = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the disease annotations: {getattr(error, 'strerror', None) or error}") from None
-    names: dict[tuple[str, ...], str] = {}
+    first_ids: dict[str, str] = {}  # each disease has one line per annotation: its name once
     for disease_id, name in re.findall(r"^([A-Z]+:\d+)\t([^\t\n]+)\t", data, re.M):
+        first_ids.setdefault(name, disease_id)
+    names: dict[tuple[str, ...], str] = {}
+    for name, disease_id in first_ids.items():
         words = _WORD.findall(name)
         if 1 < len(words) <= MAX_NAME_WORDS:
             names.setdefault(name_key(words), disease_id)

@@ -1,0 +1,34 @@
+"""The variants of many phrases at once, spread over the machine's cores.
+
+Variant generation is most of a lexicon build (40,000 HPO names and synonyms, each chained
+through every rule) and each phrase is independent of the others, so the phrases are cut
+into chunks that forked processes (:mod:`phenorules.forking`) work through with the
+parent's :class:`~.variants.VariantResources`; the results come back in input order, so
+the lexicon is the same whatever the number of processes.
+"""
+
+from __future__ import annotations
+
+from ..forking import available_cores, forked_pool, inherited
+from .variants import VariantResources, generate_variants
+
+CHUNKS_PER_PROCESS = 8  # small enough to even out phrases of unequal cost
+MAX_PROCESSES = 8  # beyond this, forking and sending the results back cost more than they save
+MIN_PHRASES = 2000  # fewer (a fold's learned rows) are done here: a fork costs more
+
+
+def variants_of_phrases(phrases: list[str], res: VariantResources, rules: tuple[str, ...], max_chain: int) -> list[dict[str, str]]:
+    """:func:`~.variants.generate_variants` of each phrase, in the order given."""
+    processes = min(available_cores(), MAX_PROCESSES)
+    pool = forked_pool(processes, (res, rules, max_chain)) if processes > 1 and len(phrases) >= MIN_PHRASES else None
+    if pool is None:
+        return [generate_variants(phrase, res, rules, max_chain) for phrase in phrases]
+    size = -(-len(phrases) // (processes * CHUNKS_PER_PROCESS))
+    with pool:
+        chunks = pool.map(_variants_of_chunk, (phrases[start : start + size] for start in range(0, len(phrases), size)))
+        return [variants for chunk in chunks for variants in chunk]
+
+
+def _variants_of_chunk(phrases: list[str]) -> list[dict[str, str]]:
+    res, rules, max_chain = inherited()
+    return [generate_variants(phrase, res, rules, max_chain) for phrase in phrases]

@@ -1,0 +1,62 @@
+"""The lexicon build over forked processes gives what the build in one process gives."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from conftest import MINI_OBO
+
+from phenorules import forking, knowledge_base
+from phenorules.lexicon import LexiconConfig, apply_blocklist, lexicon_parts, variant_workers
+from phenorules.ontology import load_ontology
+from phenorules.resources import data_dir
+
+
+def built(monkeypatch, forked: bool):
+    """The mini ontology's knowledge base, its variants and word sets made in forked
+    processes (the size thresholds lowered to the mini ontology's) or in this one."""
+    monkeypatch.setattr(forking, "can_fork", lambda: forked)
+    for module in (variant_workers, knowledge_base):
+        monkeypatch.setattr(module, "available_cores", lambda: 2)
+    monkeypatch.setattr(variant_workers, "MIN_PHRASES", 1)
+    monkeypatch.setattr(knowledge_base, "FORKED_WORD_SETS_KEYS", 1)
+    ontology, config, lexicon_dir = load_ontology(MINI_OBO), LexiconConfig(), data_dir("lexicons")
+    parts = lexicon_parts(ontology, lexicon_dir, config)
+    lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+    kb = knowledge_base.KnowledgeBase.compile(ontology, lexicon, lexicon_dir, parts.res.morphology)
+    return lexicon, list(kb.matcher.rows), kb.word_sets.to_bytes()
+
+
+def test_a_forked_build_is_the_build_in_one_process(monkeypatch):
+    lexicon, rows, word_sets = built(monkeypatch, forked=True)
+    serial_lexicon, serial_rows, serial_word_sets = built(monkeypatch, forked=False)
+    assert list(lexicon.entries.items()) == list(serial_lexicon.entries.items())  # keys in the same order too
+    assert rows == serial_rows
+    assert word_sets == serial_word_sets
+    assert len(rows) > 100
+
+
+def test_forking_is_refused_while_another_thread_runs():
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not forking.can_fork()
+        assert forking.forked_pool(2, None) is None
+    finally:
+        release.set()
+        other.join()
+
+
+@pytest.mark.parametrize("phrases", [["short stature"], ["short stature", "long philtrum", "cleft palate"] * 10])
+def test_the_variants_of_phrases_come_back_in_the_order_given(monkeypatch, phrases):
+    from phenorules.lexicon import variant_resources
+    from phenorules.lexicon.variants import generate_variants
+
+    monkeypatch.setattr(variant_workers, "available_cores", lambda: 2)
+    monkeypatch.setattr(variant_workers, "MIN_PHRASES", 1)
+    res = variant_resources(load_ontology(MINI_OBO), data_dir("lexicons"))
+    config = LexiconConfig()
+    expected = [generate_variants(phrase, res, config.variant_rules, config.max_variant_chain) for phrase in phrases]
+    assert variant_workers.variants_of_phrases(phrases, res, config.variant_rules, config.max_variant_chain) == expected
