@@ -36,6 +36,7 @@ import srsly
 
 from . import __version__
 from .files import atomic_file, remove_stale_temporaries
+from .forking import in_background
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -270,6 +271,21 @@ def remove_stale_cache_files(directory: Path) -> None:
             pass
 
 
+def store(resources: KnowledgeBase, path: Path) -> None:
+    """Write the cache entry ``path`` and prune the cache beside it; an unwritable cache
+    directory only costs time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_cache_file(path, resources_sections(resources))
+        prune_cache(path.parent, path)
+    except OSError:
+        pass
+
+
+# The HPO lexicon's entry takes 1.5 s to serialise and compress: written by a forked process
+# (:func:`phenorules.forking.in_background`) while the pipeline is put to work; a small
+# lexicon's (a test's) is written before load_resources returns.
+BACKGROUND_CACHE_ROWS = 20_000
 RELEASES_KEPT = 2
 _LOADED: dict[str, KnowledgeBase] = {}
 
@@ -321,13 +337,8 @@ def load_resources(
             lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
             morphology = parts.res.morphology
             resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
-        if use_cache:
-            try:
-                directory.mkdir(parents=True, exist_ok=True)
-                write_cache_file(path, resources_sections(resources))
-                prune_cache(directory, path)
-            except OSError:
-                pass  # an unwritable cache directory only costs time
+        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path))):
+            store(resources, path)
         log.info("built the lexicon in %.1f s", time.perf_counter() - started)
     _LOADED[key] = resources
     return resources

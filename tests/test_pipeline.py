@@ -97,6 +97,47 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_whole_at_exit(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from phenorules import forking, resources
+
+    monkeypatch.setattr(resources, "_LOADED", {})
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-line"))
+    monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 10**9)
+    resources.load_resources(MINI_OBO)
+    (in_line,) = (tmp_path / "in-line").glob("resources-*.cache")
+    monkeypatch.setattr(resources, "_LOADED", {})
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "forked"))
+    monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 0)
+    forking.wait_for_background()
+    resources.load_resources(MINI_OBO)
+    assert len(forking._BACKGROUND) == 1  # written by a forked process
+    forking.wait_for_background()
+    (forked,) = (tmp_path / "forked").glob("resources-*.cache")
+    assert _cached_content(forked) == _cached_content(in_line) and not forking._BACKGROUND
+    # a command that ends at once still leaves the whole entry: the process waits for its writer
+    code = (
+        "import time; from phenorules import resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
+        f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_resources({str(MINI_OBO)!r})"
+    )
+    env = {**os.environ, "PHENORULES_CACHE": str(tmp_path / "exit")}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    (at_exit,) = (tmp_path / "exit").glob("resources-*.cache")
+    assert _cached_content(at_exit) == _cached_content(in_line)
+
+
+def _cached_content(path):
+    """What a cache entry holds: the automaton's keys and values (its node bytes depend on
+    the process's allocations), the rows, the word sets and the ontology."""
+    from phenorules.resources import read_cache_file, resources_from_cache
+
+    loaded = resources_from_cache(read_cache_file(path))
+    matcher = loaded.matcher
+    return sorted(matcher.automaton.items()), [matcher.rows[i] for i in range(len(matcher.rows))], loaded.word_sets.to_bytes(), loaded.ontology.names
+
+
 def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch):
     """The rows are one packed text in the cache: a row is decoded only when its key is hit."""
     from phenorules import resources
