@@ -290,3 +290,25 @@ def test_a_digit_that_is_no_ascii_number_is_no_ordinal(all_patterns_nlp):
     """'¹'.isdigit() is true, int('¹') fails: a superscript before a conjunction is text."""
     doc = all_patterns_nlp(make_text_doc(all_patterns_nlp, "¹ and ² toes; ¹ and seizures"))
     assert all(span._.hpo_ids for span in doc.spans[PHENOTYPES])
+
+
+def test_a_reading_never_cuts_a_mention_off_at_its_end():
+    from types import SimpleNamespace
+
+    from phenorules.stages.match import PhenotypeMatcher
+
+    terms = [("renal anomalies", "HP:0000077", ""), ("hearing anomalies", "HP:0000364", ""), ("sensorineural hearing", "HP:0000407", "")]
+    kb = compile_terms(terms + [("sensorineural hearing loss", "HP:0000407", "")])
+    kb.ontology = SimpleNamespace(label=lambda hpo_ids: "")
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv", rules_dir / "ordinals.tsv")
+    stage = Coordination(rules, kb, ("shared_head", "shared_modifier"))
+    doc = make_text_doc(spacy.blank("en"), "The renal anomalies and sensorineural hearing loss were noted.")
+    stage(PhenotypeMatcher(kb)(doc))
+    # not 'anomalies and sensorineural hearing' (hearing anomalies; sensorineural hearing)
+    assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("renal anomalies", ("HP:0000077",)), ("sensorineural hearing loss", ("HP:0000407",))]
+
+
+def test_a_comma_before_the_conjunction_of_two_items_parts_two_findings(all_patterns_nlp):
+    assert mentions(all_patterns_nlp, "atrial, and ventricular septal defects") == [("ventricular septal defects", "HP:0001629")]
+    assert mentions(all_patterns_nlp, "atrial and ventricular septal defects") == [("atrial and ventricular septal defects", "HP:0001631;HP:0001629")]

@@ -76,3 +76,27 @@ def test_an_adjectival_form_before_a_person_noun_and_nowhere_else():
     text = "A microcephalic girl and two microcephalic sisters; microcephalic osteodysplastic dwarfism."
     found = [stage.attributive(text, m) for m in stage.before_person.finditer(text)]
     assert [(text[c.start : c.end], c.hpo_ids) for c in found if c] == [("microcephalic", ("HP:0000252",))] * 2
+
+
+GUARDED = TERMS + [("small hand", "HP:0200055", ""), ("small foot", "HP:0001773", ""), ("knee contracture", "HP:0034671", ""), ("partial seizures", "HP:0007359", "")]
+
+
+def guarded_clauses(text):
+    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(GUARDED))
+    return [compound.hpo_ids for copula in stage.copula.finditer(text) if (compound := stage.clause(text, copula)) is not None]
+
+
+def test_coordinated_subjects_are_read_through_known_words_only():
+    assert guarded_clauses("His hands and feet were small.") == [("HP:0001773", "HP:0200055")]
+    assert guarded_clauses("We examined the hands, even though values were small.") == []
+
+
+def test_an_adverb_of_a_participle_is_no_adjective_of_the_noun():
+    assert guarded_clauses("Her seizures were partially controlled.") == []
+    assert guarded_clauses("Her seizures were partial.") == [("HP:0007359",)]
+    assert guarded_clauses("The stature was short compared with her peers.") == [("HP:0004322",)]
+
+
+def test_a_noun_before_of_is_no_adjective():
+    assert guarded_clauses("The knees were also affected, and contracture of the elbows was seen.") == []
+    assert guarded_clauses("The knees were contracted.") == []

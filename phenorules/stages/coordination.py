@@ -262,8 +262,9 @@ class Coordination(RefinesMatches):
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
         if set(ELISION_PATTERNS) & set(self.patterns):
-            ends = {span.start_char: span.end_char for span in spans}
-            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, ends)]
+            mentions = [(span.start_char, span.end_char) for span in spans]
+            indexed = Extents(mentions)
+            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, mentions, indexed)]
         if compounds:
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
@@ -279,24 +280,27 @@ class Coordination(RefinesMatches):
         found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
         return [compound for compound in found if compound is not None]
 
-    def keeps(self, reading: Reading, ends: dict[int, int]) -> bool:
-        """An enabled pattern's reading; a shared modifier never takes the start of a longer
-        mention of its own ('[hyperextensible joints], or [joint pain]')."""
+    def keeps(self, reading: Reading, mentions: list[tuple[int, int]], indexed: Extents) -> bool:
+        """An enabled pattern's reading that cuts no mention off at its end: '[renal
+        anomalies] and [sensorineural hearing loss]' is no 'anomalies and sensorineural
+        hearing', '[hyperextensible joints], or [joint pain]' no shared 'hyperextensible'."""
         if reading.kind not in self.patterns:
             return False
-        last = reading.conjuncts[-1]
-        return not (reading.modifier and reading.head is None and ends.get(last[0], last[1]) > last[1])
+        return not any(reading.start <= mentions[i][0] and mentions[i][1] > reading.end for i in indexed.overlapping(reading.start, reading.end))
 
     # ------------------------------------------------------------ elided conjuncts
 
     def readings(self, text: str) -> list[Reading]:
-        """The best reading of the phrase around each conjunction (and each "II-IV")."""
+        """The best reading of the phrase around each conjunction (and each "II-IV"). A
+        comma before the conjunction belongs to a list of three or more ("cleft lip,
+        palate, and uvula"); between two items it parts two findings ("liver fibrosis, and
+        xanthomata"), which share no words."""
         out = []
         for site in self.site.finditer(text):
             written = next(group for group in site.groups() if group is not None)
             kind = "range" if site.group(2) or site.group(4) else "shared_head"
             reading = self.read_site(text, site.start(), site.end(), " ".join(written.lower().split()), kind)
-            if reading is not None:
+            if reading is not None and not ("," in site.group() and len(reading.conjuncts) == 2):
                 out.append(reading)
         return out
 

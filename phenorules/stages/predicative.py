@@ -38,7 +38,7 @@ from .coordination import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
-WORD_KINDS = ("copula", "adverb", "negation", "conjunction", "person")
+WORD_KINDS = ("copula", "adverb", "negation", "conjunction", "person", "noun_marker")
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
@@ -53,6 +53,7 @@ class PredicativeRules:
     negations: frozenset[str]
     conjunctions: frozenset[str]
     persons: dict[str, RuleRef]  # "girl" -> its row
+    noun_markers: frozenset[str]  # "of": the word before it is a noun ("contracture of")
 
 
 def read_rules(path: Path) -> PredicativeRules:
@@ -64,6 +65,7 @@ def read_rules(path: Path) -> PredicativeRules:
         frozenset(ref.name.lower() for ref in kinds["negation"]),
         frozenset(ref.name.lower() for ref in kinds["conjunction"]),
         {ref.name.lower(): ref for ref in kinds["person"]},
+        frozenset(ref.name.lower() for ref in kinds["noun_marker"]),
     )
 
 
@@ -116,13 +118,14 @@ class Predicative(RefinesMatches):
             return None
         found = []
         adjectives, negated = self.adjectives(text, copula.end())
-        for readings in adjectives:
+        for words in adjectives:
             # a negated clause keeps only the adjectives standing alone, which the negation
             # stage then reads with the cue before them ("was not ataxic")
+            readings = self.readings(text, words)
             terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
-            adjective = self.adjective_term(text, *readings[-1]) if not terms else None  # its first word: "hypotonic [at] birth"
+            adjective = self.adjective_term(text, *words[0]) if not terms else None  # its first word: "hypotonic [at] birth"
             if adjective is not None:
-                terms = [(readings[-1][0], readings[-1][1], adjective[0])]
+                terms = [(words[0][0], words[0][1], adjective[0])]
             found += terms
         if not found:
             return None
@@ -149,9 +152,10 @@ class Predicative(RefinesMatches):
 
     def subjects(self, text: str, end: int) -> list[list[tuple[int, int]]]:
         """The noun before a copula, and the nouns coordinated with it ("his hands and feet
-        were small"), the nearest first."""
+        were small"), the nearest first; the coordination is read through words some term
+        has only ("seizures, which were partial" is no clause about seizures: "which" stops it)."""
         subjects = [self.noun(text, end)]
-        while subjects[-1] and len(subjects) < _MAX_ADJECTIVES:
+        while subjects[-1] and len(subjects) < _MAX_ADJECTIVES and self.known(text[slice(*subjects[-1][-1])]):
             joined = self.joined_before.search(text, max(0, subjects[-1][0][0] - 8), subjects[-1][0][0])
             if joined is None:
                 break
@@ -171,10 +175,9 @@ class Predicative(RefinesMatches):
         return words
 
     def adjectives(self, text: str, start: int) -> tuple[list[list[tuple[int, int]]], bool]:
-        """The adjectives after a copula, each as its readings (two words, then the first
-        alone: "deep set", "long in"); adverbs and negations skipped, several joined by
-        commas and conjunctions; the list ends at any other mark. And whether a negation
-        was skipped."""
+        """The adjectives after a copula, each as its one or two words ("deep set", "long
+        in"); adverbs and negations skipped, several joined by commas and conjunctions; the
+        list ends at any other mark. And whether a negation was skipped."""
         items: list[list[tuple[int, int]]] = [[]]
         position, negated = start, False
         for found in _UNIT.finditer(text, start, start + _WINDOW):
@@ -196,4 +199,17 @@ class Predicative(RefinesMatches):
             if len(items[-1]) == _MAX_ADJECTIVE:
                 break
             items[-1].append((found.start(), found.end()))
-        return [[(words[0][0], words[-1][1]), (words[0][0], words[0][1])][: len(words)] for words in items if words], negated
+        return [words for words in items if words and not self.before_noun_marker(text, words)], negated
+
+    def readings(self, text: str, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """An adjective's readings: its words, then its first word alone ("long [in]
+        appearance", "short [compared] with"), unless that word is an adverb of the
+        second ("partially controlled", "mildly elevated")."""
+        whole = [(words[0][0], words[-1][1])]
+        if len(words) == 1 or text[slice(*words[0])].lower().endswith("ly"):
+            return whole
+        return whole + [words[0]]
+
+    def before_noun_marker(self, text: str, words: list[tuple[int, int]]) -> bool:
+        """Whether the words are a noun's, not an adjective's ("and [contracture of] the elbows")."""
+        return len(words) > 1 and text[slice(*words[1])].lower() in self.rules.noun_markers
