@@ -164,10 +164,18 @@ def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int,
     articles = [article for document in documents for article in parse_input(f"{document['id']}.txt", document["text"].encode("utf-8"), "text", document["id"])]
     found = {}
     for article, doc in annotate_articles(nlp, articles):
-        found[article.id] = sorted(
-            (span.start_char, span.end_char, hpo_id, bool(span._.negex)) for span in doc.spans[PHENOTYPES] for hpo_id in span._.hpo_ids
-        )
+        found[article.id] = sorted(mention for span in doc.spans[PHENOTYPES] for mention in term_mentions(span))
     return found
+
+
+def term_mentions(span) -> list[tuple[int, int, str, bool]]:
+    """(start, end, id, negated) of each term a mention names, at the term's own extent
+    where the mention holds several ("cleft lip and palate": Cleft lip at "cleft lip", Cleft
+    palate over the phrase), as the spaCy component's ``phenotype_terms`` spans give them."""
+    negated = bool(span._.negex)
+    if span._.parts:
+        return [(start, end, hpo_id, negated) for start, end, hpo_ids in span._.parts for hpo_id in hpo_ids]
+    return [(span.start_char, span.end_char, hpo_id, negated) for hpo_id in span._.hpo_ids]
 
 
 def fasthpocr_mentions(documents: list[dict], python: str, obo: str) -> dict[str, list[tuple[int, int, str, bool]]]:

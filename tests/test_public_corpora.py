@@ -75,3 +75,11 @@ def test_a_malformed_notes_line_is_one_line(corpus):
     run = subprocess.run([sys.executable, str(Path(public_corpora.__file__)), str(corpus)], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.strip() == f"public_corpora: error: {notes}/ann/G1, line 1: '0\\t6\\tAtaxia' is not start<TAB>end<TAB>text<TAB>HP:id[<TAB>flag]"
+
+
+def test_each_term_of_a_coordination_is_scored_at_its_own_extent(general_nlp):
+    from phenorules.document import PHENOTYPES, make_text_doc
+
+    doc = general_nlp(make_text_doc(general_nlp, "He had cleft lip and palate."))
+    (span,) = doc.spans[PHENOTYPES]
+    assert public_corpora.term_mentions(span) == [(7, 16, "HP:0410030", False), (7, 27, "HP:0000175", False)]
