@@ -16,7 +16,7 @@ import threading
 import uuid
 
 from .errors import InputError
-from .parallel import Result, annotate_items
+from .article_chunks import Result, annotate_items
 from .inputs import AUTO, format_profile
 from .streaming import Item
 from .tasks.patientphex import PROFILE

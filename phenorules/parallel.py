@@ -1,6 +1,6 @@
 """``phenorules predict`` over a corpus: in this process, on forked workers, or on a cluster.
 
-Articles go to the annotators in chunks of :data:`CHUNK_ARTICLES`; at most
+Articles go to the annotators in chunks of :data:`~phenorules.article_chunks.CHUNK_ARTICLES`; at most
 :data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
 order as soon as they are next, so memory grows with the input only by the pmc_ids held
 to refuse a repeat (:class:`FirstLines`, about 120 bytes an article). Each
@@ -25,87 +25,14 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from .article import Article
 from .errors import InputError, PhenorulesError, warn
-from .inputs import AUTO, format_profile
+from .inputs import AUTO
 from .progress import StreamProgress
+from .article_chunks import Pipelines, Result, annotate_items, article_of, chunks
 from .streaming import Item, input_paths, input_size, read_items
 from .writer import LineOutput, Writer
 
-CHUNK_ARTICLES = 4
 CHUNKS_IN_FLIGHT = 3
-
-# (pmc_id, prediction line, evidence line or None) for one article.
-Result = tuple[str, str, "str | None"]
-
-
-class Pipelines:
-    """The pipeline for each input format, by its profile (``inputs.format_profile``), each
-    built on first use: a corpus of PatientPheX JSONL and of text gets one of each."""
-
-    def __init__(self, build: Callable[[str], Language], profile: str = AUTO):
-        self.build = build
-        self.profile = profile
-        self.built: dict[str, Language] = {}
-
-    def __call__(self, input_format: str) -> Language:
-        chosen = format_profile(input_format, self.profile)
-        if chosen not in self.built:
-            self.built[chosen] = self.build(chosen)
-        return self.built[chosen]
-
-
-def annotate_items(pipelines: Callable[[str], Language], items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
-    """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
-    format, and serialise a chunk of articles: a result per item, None for a blank line
-    (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from .document import annotate_articles
-    from .tasks.patientphex.predict import evidence_record, to_record
-    from .tasks.patientphex.io import jsonl_line, prediction_line
-
-    articles = [_article(item, on_error) for item in items]
-    docs = {}
-    for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
-        chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
-        for i, (_, doc) in zip(chosen, annotate_articles(pipelines(input_format), [articles[i] for i in chosen])):
-            docs[i] = doc
-    results: list[Result | None] = []
-    for i, article in enumerate(articles):
-        if article is None:
-            results.append(None)
-            continue
-        doc = docs[i]
-        evidence = jsonl_line(evidence_record(article, doc)) if explain else None
-        results.append((article.id, prediction_line(to_record(article, doc)), evidence))
-    return results
-
-
-def _article(item: Item, on_error: str) -> Article | None:
-    """The item's article, checked as ``read_input`` checks one; None for a blank line."""
-    from .tasks.patientphex.articles import to_article
-    from .tasks.patientphex.io import parse_article_line
-
-    if item.raw is None:
-        return item.article
-    try:
-        record = parse_article_line(item.source, item.lineno, item.raw)
-        return None if record is None else to_article(record)
-    except InputError as error:
-        if on_error == "fail":
-            raise
-        warn(f"{error}; article skipped")
-        return None
-
-
-def chunks(items: Iterable[Item], size: int = CHUNK_ARTICLES) -> Iterator[list[Item]]:
-    chunk: list[Item] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 class Done:
@@ -279,7 +206,7 @@ def _skip_kept(items: Iterator[Item], kept: list[str], output_path: str, first_l
         if position == len(kept):
             yield item
             continue
-        article = _article(item, on_error)
+        article = article_of(item, on_error)
         if article is None or not first_line.check(item, article.id):
             continue
         if article.id != kept[position]:

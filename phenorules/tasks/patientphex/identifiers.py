@@ -1,19 +1,10 @@
 """How PatientPheX writes a mention's phenotype (TASK.md): its HPO ids joined by ';' (a
-compound mention), '-1' when no HPO term fits. The core's form is a tuple of ids, empty
-when no term fits (:mod:`phenorules.phenotype`); these two functions translate."""
+compound mention), '-1' when no HPO term fits. It is the form of the lexicon files' id
+cell, learned from its annotations, so one codec serves both:
+:func:`phenorules.lexicon.tsv.format_ids` and :func:`~phenorules.lexicon.tsv.parse_ids`."""
 
 from __future__ import annotations
 
-NO_ID = "-1"
-SEPARATOR = ";"
+from ...lexicon.tsv import NO_TERM_CELL as NO_ID, format_ids as task_identifier, parse_ids as parse_identifier
 
-
-def task_identifier(hpo_ids: tuple[str, ...]) -> str:
-    """The task's identifier of a mention with ``hpo_ids``."""
-    return SEPARATOR.join(hpo_ids) if hpo_ids else NO_ID
-
-
-def parse_identifier(identifier: str) -> tuple[str, ...]:
-    """The ids of a task identifier, in its order; none for '-1' (a '-1' part of a
-    compound is dropped, as the scorer drops it)."""
-    return tuple(part for part in identifier.split(SEPARATOR) if part != NO_ID)
+__all__ = ["NO_ID", "task_identifier", "parse_identifier"]
