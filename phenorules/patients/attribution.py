@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from ..intervals import Extents
@@ -119,6 +119,30 @@ def _cite(mention: PatientMention) -> str:
 
 def _as_named(mention: PatientMention, patients: tuple[str, ...], via: str, chain: tuple[str, ...]) -> tuple[PatientMention, tuple[str, ...]]:
     return replace(mention, rule=f"{mention.rule}>{via}", role=NAMED, patients=patients), chain
+
+
+@dataclass
+class _Walk:
+    """What the walk through an article carries from one passage to the next."""
+
+    focus: Focus | None = None
+    recent: list[str] = field(default_factory=list)  # the patients named so far, in order
+    previous_section: str | None = None
+    body_section: str | None = None
+    body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
+    case_part: Passage | None = None  # the case heading ("Case presentation") the text is under
+
+
+class _Found:
+    """The sentences, patient mentions and phenotypes of an article, sorted by start for
+    finding those within a stretch (:func:`_within`)."""
+
+    def __init__(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[Phenotype]):
+        self.sentences, self.mentions, self.phenotypes = sentences, mentions, phenotypes
+        self.sentence_starts = [s for s, _ in sentences]
+        self.mention_starts = [m.start for m in mentions]
+        self.order = sorted(range(len(phenotypes)), key=lambda i: phenotypes[i].start)
+        self.phenotype_starts = [phenotypes[i].start for i in self.order]
 
 
 class Attributor:
@@ -235,65 +259,72 @@ class Attributor:
     # --- the walk ---------------------------------------------------------------------
 
     def run(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[Phenotype]) -> list[Attribution]:
-        mention_starts = [m.start for m in mentions]
-        order = sorted(range(len(phenotypes)), key=lambda i: phenotypes[i].start)
-        phenotype_starts = [phenotypes[i].start for i in order]
-        sentence_starts = [s for s, _ in sentences]
+        found = _Found(sentences, mentions, phenotypes)
+        walk = _Walk()
         attributions: list[Attribution] = []
-        focus: Focus | None = None
-        recent: list[str] = []
-        previous_section = body_section = None
-        body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
-        case_part: Passage | None = None  # the case heading ("Case presentation") the text is under
         for passage in self.passages:
-            mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
-            floating = passage.section in self.policy.float_sections
-            if not floating:
-                case_part = self._case_part(passage, case_part)
-                if case_part is not None and passage.section not in self.policy.case_sections:
-                    mode, setting = self.policy.case_heading_mode, "case_heading_mode"
-            if floating and previous_section not in self.policy.float_sections:
-                body_focus = focus
-            if mode == "carry" and not floating and previous_section in self.policy.float_sections and passage.section == body_section:
-                focus = body_focus  # the text goes on where the caption interrupted it
-            elif mode != "carry" or passage.section != previous_section:
-                focus = self.start_focus(mode, setting)
-            if not floating:
-                body_section = passage.section
-            previous_section = passage.section
+            mode, setting = self._enter(walk, passage)
             named_in_passage = False
-            if passage.is_table_body:
-                units = self._rows(passage)
-            else:
-                units = [(start, min(end, passage.end)) for start, end in _within(sentences, passage.start, passage.end, sentence_starts)]
             header: dict[int, tuple[str, ...]] = {}
-            for unit_index, (start, end) in enumerate(units):
-                in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
-                for mention in _within(mentions, start, end, mention_starts):
-                    resolved = self._pronoun_of_others(mention, in_sentence) or self.resolve(mention, focus, mode, recent)
-                    if resolved is None:
-                        continue
-                    in_sentence.append(resolved)
-                    if resolved[0].cue is None:
-                        focus = self.next_focus(focus, *resolved)
-                        if resolved[0].role == NAMED:
-                            recent.extend(resolved[0].patients)
+            for unit_index, (start, end) in enumerate(self._units(passage, found)):
+                unit, in_unit = self._read_unit(walk, found, start, end, mode)
                 if passage.is_table_body and unit_index == 0:
-                    header = self._header(start, end, in_sentence)
-                general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
-                in_unit = _within(order, start, end, phenotype_starts)
-                unit = Unit(in_sentence, [phenotypes[i] for i in in_unit])
+                    header = self._header(start, end, unit.mentions)
                 cells = self._cells(start, end) if passage.is_table_body and header and unit_index > 0 and not unit.named else None
+                general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
                 for index in in_unit:
-                    attribution = self.attribute(index, phenotypes[index], unit, focus, mode, setting, passage.section, general)
+                    attribution = self.attribute(index, phenotypes[index], unit, walk.focus, mode, setting, passage.section, general)
                     if cells is not None:
                         attribution = self._by_column(index, phenotypes[index], cells, header, passage.section) or attribution
                     if attribution is not None:
                         attributions.append(attribution)
                 named_in_passage = named_in_passage or unit.named
             if passage.is_heading and not named_in_passage and self.policy.heading_resets_focus:
-                focus = self.start_focus(mode, setting)
+                walk.focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
+
+    def _enter(self, walk: "_Walk", passage: Passage) -> tuple[str, str]:
+        """The section's mode (and the policy row that sets it) at the start of a passage,
+        and the focus it starts with: carried on, taken back from before a float (a figure
+        or table interrupting the text), or started afresh."""
+        mode, setting = self.policy.mode(passage.section, self.has_body, self.shape)
+        floating = passage.section in self.policy.float_sections
+        if not floating:
+            walk.case_part = self._case_part(passage, walk.case_part)
+            if walk.case_part is not None and passage.section not in self.policy.case_sections:
+                mode, setting = self.policy.case_heading_mode, "case_heading_mode"
+        if floating and walk.previous_section not in self.policy.float_sections:
+            walk.body_focus = walk.focus
+        if mode == "carry" and not floating and walk.previous_section in self.policy.float_sections and passage.section == walk.body_section:
+            walk.focus = walk.body_focus  # the text goes on where the caption interrupted it
+        elif mode != "carry" or passage.section != walk.previous_section:
+            walk.focus = self.start_focus(mode, setting)
+        if not floating:
+            walk.body_section = passage.section
+        walk.previous_section = passage.section
+        return mode, setting
+
+    def _units(self, passage: Passage, found: "_Found") -> list[tuple[int, int]]:
+        """The stretches a passage is read in: a table's rows, else its sentences."""
+        if passage.is_table_body:
+            return self._rows(passage)
+        return [(start, min(end, passage.end)) for start, end in _within(found.sentences, passage.start, passage.end, found.sentence_starts)]
+
+    def _read_unit(self, walk: "_Walk", found: "_Found", start: int, end: int, mode: str) -> tuple[Unit, list[int]]:
+        """The patient mentions of a stretch, each resolved and moving the focus as it is
+        read, and the positions of the stretch's phenotypes."""
+        in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
+        for mention in _within(found.mentions, start, end, found.mention_starts):
+            resolved = self._pronoun_of_others(mention, in_sentence) or self.resolve(mention, walk.focus, mode, walk.recent)
+            if resolved is None:
+                continue
+            in_sentence.append(resolved)
+            if resolved[0].cue is None:
+                walk.focus = self.next_focus(walk.focus, *resolved)
+                if resolved[0].role == NAMED:
+                    walk.recent.extend(resolved[0].patients)
+        in_unit = _within(found.order, start, end, found.phenotype_starts)
+        return Unit(in_sentence, [found.phenotypes[i] for i in in_unit]), in_unit
 
     def _case_part(self, passage: Passage, case_part: Passage | None) -> Passage | None:
         """The case heading a passage is under: a heading that says a case is told below
