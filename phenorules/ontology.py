@@ -207,6 +207,20 @@ def _term_stanzas(path: str) -> tuple[str, list[tuple[int, list[tuple[str, str, 
 
 def _read_branch(path: str) -> Ontology:
     data_version, stanzas = _term_stanzas(path)
+    frames = _frames(path, stanzas)
+    children, alt_ids, replaced_by = _hierarchy(frames)
+    branch = _descendants(children, PHENOTYPIC_ABNORMALITY)
+    is_a = sorted({(child, parent) for parent in branch for child in children.get(parent, ()) if child in branch})
+    names: dict[str, str] = {}
+    synonyms: dict[str, tuple[Synonym, ...]] = {}
+    for hpo_id in sorted(branch):
+        names[hpo_id], listed = _name_and_synonyms(path, hpo_id, frames[hpo_id])
+        synonyms[hpo_id] = tuple(sorted(listed, key=lambda s: (s.text, s.scope, s.kind)))
+    return Ontology(path, data_version, is_a, names, synonyms, alt_ids, replaced_by)
+
+
+def _frames(path: str, stanzas: list[tuple[int, list[tuple[str, str, int]]]]) -> dict[str, list[tuple[str, str, int]]]:
+    """The clauses of each term id (a term may be stated in several stanzas)."""
     frames: dict[str, list[tuple[str, str, int]]] = {}
     for line, clauses in stanzas:
         ids = [value for tag, value, _ in clauses if tag == "id"]
@@ -215,7 +229,12 @@ def _read_branch(path: str) -> Ontology:
         frames.setdefault(_plain_value(ids[0]), []).extend(clauses)
     if PHENOTYPIC_ABNORMALITY not in frames:
         raise OntologyError(f"{path}: has no term {PHENOTYPIC_ABNORMALITY} (Phenotypic abnormality); is it HPO?")
+    return frames
 
+
+def _hierarchy(frames: dict[str, list[tuple[str, str, int]]]) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
+    """The children of each term (obsolete terms left out), each alt_id's term, and each
+    obsolete term's replacement (the least id when it names several)."""
     children: dict[str, list[str]] = {}
     alt_ids: dict[str, str] = {}
     replaced_by: dict[str, str] = {}
@@ -236,28 +255,32 @@ def _read_branch(path: str) -> Ontology:
             continue
         for parent in parents:
             children.setdefault(parent, []).append(hpo_id)
+    return children, alt_ids, replaced_by
 
-    branch = {PHENOTYPIC_ABNORMALITY}
-    todo = [PHENOTYPIC_ABNORMALITY]
+
+def _descendants(children: dict[str, list[str]], root: str) -> set[str]:
+    """``root`` and every term below it."""
+    branch = {root}
+    todo = [root]
     while todo:
         for child in children.get(todo.pop(), ()):
             if child not in branch:
                 branch.add(child)
                 todo.append(child)
-    is_a = sorted({(child, parent) for parent in branch for child in children.get(parent, ()) if child in branch})
-    names: dict[str, str] = {}
-    synonyms: dict[str, tuple[Synonym, ...]] = {}
-    for hpo_id in sorted(branch):
-        name, listed = "", []
-        for tag, value, number in frames[hpo_id]:
-            if tag == "name":
-                name = _plain_value(value)
-            elif tag == "synonym":
-                text, rest = _quoted(value, f"{path}, line {number}")
-                words = _plain_value(rest).split()
-                scope = words[0] if words and not words[0].startswith("[") else "RELATED"  # the format's default scope
-                kind = words[1] if len(words) > 1 and not words[1].startswith("[") else ""
-                listed.append(Synonym(text, scope, kind))
-        names[hpo_id] = name or hpo_id
-        synonyms[hpo_id] = tuple(sorted(listed, key=lambda s: (s.text, s.scope, s.kind)))
-    return Ontology(path, data_version, is_a, names, synonyms, alt_ids, replaced_by)
+    return branch
+
+
+def _name_and_synonyms(path: str, hpo_id: str, clauses: list[tuple[str, str, int]]) -> tuple[str, list[Synonym]]:
+    """A term's name (its id when it has none) and its synonyms, each with its scope
+    (RELATED, the format's default, when none is written) and its type."""
+    name, listed = "", []
+    for tag, value, number in clauses:
+        if tag == "name":
+            name = _plain_value(value)
+        elif tag == "synonym":
+            text, rest = _quoted(value, f"{path}, line {number}")
+            words = _plain_value(rest).split()
+            scope = words[0] if words and not words[0].startswith("[") else "RELATED"
+            kind = words[1] if len(words) > 1 and not words[1].startswith("[") else ""
+            listed.append(Synonym(text, scope, kind))
+    return name or hpo_id, listed
