@@ -246,17 +246,10 @@ class WordSetIndex:
         """Every run of words in ``text`` whose content words are an indexed set; ``words``:
         :meth:`words` of ``text``, if already read."""
         surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
-        partners, rows, rules, max_words = self.partners, self.rows, self.rules, self.max_words  # locals: a hot loop
+        partners, rows, max_words = self.partners, self.rows, self.max_words  # locals: a hot loop
         quantities, changes = self.quantity_words, self.change_words
-        # A run starts where two kept words in one phrase share an indexed set, or where the
-        # second is a quantity word ("elevated levels of creatine").
-        firsts = [
-            k
-            for k, (i, j) in enumerate(zip(kept, kept[1:]))
-            if breaks[i] == breaks[j] and (words[j] in partners.get(words[i], ()) or (words[j] in quantities and words[i] in partners))
-        ]
         out = []
-        for k in firsts:
+        for k in self._run_starts(words, breaks, kept):
             first = kept[k]
             phrase = breaks[first]
             content, measured = [words[first]], []  # the first word is kept as it is
@@ -282,14 +275,32 @@ class WordSetIndex:
                     row = rows.get(word_set)
                 if row is not None:
                     starts = starts or word_offsets(surfaces, gaps)
-                    start, end = starts[first], starts[last] + len(surfaces[last])
-                    entry = best_entry(matcher.entries(row)[1], text[start:end])
-                    if entry is not None:
-                        rule = rules.get(word_set) if rules else None
-                        if rule:
-                            entry = entry._replace(rule=f"{entry.rule}+{rule}" if entry.rule else rule)
-                        out.append(Match(start, end, entry))
+                    match = self._match(text, matcher, row, word_set, starts[first], starts[last] + len(surfaces[last]))
+                    if match is not None:
+                        out.append(match)
         return out
+
+    def _run_starts(self, words: list, breaks: list[int], kept: list[int]) -> list[int]:
+        """Where a run may start (positions in ``kept``): two kept words in one phrase that
+        share an indexed set, or whose second is a quantity word ("elevated levels of
+        creatine")."""
+        partners, quantities = self.partners, self.quantity_words
+        return [
+            k
+            for k, (i, j) in enumerate(zip(kept, kept[1:]))
+            if breaks[i] == breaks[j] and (words[j] in partners.get(words[i], ()) or (words[j] in quantities and words[i] in partners))
+        ]
+
+    def _match(self, text: str, matcher: PhraseMatcher, row: int, word_set: tuple[str, ...], start: int, end: int) -> Match | None:
+        """The match of an indexed set's row at ``[start, end)``: its best entry for the
+        surface, with the substitution rule that made the set, if any."""
+        entry = best_entry(matcher.entries(row)[1], text[start:end])
+        if entry is None:
+            return None
+        rule = self.rules.get(word_set) if self.rules else None
+        if rule:
+            entry = entry._replace(rule=f"{entry.rule}+{rule}" if entry.rule else rule)
+        return Match(start, end, entry)
 
     def find_skipping_one(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
         """Runs whose content words are an indexed set but for one word inside the run:
