@@ -159,15 +159,9 @@ def build_profiles(patients: Iterable[Patient], rules: PatientRules) -> list[Pat
     for profile in profiles:
         profile.keys = set(id_keys[profile.patient_id])
         for _, _, text in profile.given:
-            for pattern in _patterns(rules, *LABEL_KINDS):
-                for match in pattern.regex.finditer(text):
-                    for key in label_keys(pattern.kind, match) - claimed:
-                        mention_claims.setdefault(key, set()).add(profile.patient_id)
-            for pattern in _patterns(rules, "kinship"):
-                profile.kin.update(match["kin"].lower() for match in pattern.regex.finditer(text))
-            for pattern in _patterns(rules, "age_sex"):
-                profile.ages.update(filter(None, (age_key(m, rules.number_words) for m in pattern.regex.finditer(text))))
-            profile.proband = profile.proband or bool(_PROBAND.search(text) and not _OF_PROBAND.search(text))
+            for key in _mention_label_keys(text, rules) - claimed:
+                mention_claims.setdefault(key, set()).add(profile.patient_id)
+            _read_given_mention(profile, text, rules)
         texts = [text for _, _, text in profile.given]
         sexes = {rules.cues.sex(_POSSESSIVE.sub("", text.strip())) for text in texts} - {None}
         profile.sex = next(iter(sexes)) if len(sexes) == 1 else None
@@ -176,6 +170,21 @@ def build_profiles(patients: Iterable[Patient], rules: PatientRules) -> list[Pat
         if len(owners) == 1:
             next(p for p in profiles if p.patient_id in owners).keys.add(key)
     return profiles
+
+
+def _mention_label_keys(text: str, rules: PatientRules) -> set[tuple]:
+    """The label keys a given mention's text holds ("patient 2", "II-1")."""
+    return {key for pattern in _patterns(rules, *LABEL_KINDS) for match in pattern.regex.finditer(text) for key in label_keys(pattern.kind, match)}
+
+
+def _read_given_mention(profile: PatientProfile, text: str, rules: PatientRules) -> None:
+    """What a given mention's text says of its patient: kinship words, ages and sexes, and
+    whether it names the proband (not "the proband's mother")."""
+    for pattern in _patterns(rules, "kinship"):
+        profile.kin.update(match["kin"].lower() for match in pattern.regex.finditer(text))
+    for pattern in _patterns(rules, "age_sex"):
+        profile.ages.update(filter(None, (age_key(m, rules.number_words) for m in pattern.regex.finditer(text))))
+    profile.proband = profile.proband or bool(_PROBAND.search(text) and not _OF_PROBAND.search(text))
 
 
 def _find_caseless(not_before: str, phrase: str, after: str, text: str, lowered: str) -> Iterator[re.Match]:
@@ -267,9 +276,7 @@ def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: 
     if cand.kind == "given":
         return PatientMention(*span, NAMED, cand.patients, cand.kinship, source)
     if cand.kind in LABEL_KINDS:
-        keys = label_keys(cand.kind, cand.match)
-        named = tuple(p.patient_id for p in profiles if p.keys & keys)
-        return PatientMention(*span, NAMED, named, source=source) if named else PatientMention(*span, OTHER, source=source)
+        return _label_mention(span, cand, profiles)
     if cand.kind == "kinship":
         return _kin_mention(span, cand.match["kin"].lower(), profiles, cand.start, source, rules)
     kin = _kin_word(cand.match["sex"], rules) if cand.kind == "age_sex" else None
@@ -277,13 +284,7 @@ def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: 
         return _kin_mention(span, kin, profiles, cand.start, source, rules)
     sex = rules.cues.sex(span[2])
     if cand.kind == "age_sex":
-        age = age_key(cand.match, rules.number_words)
-        same_age = tuple(p.patient_id for p in profiles if age in p.ages)
-        if len(same_age) == 1:
-            return PatientMention(*span, NAMED, same_age, source=source, sex=sex)
-        if not same_age and all(p.ages for p in profiles):
-            return PatientMention(*span, OTHER, source=source)
-        return PatientMention(*span, ANAPHOR, source=source, sex=sex)
+        return _age_mention(span, cand, profiles, rules, sex)
     if cand.kind == "proband":
         probands = tuple(p.patient_id for p in profiles if p.proband)
         return PatientMention(*span, NAMED, probands, source=source) if len(probands) == 1 else PatientMention(*span, ANAPHOR, source=source, sex=sex)
@@ -292,6 +293,26 @@ def resolve(cand: _Candidate, profiles: list[PatientProfile], text: str, rules: 
     if cand.kind in PLURAL_ROLES:
         return PatientMention(*span, cand.kind, source=source, count=_count(cand.match, rules))
     return PatientMention(*span, PRONOUN if cand.kind == "pronoun" else ANAPHOR, source=source, sex=sex)
+
+
+def _label_mention(span: tuple, cand: _Candidate, profiles: list[PatientProfile]) -> PatientMention:
+    """A label ("patient 2", "II-1"): the patients whose profile has its key, else a person
+    the input does not list."""
+    keys = label_keys(cand.kind, cand.match)
+    named = tuple(p.patient_id for p in profiles if p.keys & keys)
+    return PatientMention(*span, NAMED, named, source=cand.source) if named else PatientMention(*span, OTHER, source=cand.source)
+
+
+def _age_mention(span: tuple, cand: _Candidate, profiles: list[PatientProfile], rules: PatientRules, sex: str | None) -> PatientMention:
+    """"A 7-year-old boy": the one patient of that age; a person the input does not list
+    when every patient's age is known and none is this one; else an anaphor of its sex."""
+    age = age_key(cand.match, rules.number_words)
+    same_age = tuple(p.patient_id for p in profiles if age in p.ages)
+    if len(same_age) == 1:
+        return PatientMention(*span, NAMED, same_age, source=cand.source, sex=sex)
+    if not same_age and all(p.ages for p in profiles):
+        return PatientMention(*span, OTHER, source=cand.source)
+    return PatientMention(*span, ANAPHOR, source=cand.source, sex=sex)
 
 
 def _count(match: re.Match, rules: PatientRules) -> int | None:
@@ -313,35 +334,38 @@ def _merge_links(mentions: list[PatientMention], text: str) -> list[PatientMenti
     merged: list[PatientMention] = []
     of_linked = -1  # end of the last "the father of patient 1", whose list goes on in "and 2"
     for mention in mentions:
-        if merged:
-            previous = merged[-1]
-            if mention.start - previous.end > _LINK_REACH:  # no link spans more than a short aside
-                merged.append(mention)
-                continue
+        previous = merged[-1] if merged else None
+        if previous is not None and mention.start - previous.end <= _LINK_REACH:  # no link spans more than a short aside
             between = text[previous.end : mention.start]
             if previous.kinship and mention.role == NAMED and (_OF_LINK.match(between) or (previous.end == of_linked and _COORDINATION.match(between))):
                 merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, previous.role, previous.patients, True, previous.source, previous.sex, kin=previous.kin)
                 of_linked = mention.end
                 continue
-            if previous.role in (RELATIVE, ANAPHOR, OTHER, PLURAL, PLURAL_GENERIC) or previous.kinship:
-                if mention.role == NAMED and _OPEN_PAREN.match(between):  # "the proband (III-2)", "both patients (P1, P2)"
-                    merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], mention.rule, NAMED, mention.patients, source=mention.source, sex=previous.sex)
-                    continue
-            if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
-                merged[-1] = dataclasses.replace(previous, end=mention.end, text=text[previous.start : mention.end])
-                continue
-            if previous.role == NAMED and mention.role != NAMED and (
-                (mention.rule == "age_sex" and _APPOSITION.match(between))
-                or (mention.rule == "kinship" and _COMMA.match(between))  # "Patient 2, his sister,"
-            ):
-                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], previous.rule, NAMED, previous.patients, source=previous.source)
-                continue
-            if previous.role == NAMED and mention.role == NAMED and (_COORDINATION.match(between) or _BRACKETED_COORDINATION.match(between)):
-                patients = tuple(dict.fromkeys(previous.patients + mention.patients))
-                merged[-1] = PatientMention(previous.start, mention.end, text[previous.start : mention.end], "coordination", NAMED, patients, source=mention.source)
+            joined = _joined(previous, mention, between, text)
+            if joined is not None:
+                merged[-1] = joined
                 continue
         merged.append(mention)
     return merged
+
+
+def _joined(previous: PatientMention, mention: PatientMention, between: str, text: str) -> PatientMention | None:
+    """The one mention two neighbours make, by what stands ``between`` them, or None."""
+    whole = (previous.start, mention.end, text[previous.start : mention.end])
+    if (previous.role in (RELATIVE, ANAPHOR, OTHER, PLURAL, PLURAL_GENERIC) or previous.kinship) and mention.role == NAMED and _OPEN_PAREN.match(between):
+        # "the proband (III-2)", "both patients (P1, P2)"
+        return PatientMention(*whole, mention.rule, NAMED, mention.patients, source=mention.source, sex=previous.sex)
+    if mention.role == OTHER and _OPEN_PAREN.match(between):  # "the twin brother (II-2)"
+        return dataclasses.replace(previous, end=mention.end, text=whole[2])
+    if previous.role != NAMED:
+        return None
+    if mention.role != NAMED and ((mention.rule == "age_sex" and _APPOSITION.match(between)) or (mention.rule == "kinship" and _COMMA.match(between))):
+        # "II.2, a 5-year-old boy", "Patient 2, his sister,"
+        return PatientMention(*whole, previous.rule, NAMED, previous.patients, source=previous.source)
+    if mention.role == NAMED and (_COORDINATION.match(between) or _BRACKETED_COORDINATION.match(between)):
+        patients = tuple(dict.fromkeys(previous.patients + mention.patients))
+        return PatientMention(*whole, "coordination", NAMED, patients, source=mention.source)
+    return None
 
 
 @dataclass(frozen=True)
