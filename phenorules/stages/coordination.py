@@ -356,31 +356,38 @@ class Coordination(RefinesMatches):
         before, after = shared(modifier), shared(head)
         written = [text[start:end] for start, end in conjuncts]
         shape = "shared_modifier" if modifier and not head else "shared_head"
-        kind = "ordinal" if numbered else shape
         ref = self.rules.conjunction_refs.get(("range" if is_range else shape, conjunction))
         if numbered:
-            numbers = [self.rules.ordinals.number(word, roman) for word in written]
-            if None in numbers:  # a conjunct that is no number ("2nd and X")
-                return None
-            if is_range:
-                numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
-            if not numbers:
-                return None
-            number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
-            joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}")
-            if joint is not None:
-                return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), kind, ref, number_refs)
-            own = {self.rules.ordinals.number(word, roman): word for word in written}
-            forms = [self.rules.ordinals.forms(n, own.get(n)) for n in numbers]
-            found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
-            if is_range:
-                conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
-        else:
-            number_refs = ()
-            found = [self.phrase_term(f"{before} {word} {after}") for word in written]
+            return self.rebuild_numbers(before, after, written, (modifier, conjuncts, head), is_range, roman, ref)
+        found = [self.phrase_term(f"{before} {word} {after}") for word in written]
         if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
             return None
-        return Reading(modifier, conjuncts, head, tuple(found), kind, ref, number_refs if numbered else ())
+        return Reading(modifier, conjuncts, head, tuple(found), shape, ref)
+
+    def rebuild_numbers(self, before: str, after: str, written: list[str], extents: tuple, is_range: bool, roman: bool, ref: RuleRef | None) -> Reading | None:
+        """The ordinal reading: the numbers as one "N-M" term if the ontology has it, else
+        each number (every one of a range) in each of its written forms; ``extents`` are
+        the reading's (modifier, conjuncts, head)."""
+        modifier, conjuncts, head = extents
+        numbers = [self.rules.ordinals.number(word, roman) for word in written]
+        if None in numbers:  # a conjunct that is no number ("2nd and X")
+            return None
+        if is_range:
+            numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
+        if not numbers:
+            return None
+        number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
+        joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}")
+        if joint is not None:
+            return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), "ordinal", ref, number_refs)
+        own = {self.rules.ordinals.number(word, roman): word for word in written}
+        forms = [self.rules.ordinals.forms(n, own.get(n)) for n in numbers]
+        found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
+        if is_range:
+            conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
+        if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
+            return None
+        return Reading(modifier, conjuncts, head, tuple(found), "ordinal", ref, number_refs)
 
     def right_words(self, text: str, start: int) -> list[tuple[int, int]]:
         """The words after a conjunction up to the end of the phrase."""
