@@ -259,15 +259,10 @@ def lineages(ontology: Ontology) -> dict[str, frozenset[str]]:
     return lineage
 
 
-def build_knowledge(ontology: Ontology, path: str, genes_path: str | None = None) -> Knowledge:
-    names, annotations = read_annotations(ontology, path)
-    lineage = lineages(ontology)
-    annotated: dict[str, set[str]] = defaultdict(set)
-    for disease, hpo_ids in annotations.items():
-        for hpo_id in set().union(*(lineage[h] for h in hpo_ids)):
-            annotated[hpo_id].add(disease)
-    total = len(annotations) or 1
-    information_content = {hpo_id: -math.log(len(diseases) / total) for hpo_id, diseases in annotated.items()}
+def _diseases_by_name_key(ontology: Ontology, names: dict[str, str]) -> dict[str, list[str]]:
+    """The diseases each key of their names gives; a one-word key that is no whole
+    disease name is kept only for a family of at least MIN_FAMILY_SIZE diseases and when
+    it is no HPO term's name or exact synonym."""
     by_key: dict[str, list[str]] = defaultdict(list)
     for disease in sorted(names):
         for key in name_keys(names[disease]):
@@ -278,6 +273,19 @@ def build_knowledge(ontology: Ontology, path: str, genes_path: str | None = None
     for key in [key for key in by_key if " " not in key and key not in whole_names]:
         if len(by_key[key]) < MIN_FAMILY_SIZE or key in term_names:
             del by_key[key]
+    return by_key
+
+
+def build_knowledge(ontology: Ontology, path: str, genes_path: str | None = None) -> Knowledge:
+    names, annotations = read_annotations(ontology, path)
+    lineage = lineages(ontology)
+    annotated: dict[str, set[str]] = defaultdict(set)
+    for disease, hpo_ids in annotations.items():
+        for hpo_id in set().union(*(lineage[h] for h in hpo_ids)):
+            annotated[hpo_id].add(disease)
+    total = len(annotations) or 1
+    information_content = {hpo_id: -math.log(len(diseases) / total) for hpo_id, diseases in annotated.items()}
+    by_key = _diseases_by_name_key(ontology, names)
     return Knowledge(
         ontology,
         names,
