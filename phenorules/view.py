@@ -124,10 +124,33 @@ def page_config() -> dict:
 def shown_article(article: dict, number: int) -> dict:
     """What the template needs of one article: its passages cut into text and mention
     boxes, the legend (only the kinds of the boxes shown) and the counts (every mention)."""
-    mentions, text = article["mentions"], article["text"]
+    mentions = article["mentions"]
     colours = patient_classes(article)
     boxes = [mention_box(mention, colours) for mention in mentions]
     shown = shown_mentions(mentions)
+    counts = dict.fromkeys(colours, 0)
+    for mention in mentions:
+        for patient in mention["patients"]:
+            counts[patient] += 1
+    visible = [boxes[index] for index in shown]
+    return {
+        "number": number,
+        "id": article["id"] or NO_ARTICLE_ID,
+        "pmid": article["pmid"],
+        "pmid_url": PUBMED_URL.format(quote(article["pmid"], safe="")) if article["pmid"] else None,
+        "passages": shown_passages(article, boxes, shown),
+        "legend": legend(colours, visible),
+        "legend_flags": [flag.field for flag in FLAGS if any(flag.field in box["flag_fields"] for box in visible)],
+        "mentions": len(mentions),
+        "patients": [(patient, count) for patient, count in counts.items() if count],
+        "flag_counts": [sum(flag.field in box["flag_fields"] for box in boxes) for flag in FLAGS],
+    }
+
+
+def shown_passages(article: dict, boxes: list[dict], shown: list[int]) -> list[dict]:
+    """Each passage as pieces of text and the boxes of the mentions shown in it, with its
+    section as a heading where the section changes."""
+    mentions, text = article["mentions"], article["text"]
     starts = [mentions[index]["start"] for index in shown]
     passages, section = [], None
     for passage in article["passages"]:
@@ -140,26 +163,17 @@ def shown_article(article: dict, number: int) -> dict:
         heading = passage["section_type"] if passage["section_type"] != section else None
         passages.append({"heading": heading, "type": passage["type"], "pieces": [piece for piece in pieces if piece]})
         section = passage["section_type"]
-    counts = dict.fromkeys(colours, 0)
-    for mention in mentions:
-        for patient in mention["patients"]:
-            counts[patient] += 1
-    visible = [boxes[index] for index in shown]
+    return passages
+
+
+def legend(colours: dict[str, str], visible: list[dict]) -> list[tuple[str, str]]:
+    """The colours the boxes shown use: each patient that has a box of its own, then
+    several patients and no patient."""
     alone = {box["patients"][0] for box in visible if len(box["patients"]) == 1}
     classes = {box["colour"] for box in visible}
-    return {
-        "number": number,
-        "id": article["id"] or NO_ARTICLE_ID,
-        "pmid": article["pmid"],
-        "pmid_url": PUBMED_URL.format(quote(article["pmid"], safe="")) if article["pmid"] else None,
-        "passages": passages,
-        "legend": [(patient, colour) for patient, colour in colours.items() if patient in alone]
-        + [(name, colour) for name, colour in (("several patients", SEVERAL), ("no patient", NONE)) if colour in classes],
-        "legend_flags": [flag.field for flag in FLAGS if any(flag.field in box["flag_fields"] for box in visible)],
-        "mentions": len(mentions),
-        "patients": [(patient, count) for patient, count in counts.items() if count],
-        "flag_counts": [sum(flag.field in box["flag_fields"] for box in boxes) for flag in FLAGS],
-    }
+    return [(patient, colour) for patient, colour in colours.items() if patient in alone] + [
+        (name, colour) for name, colour in (("several patients", SEVERAL), ("no patient", NONE)) if colour in classes
+    ]
 
 
 def mention_box(mention: dict, colours: dict[str, str]) -> dict:
