@@ -37,3 +37,15 @@ def test_every_module_of_the_package_is_in_a_layer():
     modules = {path.stem for path in package.glob("*.py") if path.name != "__init__.py"}
     modules |= {path.parent.name for path in package.glob("*/__init__.py")}
     assert modules == layered
+
+
+def test_no_function_is_of_complexity_rank_d_or_worse():
+    """radon's ranks: A-C up to 20 paths through a function, D from 21 (``radon cc -n D phenorules`` prints nothing)."""
+    from radon.complexity import cc_rank, cc_visit
+
+    ranked = []
+    for path in sorted((ROOT / "phenorules").rglob("*.py")):
+        for block in cc_visit(path.read_text(encoding="utf-8")):
+            if cc_rank(block.complexity) >= "D":
+                ranked.append(f"{path.relative_to(ROOT)}:{block.lineno} {block.fullname} {cc_rank(block.complexity)} ({block.complexity})")
+    assert ranked == []
