@@ -15,38 +15,19 @@ from typing import Iterable
 import spacy
 from spacy.language import Language
 
-from . import stages, tokenizer  # noqa: F401  (registers the factories and the tokenizer)
+from . import tokenizer  # noqa: F401  (registers the tokenizer)
 from .errors import SettingError
+from .stages import STAGE_ROWS, stage_factory
 from .profiles import GENERAL, apply_profile
 from .profiles import profile as profile_named
 from .article import MAX_ARTICLE_CHARS
 from .stages.knowledge import KB_FUNCTION
 
-# (stage name, spaCy factory) in the order they run.
-STAGES: tuple[tuple[str, str], ...] = (
-    ("sentences", "phenorules_sentences"),
-    ("match", "phenorules_match"),
-    ("word_order", "phenorules_word_order"),
-    ("predicative", "phenorules_predicative"),
-    ("abbreviations", "phenorules_abbreviations"),
-    ("qualifiers", "phenorules_qualifiers"),
-    ("coordination", "phenorules_coordination"),
-    ("names", "phenorules_names"),
-    ("measurements", "phenorules_measurements"),
-    ("nested", "phenorules_nested"),
-    ("scope", "phenorules_scope"),
-    ("assertion", "phenorules_assertion"),
-    ("patients", "phenorules_patients"),
-)
-REQUIRED_STAGES = frozenset({"sentences", "match"})
-# Stages that run only when enabled: the measurements stage serves clinical vignettes
-# (MedXpertQA); on PatientPheX articles it was measured to cost Score (docs/medxpertqa.md).
-# The nested stage serves corpora that annotate terms nested in longer ones (GSC+); the
-# PatientPheX annotators mark the longest mention only (docs/context.md).
-# The predicative stage serves text in general (the spaCy component enables it); on
-# PatientPheX, whose annotators mark the noun alone ("[psychomotor development] was
-# delayed"), it was measured to cost Score (docs/context.md).
-OPTIONAL_STAGES = frozenset({"measurements", "nested", "predicative"})
+# (stage name, spaCy factory) in the order they run (rules/stages.tsv).
+STAGES: tuple[tuple[str, str], ...] = tuple((name, stage_factory(name)) for name, _ in STAGE_ROWS)
+REQUIRED_STAGES = frozenset(name for name, switch in STAGE_ROWS if switch == "required")
+# Stages that run only when enabled (by an option or a profile's row).
+OPTIONAL_STAGES = frozenset(name for name, switch in STAGE_ROWS if switch == "optional")
 
 
 def blank_english() -> Language:

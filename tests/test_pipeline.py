@@ -5,7 +5,7 @@ import pytest
 
 from phenorules.article import Article, Passage, layout_passages
 from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
-from phenorules.errors import InputError
+from phenorules.errors import InputError, SettingError
 from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
@@ -101,31 +101,27 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
     import subprocess
     import sys
 
-    from phenorules import forking, resources
+    from phenorules import resources
 
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-line"))
     monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 10**9)
     resources.load_resources(MINI_OBO)
     (in_line,) = (tmp_path / "in-line").glob("resources-*.cache")
-    monkeypatch.setattr(resources, "_LOADED", {})
-    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "forked"))
-    monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 0)
-    forking.wait_for_background()
-    resources.load_resources(MINI_OBO)
-    assert len(forking._BACKGROUND) == 1  # written by a forked process
-    forking.wait_for_background()
-    (forked,) = (tmp_path / "forked").glob("resources-*.cache")
-    assert _cached_content(forked) == _cached_content(in_line) and not forking._BACKGROUND
-    # a command that ends at once still leaves the whole entry: the process waits for its writer
+    # In a new process (one thread, so it may fork): the entry is written by a forked
+    # process, slowed here, and the command, ending at once, still leaves it whole.
     code = (
-        "import time; from phenorules import resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
-        f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_resources({str(MINI_OBO)!r})"
+        "import time; from phenorules import forking, resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
+        f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_resources({str(MINI_OBO)!r}); "
+        "print(len(forking._BACKGROUND))"
     )
-    env = {**os.environ, "PHENORULES_CACHE": str(tmp_path / "exit")}
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
-    (at_exit,) = (tmp_path / "exit").glob("resources-*.cache")
-    assert _cached_content(at_exit) == _cached_content(in_line)
+    env = {**os.environ, "PHENORULES_CACHE": str(tmp_path / "forked")}
+    printed = tmp_path / "printed"
+    with open(printed, "w") as out:  # a file, not a pipe: the forked writer would hold a pipe open
+        subprocess.run([sys.executable, "-c", code], env=env, check=True, stdout=out)
+    assert printed.read_text().split() == ["1"]
+    (forked,) = (tmp_path / "forked").glob("resources-*.cache")
+    assert _cached_content(forked) == _cached_content(in_line)
 
 
 def _cached_content(path):
@@ -286,3 +282,28 @@ def test_an_article_made_in_code_is_refused_naming_its_passage(mini_nlp):
     broken = Article("X", (Passage(0, "a"), Passage(500_000, "b")))
     with pytest.raises(InputError, match=r"^article X: passages\[1\]\.offset: 500000 leaves 499,999 characters of gaps"):
         make_article_doc(mini_nlp, broken)
+
+
+def test_every_stage_module_is_a_row_of_the_stage_table_and_runs_in_its_order():
+    from pathlib import Path
+
+    from phenorules import stages
+    from phenorules.pipeline import STAGES
+
+    modules = {path.stem for path in Path(stages.__file__).parent.glob("*.py")} - {"__init__", "knowledge"}
+    assert {name for name, _ in STAGES} == modules
+    assert [name for name, _ in STAGES] == [name for name, _ in stages.STAGE_ROWS]
+    # the general profile enables the predicative stage and switches scope off; measurements stays optional
+    expected = [name for name, _ in stages.STAGE_ROWS if name not in ("measurements", "scope")]
+    assert build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, enable=["nested"]).pipe_names == expected
+
+
+def test_a_stage_row_with_an_unknown_switch_is_refused(tmp_path, monkeypatch):
+    from phenorules import stages
+
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "stages.tsv").write_text("sentences\trequired\nmatch\tsometimes\n")
+    monkeypatch.setattr(stages, "data_dir", lambda name: tmp_path / name)
+    with pytest.raises(SettingError, match=r"stages.tsv:2: switch 'sometimes'"):
+        stages.read_stage_rows()

@@ -1,4 +1,33 @@
-"""spaCy components, one per stage, and the knowledge base function they share; importing
-this package registers them."""
+"""spaCy components, one per stage, listed in order by ``rules/stages.tsv``, and the
+knowledge base function they share; importing this package registers them."""
 
-from . import abbreviations, assertion, coordination, knowledge, match, measurements, names, nested, patients, predicative, qualifiers, scope, sentences, word_order  # noqa: F401  (registration side effect)
+from __future__ import annotations
+
+import importlib
+
+from ..errors import SettingError
+from ..lexicon.tsv import read_rules
+from ..resources import data_dir
+from . import knowledge  # noqa: F401  (registers the knowledge base function)
+
+STAGE_SWITCHES = ("required", "on", "optional")
+
+
+def stage_factory(stage: str) -> str:
+    """The spaCy factory of a stage: ``phenorules_STAGE``, made by ``phenorules.stages.STAGE``."""
+    return f"phenorules_{stage}"
+
+
+def read_stage_rows() -> tuple[tuple[str, str], ...]:
+    """(stage, switch) of each row of ``rules/stages.tsv``, in the order the stages run."""
+    rows = []
+    for row, ref in read_rules(data_dir("rules") / "stages.tsv", 2):
+        if row[1] not in STAGE_SWITCHES:
+            raise SettingError(f"{ref}: switch {row[1]!r} is not one of {list(STAGE_SWITCHES)}")
+        rows.append((row[0], row[1]))
+    return tuple(rows)
+
+
+STAGE_ROWS = read_stage_rows()
+for _stage, _ in STAGE_ROWS:
+    importlib.import_module(f"{__name__}.{_stage}")  # registers the stage's factory
