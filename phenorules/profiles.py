@@ -18,7 +18,7 @@ from typing import Iterable
 
 from .errors import InputError, SettingError
 from .lexicon.tsv import RuleRef, read_rules
-from .resources import data_dir
+from .resources import data_file
 
 GENERAL = "general"  # the profile of the spaCy component, plain text and BioC
 SWITCHES = {"on": True, "off": False}
@@ -59,7 +59,7 @@ def read_profiles(path: Path) -> dict[str, Profile]:
 @lru_cache(maxsize=None)
 def profiles(path: str | None = None) -> dict[str, Profile]:
     """The profiles of ``path`` (default ``rules/profiles.tsv``), read once."""
-    return read_profiles(Path(path) if path else data_dir("rules") / "profiles.tsv")
+    return read_profiles(data_file("rules", "profiles.tsv", path))
 
 
 def profile(name: str) -> Profile:

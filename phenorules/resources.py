@@ -48,12 +48,20 @@ CACHE_SUFFIX = ".cache"
 log = logging.getLogger(__name__)
 
 
-def data_dir(name: str) -> Path:
-    """``lexicons`` or ``rules``: the copy a wheel installs inside the package, else the
-    checkout's top-level folder (setup.py maps one onto the other)."""
+def data_dir(name: str, given: str | Path | None = None) -> Path:
+    """``lexicons`` or ``rules``: ``given`` (a setting naming another folder), else the copy
+    a wheel installs inside the package, else the checkout's top-level folder (setup.py
+    maps one onto the other)."""
+    if given:
+        return Path(given)
     package = Path(__file__).resolve().parent
     installed = package / name
     return installed if installed.is_dir() else package.parent / name
+
+
+def data_file(folder: str, name: str, given: str | Path | None = None) -> Path:
+    """The data file a setting names (``given``), else the shipped ``folder/name``."""
+    return Path(given) if given else data_dir(folder) / name
 
 
 def cache_dir() -> Path:
@@ -314,7 +322,7 @@ def load_resources(
 ) -> KnowledgeBase:
     """The knowledge base of these settings, from memory, from the disk cache, or built afresh."""
     obo_path = str(obo_path or default_obo_path())
-    lexicon_dir = Path(lexicon_dir) if lexicon_dir else data_dir("lexicons")
+    lexicon_dir = data_dir("lexicons", lexicon_dir)
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
     obo_digest = file_digest(obo_path)
     key = resources_key(obo_path, lexicon_dir, config, obo_digest)

@@ -32,7 +32,7 @@ from ..article import layout_passages
 from ..patients.mentions import find_people
 from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
-from ..resources import data_dir
+from ..resources import data_dir, data_file
 from ..tasks.patientphex.articles import to_article
 from ..tasks.patientphex.identifiers import parse_identifier
 from ..writer import Writer
@@ -243,7 +243,7 @@ def _patient_rules():
 
 @functools.lru_cache(maxsize=1)
 def _subject_rules():
-    return read_subject_rules(data_dir("rules") / SUBJECTS_FILE)
+    return read_subject_rules(data_file("rules", SUBJECTS_FILE))
 
 
 def text_subjects(article: dict) -> dict[str, dict]:

@@ -7,7 +7,7 @@ import importlib
 
 from ..errors import SettingError
 from ..lexicon.tsv import read_rules
-from ..resources import data_dir
+from ..resources import data_file
 from . import knowledge  # noqa: F401  (registers the knowledge base function)
 
 STAGE_SWITCHES = ("required", "on", "optional")
@@ -21,7 +21,7 @@ def stage_factory(stage: str) -> str:
 def read_stage_rows() -> tuple[tuple[str, str], ...]:
     """(stage, switch) of each row of ``rules/stages.tsv``, in the order the stages run."""
     rows = []
-    for row, ref in read_rules(data_dir("rules") / "stages.tsv", 2):
+    for row, ref in read_rules(data_file("rules", "stages.tsv"), 2):
         if row[1] not in STAGE_SWITCHES:
             raise SettingError(f"{ref}: switch {row[1]!r} is not one of {list(STAGE_SWITCHES)}")
         rows.append((row[0], row[1]))

@@ -52,7 +52,7 @@ from ..knowledge_base import KnowledgeBase
 from ..lexicon import is_abbreviation
 from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 from ..ontology import Ontology
-from ..resources import data_dir
+from ..resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
@@ -119,9 +119,9 @@ def make_abbreviations(
     if bare_uses not in BARE_USES:
         raise SettingError(f"abbreviations: bare_uses must be one of {list(BARE_USES)}, not {bare_uses!r}")
     known = read_known_abbreviations(
-        Path(lexicon_file) if lexicon_file else data_dir("lexicons") / "abbreviations.tsv", kb.ontology
+        data_file("lexicons", "abbreviations.tsv", lexicon_file), kb.ontology
     )
-    guards = read_guards(Path(guards_file) if guards_file else data_dir("rules") / "abbreviation_guards.tsv")
+    guards = read_guards(data_file("rules", "abbreviation_guards.tsv", guards_file))
     return Abbreviations(kb, known, guards, bare_uses, defined_uses)
 
 

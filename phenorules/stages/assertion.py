@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy
 from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH, SENT_START
@@ -48,7 +47,7 @@ from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules,
 from ..document import PASSAGES, PHENOTYPES, doc_text
 from ..errors import SettingError
 from ..intervals import Extents
-from ..resources import data_dir
+from ..resources import data_file
 
 FORWARD = frozenset({"forward", "bidirectional"})
 BACKWARD = frozenset({"backward", "bidirectional"})
@@ -64,13 +63,12 @@ def make_assertion(
 ):
     """``off_cues``: rows (by their cue cell) that do not fire, a corpus's convention
     (rules/profiles.tsv)."""
-    rules_dir = data_dir("rules")
-    rules = read_context_rules(Path(rules_file) if rules_file else rules_dir / "context_rules.tsv")
+    rules = read_context_rules(data_file("rules", "context_rules.tsv", rules_file))
     unknown = sorted(set(off_cues) - {rule.ref.name for rule in rules})
     if unknown:
         raise SettingError(f"assertion.off_cues: {unknown} is no cue of the rules file")
     rules = [rule for rule in rules if rule.ref.name not in set(off_cues)]
-    scope = read_scope_rules(Path(scope_file) if scope_file else rules_dir / "assertion_scope.tsv")
+    scope = read_scope_rules(data_file("rules", "assertion_scope.tsv", scope_file))
     return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
 
 

@@ -33,7 +33,7 @@ from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..matcher import non_overlapping
 from ..ontology import Ontology
-from ..resources import data_dir
+from ..resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
@@ -115,7 +115,7 @@ def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ord
     ranges = {" ".join(row[0].lower().split()): row[1].lower() for row, _ in read_tsv(ranges_file, 2)}
     conjunctions = {p: tuple(sorted((ref.name for ref in refs), key=len, reverse=True)) for p, refs in grouped.items()}
     refs = {(p, ref.name): ref for p, listed in grouped.items() for ref in listed}
-    ordinals = read_ordinals(ordinals_file or data_dir("rules") / "ordinals.tsv")
+    ordinals = read_ordinals(data_file("rules", "ordinals.tsv", ordinals_file))
     return CoordinationRules(conjunctions, ranges, read_list_words(lists_file), refs, ordinals)
 
 
@@ -152,12 +152,11 @@ def make_coordination(
         raise SettingError(f"unknown coordination pattern(s) {unknown}; expected some of {list(PATTERNS)}")
     if min_list_items < 2:
         raise SettingError(f"coordination: min_list_items must be at least 2, not {min_list_items}")
-    rules_dir = data_dir("rules")
     rules = read_rules(
-        Path(coordination_file) if coordination_file else rules_dir / "coordination.tsv",
-        Path(ranges_file) if ranges_file else rules_dir / "severity_ranges.tsv",
-        Path(lists_file) if lists_file else rules_dir / "coordinated_lists.tsv",
-        Path(ordinals_file) if ordinals_file else rules_dir / "ordinals.tsv",
+        data_file("rules", "coordination.tsv", coordination_file),
+        data_file("rules", "severity_ranges.tsv", ranges_file),
+        data_file("rules", "coordinated_lists.tsv", lists_file),
+        data_file("rules", "ordinals.tsv", ordinals_file),
     )
     return Coordination(rules, kb, tuple(patterns), min_list_items)
 

@@ -66,7 +66,7 @@ def knowledge_base(
 
 def learning_base(hpo: str | None, lexicon_dir: str | Path | None, config: LexiconConfig) -> BaseLexicon:
     """The lexicon of ``config`` less its learned files, that learned rows are added to."""
-    return _base_lexicon(str(hpo or default_obo_path()), Path(lexicon_dir) if lexicon_dir else data_dir("lexicons"), without_learned_files(config))
+    return _base_lexicon(str(hpo or default_obo_path()), data_dir("lexicons", lexicon_dir), without_learned_files(config))
 
 
 @lru_cache(maxsize=1)

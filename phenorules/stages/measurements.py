@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import read_tsv
-from ..resources import data_dir
+from ..resources import data_file
 from .knowledge import KB_CONFIG
 
 PARTS = ("value", "first", "second")
@@ -119,7 +119,7 @@ def measured_value(match: re.Match, part: str) -> float:
 
 @Language.factory("phenorules_measurements", default_config={"kb": KB_CONFIG, "rules_file": None})
 def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None):
-    path = Path(rules_file) if rules_file else data_dir("rules") / "measurements.tsv"
+    path = data_file("rules", "measurements.tsv", rules_file)
     return Measurements(read_rules(path, kb.ontology.names), kb, path.name)
 
 

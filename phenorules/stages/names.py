@@ -30,7 +30,7 @@ from ..document import PHENOTYPES, doc_text, drop
 from ..errors import InputError
 from ..lexicon.tsv import RuleRef, read_grouped_rules
 from ..ontology import default_obo_path
-from ..resources import cache_dir, data_dir, read_cache_file, unpacked, write_cache_file
+from ..resources import cache_dir, data_file, read_cache_file, unpacked, write_cache_file
 
 GUARDS = ("disease", "mark", "after")
 _NUMBER = "<number>"
@@ -104,7 +104,7 @@ def disease_names(path: str) -> dict[tuple[str, ...], str]:
 
 @Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None})
 def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file: str | None):
-    guards = read_name_guards(Path(guards_file) if guards_file else data_dir("rules") / "name_guards.tsv")
+    guards = read_name_guards(data_file("rules", "name_guards.tsv", guards_file))
     diseases = {}
     if guards.disease is not None:
         diseases = disease_names(diseases_file or str(Path(default_obo_path()).parent / "phenotype.hpoa"))

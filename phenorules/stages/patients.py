@@ -17,7 +17,6 @@ to the relative) or another person's.
 from __future__ import annotations
 
 from bisect import bisect_left
-from pathlib import Path
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -31,7 +30,7 @@ from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
 from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
-from ..resources import data_dir
+from ..resources import data_file
 
 PROBAND = Patient("proband")  # the text's one subject when the input lists no patient
 _APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it stands beside (", " or " (")
@@ -57,16 +56,15 @@ def make_patient_attributor(
     unknown = sorted(set(unattributed) - set(ASSERTION_FLAGS))
     if unknown:
         raise SettingError(f"patients.unattributed: unknown flag(s) {unknown}; the flags are {list(ASSERTION_FLAGS)}")
-    rules_dir = data_dir("rules")
     return PatientAttributor(
         load_patient_rules(
-            Path(mentions_file) if mentions_file else rules_dir / "patient_mentions.tsv",
-            Path(number_words_file) if number_words_file else rules_dir / "number_words.tsv",
-            Path(policy_file) if policy_file else rules_dir / "patient_policy.tsv",
-            Path(cues_file) if cues_file else rules_dir / "patient_cues.tsv",
+            data_file("rules", "patient_mentions.tsv", mentions_file),
+            data_file("rules", "number_words.tsv", number_words_file),
+            data_file("rules", "patient_policy.tsv", policy_file),
+            data_file("rules", "patient_cues.tsv", cues_file),
         ),
         tuple(unattributed),
-        read_subject_rules(Path(subjects_file) if subjects_file else rules_dir / SUBJECTS_FILE),
+        read_subject_rules(data_file("rules", SUBJECTS_FILE, subjects_file)),
         text_subject,
     )
 

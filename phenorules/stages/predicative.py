@@ -33,7 +33,7 @@ from ..knowledge_base import KnowledgeBase
 from ..lexicon import adjectival_forms
 from ..lexicon.normalize import normalize_key
 from ..lexicon.tsv import RuleRef, read_grouped_rules
-from ..resources import data_dir
+from ..resources import data_dir, data_file
 from .coordination import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -71,7 +71,7 @@ def read_rules(path: Path) -> PredicativeRules:
 
 @Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None})
 def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None):
-    rules = read_rules(Path(rules_file) if rules_file else data_dir("rules") / "predicative.tsv")
+    rules = read_rules(data_file("rules", "predicative.tsv", rules_file))
     return Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons")))
 
 

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ..knowledge_base import KnowledgeBase
 from ..lexicon.tsv import RuleRef, read_rules
 from ..ontology import Ontology
-from ..resources import data_dir
+from ..resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
@@ -67,7 +67,7 @@ def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
 
 @Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False})
 def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool):
-    path = Path(qualifiers_file) if qualifiers_file else data_dir("rules") / "qualifiers.tsv"
+    path = data_file("rules", "qualifiers.tsv", qualifiers_file)
     return Qualifiers(read_qualifiers(path), kb, more_specific_only)
 
 

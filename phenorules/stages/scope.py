@@ -19,7 +19,7 @@ from ..document import PASSAGES, PHENOTYPES, drop
 from ..errors import InputError
 from ..intervals import Extents
 from ..lexicon.tsv import RuleRef, read_rules
-from ..resources import data_dir
+from ..resources import data_file
 
 
 def read_passage_types(path: Path) -> dict[str, RuleRef]:
@@ -34,7 +34,7 @@ def read_passage_types(path: Path) -> dict[str, RuleRef]:
 
 @Language.factory("phenorules_scope", default_config={"passages_file": None})
 def make_scope(nlp: Language, name: str, passages_file: str | None):
-    path = Path(passages_file) if passages_file else data_dir("rules") / "unannotated_passages.tsv"
+    path = data_file("rules", "unannotated_passages.tsv", passages_file)
     return Scope(read_passage_types(path))
 
 

@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 
 from ..document import PASSAGES
 from ..lexicon.tsv import read_tsv
-from ..resources import data_dir
+from ..resources import data_file
 
 _FINAL = {".", "!", "?"}
 _CLOSERS = {")", "]", '"', "'", "\u201d", "\u2019"}
@@ -30,7 +30,7 @@ def read_word_list(path: Path) -> frozenset[str]:
 
 @Language.factory("phenorules_sentences", default_config={"abbreviations_file": None})
 def make_sentence_splitter(nlp: Language, name: str, abbreviations_file: str | None):
-    path = Path(abbreviations_file) if abbreviations_file else data_dir("rules") / "sentence_abbreviations.txt"
+    path = data_file("rules", "sentence_abbreviations.txt", abbreviations_file)
     return SentenceSplitter(read_word_list(path))
 
 
