@@ -477,7 +477,7 @@ def test_a_phenotype_finds_the_mentions_around_it_as_a_scan_does(drawn_mentions,
     (attribution.Unit): the same choice as scanning all of them. On 25 two-letter words
     written together ('xxinxx...'; word i at 2i), mentions and phenotypes are random word
     ranges, so that they abut and overlap."""
-    from phenorules.patients.attribution import Attributor, Phenotype, Unit
+    from phenorules.patients.attribution import Attributor, PhenotypeExtent, Unit
     from phenorules.patients.mentions import PatientMention
 
     rules = _patient_rules()
@@ -491,7 +491,7 @@ def test_a_phenotype_finds_the_mentions_around_it_as_a_scan_does(drawn_mentions,
         start, end = 2 * first, 2 * max(words) + 2
         cue_row = None if cue is None else (cue, "row", "patient_cues.tsv:1")
         mentions.append((PatientMention(start, end, text[start:end], "label", NAMED, (f"P{first}",), cue=cue_row), (f"chain {start}",)))
-    phenotypes = sorted((Phenotype(2 * first, 2 * min(first + size, 25), False) for first, size in drawn_phenotypes), key=lambda p: p.start)
+    phenotypes = sorted((PhenotypeExtent(2 * first, 2 * min(first + size, 25), False) for first, size in drawn_phenotypes), key=lambda p: p.start)
     attributor = Attributor(rules.policy, ["P1", "P2"], [], None, rules.cues, text)
     unit = Unit(mentions, phenotypes)
     for phenotype in phenotypes:

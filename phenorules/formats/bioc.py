@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..article import Article, Passage as ArticlePassage
+from ..article import Article, Passage
 from ..errors import InputError
 from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
 from ..phenotype import ASSERTION_FLAGS
@@ -43,7 +43,7 @@ class Sentence(Shape):
     text: str = ""
 
 
-class Passage(Shape):
+class BiocPassageShape(Shape):
     offset: NonNegative
     text: str = ""
     infons: dict = {}
@@ -53,7 +53,7 @@ class Passage(Shape):
 class Document(Shape):
     id: NonEmpty
     infons: dict = {}
-    passages: list[Passage]
+    passages: list[BiocPassageShape]
 
 
 class Collection(Shape):
@@ -119,12 +119,12 @@ def _article(document: Document, place: str, source: dict) -> Article:
         end = passage.offset + len(text)
         infons.append(passage.infons)
         section_type = str(passage.infons.get("section_type") or DEFAULT_SECTION_TYPE)
-        passages.append(ArticlePassage(passage.offset, text, section_type, str(passage.infons.get("type") or DEFAULT_PASSAGE_TYPE)))
+        passages.append(Passage(passage.offset, text, section_type, str(passage.infons.get("type") or DEFAULT_PASSAGE_TYPE)))
     pmids = [str(found[PMID_INFON]) for found in infons if found.get(PMID_INFON)]
     return Article(document.id, tuple(passages), pmids[0] if pmids else None, source=source)
 
 
-def _sentence_text(passage: Passage, where: str) -> str:
+def _sentence_text(passage: BiocPassageShape, where: str) -> str:
     """A passage's text from its sentences, each at its global offset."""
     pieces: list[str] = []
     end = passage.offset

@@ -41,7 +41,10 @@ _POSTPOSED_REACH = 200
 
 
 @dataclass(frozen=True)
-class Passage:
+class SectionedPassage:
+    """A passage as the walk reads it: its extent, section and kind (the article's own
+    :class:`phenorules.article.Passage` holds the text)."""
+
     start: int
     end: int
     section: str
@@ -63,7 +66,9 @@ class Passage:
 
 
 @dataclass(frozen=True)
-class Phenotype:
+class PhenotypeExtent:
+    """What attribution needs of a phenotype mention: where it is and whether it is negated."""
+
     start: int
     end: int
     negated: bool
@@ -98,7 +103,7 @@ class Unit:
     finds the mentions around it by bisection (a sentence of an article-sized list holds
     thousands of both)."""
 
-    def __init__(self, mentions: list[tuple[PatientMention, tuple[str, ...]]], phenotypes: Sequence[Phenotype]):
+    def __init__(self, mentions: list[tuple[PatientMention, tuple[str, ...]]], phenotypes: Sequence[PhenotypeExtent]):
         self.mentions = mentions
         self.plain = [(m, c) for m, c in mentions if m.cue is None]  # no comparison or contrast before them
         self.plain_starts = [m.start for m, _ in self.plain]
@@ -130,14 +135,14 @@ class _Walk:
     previous_section: str | None = None
     body_section: str | None = None
     body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
-    case_part: Passage | None = None  # the case heading ("Case presentation") the text is under
+    case_part: SectionedPassage | None = None  # the case heading ("Case presentation") the text is under
 
 
 class _Found:
     """The sentences, patient mentions and phenotypes of an article, sorted by start for
     finding those within a stretch (:func:`_within`)."""
 
-    def __init__(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[Phenotype]):
+    def __init__(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[PhenotypeExtent]):
         self.sentences, self.mentions, self.phenotypes = sentences, mentions, phenotypes
         self.sentence_starts = [s for s, _ in sentences]
         self.mention_starts = [m.start for m in mentions]
@@ -148,7 +153,7 @@ class _Found:
 class Attributor:
     """One article's walk; ``run`` returns the attributions in phenotype order."""
 
-    def __init__(self, policy: Policy, patient_ids: list[str], passages: list[Passage], people: People | None = None, cues: Cues | None = None, text: str = ""):
+    def __init__(self, policy: Policy, patient_ids: list[str], passages: list[SectionedPassage], people: People | None = None, cues: Cues | None = None, text: str = ""):
         self.policy = policy
         self.text = text
         self.cues = cues
@@ -258,7 +263,7 @@ class Attributor:
 
     # --- the walk ---------------------------------------------------------------------
 
-    def run(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[Phenotype]) -> list[Attribution]:
+    def run(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[PhenotypeExtent]) -> list[Attribution]:
         found = _Found(sentences, mentions, phenotypes)
         walk = _Walk()
         attributions: list[Attribution] = []
@@ -283,7 +288,7 @@ class Attributor:
                 walk.focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
 
-    def _enter(self, walk: "_Walk", passage: Passage) -> tuple[str, str]:
+    def _enter(self, walk: "_Walk", passage: SectionedPassage) -> tuple[str, str]:
         """The section's mode (and the policy row that sets it) at the start of a passage,
         and the focus it starts with: carried on, taken back from before a float (a figure
         or table interrupting the text), or started afresh."""
@@ -304,7 +309,7 @@ class Attributor:
         walk.previous_section = passage.section
         return mode, setting
 
-    def _units(self, passage: Passage, found: "_Found") -> list[tuple[int, int]]:
+    def _units(self, passage: SectionedPassage, found: "_Found") -> list[tuple[int, int]]:
         """The stretches a passage is read in: a table's rows, else its sentences."""
         if passage.is_table_body:
             return self._rows(passage)
@@ -326,7 +331,7 @@ class Attributor:
         in_unit = _within(found.order, start, end, found.phenotype_starts)
         return Unit(in_sentence, [found.phenotypes[i] for i in in_unit]), in_unit
 
-    def _case_part(self, passage: Passage, case_part: Passage | None) -> Passage | None:
+    def _case_part(self, passage: SectionedPassage, case_part: SectionedPassage | None) -> SectionedPassage | None:
         """The case heading a passage is under: a heading that says a case is told below
         it ("Case presentation"), from there to the next heading of its level or above or
         the end of its section."""
@@ -357,7 +362,7 @@ class Attributor:
             return None
         return self.cues.first("subject", self.text[mention.end : mention.end + 40])
 
-    def attribute(self, index: int, phenotype: Phenotype, unit: Unit, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
+    def attribute(self, index: int, phenotype: PhenotypeExtent, unit: Unit, focus: Focus | None, mode: str, setting: str, section: str, general=None) -> Attribution | None:
         if mode == "none":
             return None
         if self._held_by_a_parent(phenotype):
@@ -378,7 +383,7 @@ class Attributor:
             return None
         return Attribution(index, patients, chosen.rule, chosen.mention, section, chain)
 
-    def _compared(self, phenotype: Phenotype, comparison: PatientMention, unit: Unit) -> bool:
+    def _compared(self, phenotype: PhenotypeExtent, comparison: PatientMention, unit: Unit) -> bool:
         """Whether a comparison's clause holds the phenotype: "He had, like his sister, thick
         eyebrows, he presented micrognathia" shares the eyebrows only. Before the comparison,
         its clause goes back to the mention before it; after, it ends at the first patient
@@ -396,12 +401,12 @@ class Attributor:
         first = bisect.bisect_left(unit.phenotype_starts, comparison.end)
         return not (first < len(unit.phenotype_starts) and unit.phenotype_starts[first] < others[last])
 
-    def _held_by_a_parent(self, phenotype: Phenotype) -> bool:
+    def _held_by_a_parent(self, phenotype: PhenotypeExtent) -> bool:
         """'maternal diabetes', "the mother's hypothyroidism": the words right before the
         phenotype give it to a parent, not to the patient talked about."""
         return self.cues is not None and self.cues.first("parent_of", self.text[max(0, phenotype.start - 40) : phenotype.start]) is not None
 
-    def _bound(self, phenotype: Phenotype, unit: Unit) -> Focus | None:
+    def _bound(self, phenotype: PhenotypeExtent, unit: Unit) -> Focus | None:
         """The mention in the sentence the phenotype belongs to: one right after it that a
         postposed cue binds ("in the mother"), else the nearest before, else the nearest after."""
         before = bisect.bisect_right(unit.plain_ends, phenotype.start)  # unit.plain[:before] end before it
@@ -421,7 +426,7 @@ class Attributor:
 
     # --- tables -----------------------------------------------------------------------
 
-    def _rows(self, passage: Passage) -> list[tuple[int, int]]:
+    def _rows(self, passage: SectionedPassage) -> list[tuple[int, int]]:
         """A table body's rows: its lines."""
         rows, start = [], passage.start
         for match in re.finditer(r"\n", self.text[passage.start : passage.end]):
@@ -452,7 +457,7 @@ class Attributor:
                 columns[column] = named[0].patients
         return columns if len(columns) >= 2 else {}
 
-    def _by_column(self, index: int, phenotype: Phenotype, cells: list[tuple[int, int]], header: dict, section: str) -> Attribution | None:
+    def _by_column(self, index: int, phenotype: PhenotypeExtent, cells: list[tuple[int, int]], header: dict, section: str) -> Attribution | None:
         """A row under a header of patients (``cells``: the row's): a phenotype in a
         patient's column is that patient's; one in the row's first cell goes to the columns
         whose cell says present."""

@@ -36,7 +36,7 @@ class PatientMention(Shape):
     text: str
 
 
-class Patient(Shape):
+class PatientShape(Shape):
     """The task's patient list (ids and given mentions, where sex and age are read from)."""
 
     patient_id: NonEmpty
@@ -64,7 +64,7 @@ class Mention(Shape):
 class CuratedArticle(Shape):
     id: NonEmpty
     pmid: str | None = None
-    patient: list[Patient] = []
+    patient: list[PatientShape] = []
     mentions: list[Mention]
 
 

@@ -26,7 +26,7 @@ from ..assertion.rules import FLAGS
 from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
 from ..errors import SettingError
 from ..phenotype import ASSERTION_FLAGS, association_values
-from ..patients.attribution import Attribution, Attributor, Passage, Phenotype
+from ..patients.attribution import Attribution, Attributor, SectionedPassage, PhenotypeExtent
 from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
@@ -86,11 +86,11 @@ class PatientAttributor:
             patients = doc._.patients = (PROBAND,)
         # a Doc of someone else's nlp(text) has no passages: it is one passage of plain text
         given_passages = doc.spans[PASSAGES] if PASSAGES in doc.spans else [doc[:]]
-        passages = [Passage(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or "paragraph") for s in given_passages]
+        passages = [SectionedPassage(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or "paragraph") for s in given_passages]
         sentences = sentence_offsets(doc)
         text = doc_text(doc)
         people = find_people(text, patients, self.rules)
-        phenotypes = [Phenotype(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
+        phenotypes = [PhenotypeExtent(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
         patient_ids = [p.id for p in patients]
         subjects = find_subjects(text, people, patient_ids, self.subject_rules, self.rules.cues, self.rules.number_words)
         doc._.subjects = {patient_id: subject.data() for patient_id, subject in subjects.items()}

@@ -176,7 +176,7 @@ def _where(path: str, lineno: int, pmc_id: str | None) -> str:
 # --- checking ------------------------------------------------------------------------
 
 
-class Passage(Shape):
+class PassageShape(Shape):
     section_type: str
     type: str
     offset: NonNegative
@@ -189,7 +189,7 @@ class Span(Shape):
     text: str
 
 
-class Patient(Shape):
+class PatientShape(Shape):
     patient_id: NonEmpty
     mention: list[Span]
 
@@ -211,8 +211,8 @@ class Header(Shape):
 
 
 class Article(Header):
-    full_text: list[Passage]
-    patient: list[Patient]
+    full_text: list[PassageShape]
+    patient: list[PatientShape]
 
 
 class AnnotatedArticle(Article):
@@ -268,7 +268,7 @@ def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
     return ("full_text" if index is None else f"full_text[{index}].offset"), message
 
 
-def _check_passages(passages: list[Passage]) -> None:
+def _check_passages(passages: list[PassageShape]) -> None:
     """Passages must come in text order without overlapping, so offsets index one string."""
     end = 0
     for i, passage in enumerate(passages):
@@ -280,7 +280,7 @@ def _check_passages(passages: list[Passage]) -> None:
         end = passage.offset + len(passage.text)
 
 
-def _check_patients(patients: list[Patient], text: str) -> list[str]:
+def _check_patients(patients: list[PatientShape], text: str) -> list[str]:
     ids: list[str] = []
     for i, patient in enumerate(patients):
         field = f"patient[{i}]"
