@@ -408,6 +408,6 @@ class FunctionWords(NamedTuple):
 
 def read_function_words(path: Path) -> FunctionWords:
     """The words of each kind of the function-word file."""
-    kinds = read_grouped_rules(path, ("skip", "stop", "suffix", "quantity", "change"), "kind", group_column=1)
+    kinds = read_grouped_rules(path, ("skip", "stop", "suffix", "quantity", "change"), group_column=1)
     skip, stop, suffix = (frozenset(ref.name for ref in kinds[kind]) for kind in ("skip", "stop", "suffix"))
     return FunctionWords(skip, stop, suffix, tuple(kinds["quantity"]), tuple(kinds["change"]))

@@ -99,7 +99,7 @@ def test_switching_the_stage_off_keeps_dictionary_abbreviations():
 def test_guard_file_with_an_unknown_scope_is_refused(tmp_path):
     path = tmp_path / "guards.tsv"
     path.write_text("article\tgene\nsentence\tprotein\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"guards.tsv:2: unknown scope 'sentence'"):
+    with pytest.raises(InputError, match=r"guards.tsv:2: unknown kind 'sentence'"):
         read_guards(path)
 
 

@@ -74,7 +74,7 @@ def test_rules_file_with_an_unknown_pattern_is_refused(tmp_path):
     rules, ranges = tmp_path / "coordination.tsv", tmp_path / "ranges.tsv"
     rules.write_text("shared_tail\tand\n", encoding="utf-8")
     ranges.write_text("mild to moderate\tmoderate\n", encoding="utf-8")
-    with pytest.raises(InputError, match="unknown pattern 'shared_tail'"):
+    with pytest.raises(InputError, match="unknown kind 'shared_tail'"):
         read_rules(rules, ranges, ranges)
 
 

@@ -72,7 +72,7 @@ def test_the_disease_annotations_give_names_of_two_words_or_more(diseases, tmp_p
 def test_a_guard_file_with_an_unknown_guard_is_refused(tmp_path):
     path = tmp_path / "guards.tsv"
     path.write_text("after\tgene\nbefore\tgene\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"guards.tsv:2: unknown guard 'before'"):
+    with pytest.raises(InputError, match=r"guards.tsv:2: unknown kind 'before'"):
         read_name_guards(path)
 
 

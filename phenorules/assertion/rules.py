@@ -88,7 +88,7 @@ def phrases_pattern(phrases: list[str]) -> re.Pattern:
 
 
 def read_scope_rules(path: Path) -> ScopeRules:
-    grouped = read_grouped_rules(path, SCOPE_KINDS, "kind")
+    grouped = read_grouped_rules(path, SCOPE_KINDS)
     return ScopeRules(
         phrases_pattern([ref.name for ref in grouped["own_case"]]),
         phrases_pattern([ref.name for ref in grouped["list_opener"]]),

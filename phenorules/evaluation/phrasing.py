@@ -119,7 +119,7 @@ def predicative_cases(ontology: Ontology) -> list[Case]:
 
 def adjectival_cases(ontology: Ontology, endings: dict[str, list[str]] | None = None) -> list[Case]:
     """Single-word names and synonyms with an adjective of their stem in the vocabulary."""
-    endings = endings or read_grouped(data_file("lexicons", "adjectival_endings.tsv"), ("noun", "adjective"), "class")
+    endings = endings or read_grouped(data_file("lexicons", "adjectival_endings.tsv"), ("noun", "adjective"))
     names = _names(ontology)
     texts = {**{name: hpo_id for hpo_id, name in names.items()}}
     for hpo_id in names:

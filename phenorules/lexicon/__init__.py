@@ -156,7 +156,7 @@ def adjectival_forms(ontology: Ontology, lexicon_dir: str | Path) -> dict[str, t
     the ontology's words, ``adjectival_endings.tsv``)."""
     texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
     nouns = sorted({key for key in map(normalize_key, texts) if key.isalpha()})
-    endings = read_grouped_rules(Path(lexicon_dir) / ADJECTIVAL_ENDINGS, ("noun", "adjective"), "class")
+    endings = read_grouped_rules(Path(lexicon_dir) / ADJECTIVAL_ENDINGS, ("noun", "adjective"))
     learned = adjectival_endings(nouns, ontology_vocabulary(ontology), endings)
     forms: dict[str, tuple[str, RuleRef]] = {}
     for noun in nouns:

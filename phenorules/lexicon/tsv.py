@@ -67,20 +67,20 @@ def read_rules(path: str | Path, min_columns: int, name_column: int = 0) -> Iter
         yield row, RuleRef(file, number, row[name_column])
 
 
-def read_grouped(path: str | Path, groups: tuple[str, ...], what: str, group_column: int = 0) -> dict[str, list[str]]:
-    """Group -> values, in file order, of a two-column (group, value) TSV; with
-    ``group_column`` 1 the columns are (value, group). A group not in ``groups`` is an error
-    naming the line ("unknown cue family 'negations'")."""
-    return {group: [ref.name for ref in refs] for group, refs in read_grouped_rules(path, groups, what, group_column).items()}
+def read_grouped(path: str | Path, groups: tuple[str, ...], group_column: int = 0) -> dict[str, list[str]]:
+    """Kind -> values, in file order, of a two-column (kind, value) TSV, the column every
+    grouped data file calls ``kind``; with ``group_column`` 1 the columns are (value, kind).
+    A kind not in ``groups`` is an error naming the line ("unknown kind 'negations'")."""
+    return {group: [ref.name for ref in refs] for group, refs in read_grouped_rules(path, groups, group_column).items()}
 
 
-def read_grouped_rules(path: str | Path, groups: tuple[str, ...], what: str, group_column: int = 0) -> dict[str, list[RuleRef]]:
+def read_grouped_rules(path: str | Path, groups: tuple[str, ...], group_column: int = 0) -> dict[str, list[RuleRef]]:
     """:func:`read_grouped` with each value as the :class:`RuleRef` of its row (the value
     is the row's name)."""
     grouped: dict[str, list[RuleRef]] = {group: [] for group in groups}
     for row, ref in read_rules(path, 2, name_column=1 - group_column):
         group = row[group_column]
         if group not in grouped:
-            raise InputError(f"{path}:{ref.line}: unknown {what} {group!r}; expected one of {list(groups)}")
+            raise InputError(f"{path}:{ref.line}: unknown kind {group!r}; expected one of {list(groups)}")
         grouped[group].append(ref)
     return grouped

@@ -102,7 +102,7 @@ def read_guards(path: Path) -> Guards:
     """The cues of the guard file (scope ``article``: gene symbol; ``use``: identifier)."""
     cues = {
         scope: [(r"\d" if ref.name == _NUMBER else re.escape(ref.name) + (r"\b" if ref.name[-1:].isalnum() else ""), ref) for ref in refs]
-        for scope, refs in read_grouped_rules(path, GUARD_SCOPES, "scope").items()
+        for scope, refs in read_grouped_rules(path, GUARD_SCOPES).items()
     }
     gene_cue, identifier_cue = (re.compile(rf"\s*(?:{'|'.join(cue for cue, _ in cues[scope]) or '(?!)'})", re.IGNORECASE) for scope in GUARD_SCOPES)
     rows = tuple((scope, re.compile(rf"\s*(?:{cue})", re.IGNORECASE), ref) for scope in GUARD_SCOPES for cue, ref in cues[scope])

@@ -103,12 +103,12 @@ class CoordinationRules:
 
 def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
     """Kind (conjunction, preposition, determiner) -> words, longest first."""
-    words = read_grouped(path, LIST_WORD_KINDS, "kind")
+    words = read_grouped(path, LIST_WORD_KINDS)
     return {kind: tuple(sorted((word.lower() for word in listed), key=len, reverse=True)) for kind, listed in words.items()}
 
 
 def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ordinals_file: Path | None = None) -> CoordinationRules:
-    grouped = read_grouped_rules(coordination_file, CONJUNCTION_KINDS, "pattern")
+    grouped = read_grouped_rules(coordination_file, CONJUNCTION_KINDS)
     for pattern, listed in grouped.items():
         if not listed:
             raise InputError(f"{coordination_file}: no conjunction listed for pattern {pattern!r}")

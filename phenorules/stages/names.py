@@ -48,7 +48,7 @@ class NameGuards(NamedTuple):
 
 
 def read_name_guards(path: Path) -> NameGuards:
-    grouped = read_grouped_rules(path, GUARDS, "guard")
+    grouped = read_grouped_rules(path, GUARDS)
     return NameGuards(
         grouped["disease"][0] if grouped["disease"] else None,
         {ref.name.lower(): ref for ref in grouped["mark"]},

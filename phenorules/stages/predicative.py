@@ -57,7 +57,7 @@ class PredicativeRules:
 
 
 def read_rules(path: Path) -> PredicativeRules:
-    kinds = read_grouped_rules(path, WORD_KINDS, "kind")
+    kinds = read_grouped_rules(path, WORD_KINDS)
     copulas = {" ".join(ref.name.lower().split()): ref for ref in kinds["copula"]}
     return PredicativeRules(
         copulas,
