@@ -41,7 +41,8 @@ def annotate_items(pipelines: Callable[[str], Language], items: list[Item], expl
     (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
     from .document import annotate_articles
     from .tasks.patientphex.predict import evidence_record, to_record
-    from .tasks.patientphex.io import jsonl_line, prediction_line
+    from .tasks.patientphex.io import prediction_line
+    from .writer import jsonl_line
 
     articles = [article_of(item, on_error) for item in items]
     docs = {}

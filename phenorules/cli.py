@@ -189,7 +189,8 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .inputs import format_profile, read_input_format
     from .progress import progress
-    from .tasks.patientphex.io import write_jsonl, write_predictions
+    from .tasks.patientphex.io import write_predictions
+    from .writer import write_jsonl
     from .tasks.patientphex.predict import full_record, predict_explained, predict_full
 
     writer.claim(output_path, OUTPUT_FORMATS[output_format])
@@ -339,7 +340,7 @@ def annotate(
     from .progress import progress
     from .document import annotate_articles
     from .pipeline import parse_settings
-    from .tasks.patientphex.predict import mention_rows
+    from .phenotype import mention_rows
     from .view import article_view, render_page
 
     writer = Writer([input_path, hpo])
@@ -473,7 +474,7 @@ def cv(
     enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, **options,
 ) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
-    from .evaluation.crossval import Setting, out_of_fold_predictions
+    from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
     from .inputs import format_profile
     from .pipeline import parse_settings
     from .tasks.patientphex.io import read_articles, write_predictions
@@ -503,7 +504,7 @@ def cv(
 @_learn_options
 def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | None, **options) -> None:
     """Cross-validated Score of the full pipeline and with each part switched off."""
-    from .evaluation.ablation import claim_ablation_files, markdown_table, run_ablation, write_ablation
+    from .tasks.patientphex.ablation import claim_ablation_files, markdown_table, run_ablation, write_ablation
     from .tasks.patientphex.io import read_articles
 
     settings = _learn_settings(options)

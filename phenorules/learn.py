@@ -29,7 +29,6 @@ from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_men
 from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
 from .article import Passage, layout_passages
-from .tasks.patientphex.identifiers import parse_identifier
 from .writer import Writer
 
 if TYPE_CHECKING:
@@ -115,7 +114,7 @@ class _Article:
 
 
 def _resolve(ontology: Ontology, identifier: str) -> tuple[str, ...] | None:
-    hpo_ids = tuple(ontology.resolve(part) for part in parse_identifier(identifier))
+    hpo_ids = tuple(ontology.resolve(part) for part in parse_ids(identifier))
     return hpo_ids if all(hpo_ids) else None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from .document import PHENOTYPES, doc_text
+from .lexicon.tsv import format_ids
 
 HpoIds = tuple[str, ...]
 # The assertion flags on a mention (medspaCy's names), as the assertion stage sets them.
@@ -77,3 +78,23 @@ def phenotypes(doc: Doc) -> list[Phenotype]:
             )
         )
     return out
+
+
+def mention_rows(doc: Doc) -> list[dict]:
+    """The mentions as ``phenorules annotate --json`` and ``/annotate`` list them."""
+    return [
+        {
+            "article": doc._.article_id,
+            "start": phenotype.start,
+            "end": phenotype.end,
+            "text": phenotype.text,
+            "hpo_id": format_ids(phenotype.hpo_ids),
+            "label": phenotype.label,
+            "negated": phenotype.negated,
+            **{flag.removeprefix("is_"): flag in phenotype.assertions for flag in ASSERTION_FLAGS[1:]},
+            "assertion_cues": [dict(cue) for cue in phenotype.cues],
+            "patients": list(phenotype.patients),
+            "provenance": list(phenotype.provenance),
+        }
+        for phenotype in phenotypes(doc)
+    ]

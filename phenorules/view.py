@@ -27,9 +27,9 @@ from spacy.tokens import Doc
 
 from .article import Article
 from .document import PASSAGES, doc_text
+from .lexicon.tsv import parse_ids
 from .matcher import non_overlapping
-from .tasks.patientphex.identifiers import parse_identifier
-from .tasks.patientphex.predict import mention_rows
+from .phenotype import mention_rows
 
 HPO_URL = "https://hpo.jax.org/browse/term/{}"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{}/"
@@ -182,7 +182,7 @@ def mention_box(mention: dict, colours: dict[str, str]) -> dict:
     return {
         "text": mention["text"],
         "label": mention["label"],
-        "links": [(hpo_id, HPO_URL.format(quote(hpo_id, safe=":"))) for hpo_id in parse_identifier(mention["hpo_id"])],
+        "links": [(hpo_id, HPO_URL.format(quote(hpo_id, safe=":"))) for hpo_id in parse_ids(mention["hpo_id"])],
         "hpo_id": mention["hpo_id"],
         "patients": patients,
         "colour": SEVERAL if len(patients) > 1 else colours[patients[0]] if patients else NONE,

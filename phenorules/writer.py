@@ -422,3 +422,13 @@ def _pmc_id(path: str, number: int, line: bytes) -> str:
     if not isinstance(record, dict) or not isinstance(record.get("pmc_id"), str):
         raise InputError(f"{path}, line {number}: not a phenorules output line; cannot resume from it (the file is left as it is)")
     return record["pmc_id"]
+
+
+def jsonl_line(record: dict) -> str:
+    """A record as a JSON line as it is (keys sorted): the ``--explain`` evidence file."""
+    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def write_jsonl(path: str, records: Iterable[dict], what: str = "records", writer: Writer | None = None) -> None:
+    """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
+    (writer or Writer()).write(path, (jsonl_line(record) for record in records), what)

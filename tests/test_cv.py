@@ -4,10 +4,10 @@ from xml.etree import ElementTree
 import pytest
 from spacy.language import Language
 
-from phenorules.evaluation.ablation import FULL, ablation_settings, contributions, markdown_table, write_ablation
-from phenorules.evaluation.barchart import NEGATIVE, POSITIVE, bar_chart
-from phenorules.evaluation.crossval import Setting, cross_validate, lexicon_setup
-from phenorules.evaluation.folds import assign_folds
+from phenorules.tasks.patientphex.ablation import FULL, ablation_settings, contributions, markdown_table, write_ablation
+from phenorules.tasks.patientphex.barchart import NEGATIVE, POSITIVE, bar_chart
+from phenorules.tasks.patientphex.crossval import Setting, cross_validate, lexicon_setup
+from phenorules.tasks.patientphex.folds import assign_folds
 from phenorules.learn import LearnSettings
 from phenorules.tasks.patientphex.predict import predict
 
@@ -50,7 +50,7 @@ def test_cross_validation_learns_from_the_other_folds_only():
 
 
 def test_each_fold_predicts_with_a_pipeline_and_knowledge_base_of_its_own(monkeypatch):
-    import phenorules.evaluation.crossval as crossval
+    import phenorules.tasks.patientphex.crossval as crossval
 
     seen = []  # (pipeline, its knowledge base, the learned rows of its config) as each fold predicts
 
@@ -89,7 +89,7 @@ def forgetful_pipeline(monkeypatch):
 
     stages = pipeline.STAGES + (("forget", "test_forget_phenotypes"),)
     monkeypatch.setattr(pipeline, "STAGES", stages)
-    monkeypatch.setattr("phenorules.evaluation.ablation.STAGES", stages)
+    monkeypatch.setattr("phenorules.tasks.patientphex.ablation.STAGES", stages)
 
 
 def pipeline_stages():

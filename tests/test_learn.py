@@ -1,6 +1,6 @@
 import pytest
 
-from phenorules.evaluation.crossval import without_learned_files
+from phenorules.tasks.patientphex.crossval import without_learned_files
 from phenorules.lexicon import LexiconConfig, build_lexicon, is_learned_file
 from phenorules.learn import LearnSettings, learn, write_learned
 from phenorules.matcher import PhraseMatcher

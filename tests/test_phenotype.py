@@ -11,7 +11,8 @@ from phenorules.phenotype import association_values, phenotypes
 from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import parse_identifier, task_identifier
-from phenorules.tasks.patientphex.predict import mention_rows, to_record
+from phenorules.phenotype import mention_rows
+from phenorules.tasks.patientphex.predict import to_record
 
 from conftest import MINI_OBO
 
@@ -64,4 +65,4 @@ def test_read_rules_stamps_each_row_with_its_file_line_and_name(tmp_path):
     path.write_text("# name\tvalue\n\nfirst\tx\n# a comment\nsecond\ty\n", encoding="utf-8")
     assert [(row, ref) for row, ref in read_rules(path, 2)] == [(["first", "x"], RuleRef("things.tsv", 3, "first")), (["second", "y"], RuleRef("things.tsv", 5, "second"))]
     assert [str(ref) for _, ref in read_rules(path, 2, name_column=1)] == ["things.tsv:3", "things.tsv:5"]
-    assert read_grouped_rules(path, ("first", "second"), "kind") == {"first": [RuleRef("things.tsv", 3, "x")], "second": [RuleRef("things.tsv", 5, "y")]}
+    assert read_grouped_rules(path, ("first", "second")) == {"first": [RuleRef("things.tsv", 3, "x")], "second": [RuleRef("things.tsv", 5, "y")]}

@@ -1,1 +1,2 @@
-"""Honest held-out numbers: article folds, cross-validation with learning, ablations."""
+"""Measures on text generated from the ontology (the phrasing suites); the PatientPheX
+cross-validation and ablation are its task's (``tasks/patientphex``)."""

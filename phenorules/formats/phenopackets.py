@@ -34,7 +34,7 @@ from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
 from ..resources import data_dir, data_file
 from ..tasks.patientphex.articles import to_article
-from ..tasks.patientphex.identifiers import parse_identifier
+from ..lexicon.tsv import parse_ids
 from ..writer import Writer
 from . import require
 
@@ -202,7 +202,7 @@ def _excluded_ids(record: dict) -> dict[str, set[str]]:
     for entity in record.get("entities") or []:
         if entity.get("note") != NEGATED:
             continue
-        ids = [part for part in parse_identifier(entity["identifier"]) if HPO_ID.fullmatch(part)]
+        ids = [part for part in parse_ids(entity["identifier"]) if HPO_ID.fullmatch(part)]
         for patient_id in entity.get("patients") or []:
             excluded.setdefault(patient_id, set()).update(ids)
     return excluded
@@ -214,7 +214,7 @@ def _not_own_ids(record: dict) -> dict[str, set[str]]:
     flagged: dict[str, set[str]] = {}
     own: dict[str, set[str]] = {}
     for entity in record.get("entities") or []:
-        ids = [part for part in parse_identifier(entity["identifier"]) if HPO_ID.fullmatch(part)]
+        ids = [part for part in parse_ids(entity["identifier"]) if HPO_ID.fullmatch(part)]
         other = bool(set(entity.get("assertions") or ()) & NOT_OWN_FLAGS)
         for patient_id in entity.get("patients") or []:
             (flagged if other else own).setdefault(patient_id, set()).update(ids)

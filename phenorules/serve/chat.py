@@ -20,7 +20,7 @@ from ..article import text_article
 from ..tasks.jnlpba.evalscope_adapter import PROMPT_MARKER, respond
 from ..tasks.jnlpba.response import TAG_OF
 from ..tasks.medxpertqa.answer import answer_prompt
-from ..tasks.patientphex.identifiers import NO_ID
+from ..lexicon.tsv import NO_TERM_CELL
 from .engine import Answerer, Engine
 from .guard import RequestError
 
@@ -66,7 +66,7 @@ def phenotype_list(prompt: str, engine: Engine) -> str:
     """Any prompt: one line per phenotype mention found in it (id, label, text, negation)."""
     (result,) = engine.annotate([text_article("prompt", prompt)])
     lines = [
-        f"- {m['hpo_id']} {m['label'] if m['hpo_id'] != NO_ID else '(no HPO term)'}: \"{m['text']}\" at {m['start']}-{m['end']}"
+        f"- {m['hpo_id']} {m['label'] if m['hpo_id'] != NO_TERM_CELL else '(no HPO term)'}: \"{m['text']}\" at {m['start']}-{m['end']}"
         + (" (negated)" if m["negated"] else "")
         for m in result["mentions"]
     ]

@@ -20,7 +20,7 @@ from ..formats.phenopackets import phenopackets_for_record
 from ..phenotype import ASSERTION_FLAGS, association_values
 from ..ontology import Ontology
 from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
-from ..tasks.patientphex.identifiers import parse_identifier
+from ..lexicon.tsv import parse_ids
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
 
@@ -139,7 +139,7 @@ def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: 
 
 def _checked_ids(identifier: str, ontology: Ontology, place: str) -> tuple[str, ...]:
     """The ids of a task identifier, each a term of the ontology's phenotype branch."""
-    hpo_ids = parse_identifier(identifier)
+    hpo_ids = parse_ids(identifier)
     for part in hpo_ids:
         if part not in ontology:
             raise InputError(f"{place}: {part!r} is no term of the loaded ontology's phenotype branch")

@@ -60,7 +60,7 @@ def profile(
     """Per question: the vignette's present and excluded phenotypes with their ancestors,
     and each option's phenotypes, named diseases and profile, as JSONL."""
     from ...writer import Writer
-    from ..patientphex.io import write_jsonl
+    from ...writer import write_jsonl
     from .profile import profile_record, question_profile
 
     writer = Writer([questions_path, hpo, annotations_path, genes_path])
@@ -99,7 +99,7 @@ def evaluate(
     from phenorules.errors import InputError
 
     from ...writer import Writer
-    from ..patientphex.io import write_jsonl
+    from ...writer import write_jsonl
     from .answer import response_text
     from .evaluate import Outcome, format_table, report
     from .profile import question_profile

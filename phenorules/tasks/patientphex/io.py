@@ -358,16 +358,6 @@ def prediction_line(record: dict) -> str:
     return json.dumps(_canonical(record), ensure_ascii=False) + "\n"
 
 
-def jsonl_line(record: dict) -> str:
-    """A record as a JSON line as it is (keys sorted): the ``--explain`` evidence file."""
-    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def write_jsonl(path: str, records: Iterable[dict], what: str = "records", writer: Writer | None = None) -> None:
-    """Write records as JSON lines, as they are (keys sorted); '-' means stdout."""
-    (writer or Writer()).write(path, (jsonl_line(record) for record in records), what)
-
-
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")
 
 

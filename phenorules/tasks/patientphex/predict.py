@@ -9,7 +9,7 @@ from spacy.tokens import Doc
 
 from ...article import Article
 from ...document import PASSAGES, PHENOTYPES, annotate_articles, doc_text
-from ...phenotype import ASSERTION_FLAGS, Phenotype, association_values, phenotypes
+from ...phenotype import Phenotype, association_values, phenotypes
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 
@@ -27,26 +27,6 @@ def entity_record(phenotype: Phenotype) -> dict:
         "text": phenotype.text,
         "note": "NO" if phenotype.negated else None,
     }
-
-
-def mention_rows(doc: Doc) -> list[dict]:
-    """The mentions as ``phenorules annotate --json`` and ``/annotate`` list them."""
-    return [
-        {
-            "article": doc._.article_id,
-            "start": phenotype.start,
-            "end": phenotype.end,
-            "text": phenotype.text,
-            "hpo_id": task_identifier(phenotype.hpo_ids),
-            "label": phenotype.label,
-            "negated": phenotype.negated,
-            **{flag.removeprefix("is_"): flag in phenotype.assertions for flag in ASSERTION_FLAGS[1:]},
-            "assertion_cues": [dict(cue) for cue in phenotype.cues],
-            "patients": list(phenotype.patients),
-            "provenance": list(phenotype.provenance),
-        }
-        for phenotype in phenotypes(doc)
-    ]
 
 
 def fallback_associations(doc: Doc) -> dict[str, list[str]]:

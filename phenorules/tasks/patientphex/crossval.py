@@ -15,16 +15,16 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..knowledge_base import without_learned_files
-from ..lexicon import LexiconConfig
-from ..learn import LearnSettings, learn
-from ..pipeline import build_pipeline
-from ..resources import data_dir
-from ..stages.knowledge import learning_base
-from ..tasks.patientphex import PROFILE
-from ..tasks.patientphex.articles import to_article
-from ..tasks.patientphex.predict import predict
-from ..tasks.patientphex.score import score
+from ...knowledge_base import without_learned_files
+from ...lexicon import LexiconConfig
+from ...learn import LearnSettings, learn
+from ...pipeline import build_pipeline
+from ...resources import data_dir
+from ...stages.knowledge import learning_base
+from . import PROFILE
+from .articles import to_article
+from .predict import predict
+from .score import score
 from .folds import assign_folds
 
 _LEXICON_FIELDS = {f.name for f in fields(LexiconConfig)}
