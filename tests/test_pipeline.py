@@ -304,6 +304,6 @@ def test_a_stage_row_with_an_unknown_switch_is_refused(tmp_path, monkeypatch):
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "stages.tsv").write_text("sentences\trequired\nmatch\tsometimes\n")
-    monkeypatch.setattr(stages, "data_dir", lambda name: tmp_path / name)
+    monkeypatch.setattr(stages, "data_file", lambda folder, name, given=None: tmp_path / folder / name)
     with pytest.raises(SettingError, match=r"stages.tsv:2: switch 'sometimes'"):
         stages.read_stage_rows()
