@@ -292,21 +292,35 @@ def test_a_digit_that_is_no_ascii_number_is_no_ordinal(all_patterns_nlp):
     assert all(span._.hpo_ids for span in doc.spans[PHENOTYPES])
 
 
-def test_a_reading_never_cuts_a_mention_off_at_its_end():
+def coordinated(terms, patterns, text):
+    """The mentions of ``text`` after the match and coordination stages over ``terms``."""
     from types import SimpleNamespace
 
     from phenorules.stages.match import PhenotypeMatcher
 
-    terms = [("renal anomalies", "HP:0000077", ""), ("hearing anomalies", "HP:0000364", ""), ("sensorineural hearing", "HP:0000407", "")]
-    kb = compile_terms(terms + [("sensorineural hearing loss", "HP:0000407", "")])
+    kb = compile_terms(terms)
     kb.ontology = SimpleNamespace(label=lambda hpo_ids: "")
     rules_dir = data_dir("rules")
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv", rules_dir / "ordinals.tsv")
-    stage = Coordination(rules, kb, ("shared_head", "shared_modifier"))
-    doc = make_text_doc(spacy.blank("en"), "The renal anomalies and sensorineural hearing loss were noted.")
-    stage(PhenotypeMatcher(kb)(doc))
+    doc = make_text_doc(spacy.blank("en"), text)
+    Coordination(rules, kb, patterns)(PhenotypeMatcher(kb)(doc))
+    return [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]]
+
+
+def test_a_reading_never_cuts_a_mention_off_at_its_end():
+    terms = [("renal anomalies", "HP:0000077", ""), ("hearing anomalies", "HP:0000364", ""), ("sensorineural hearing", "HP:0000407", "")]
+    terms.append(("sensorineural hearing loss", "HP:0000407", ""))
     # not 'anomalies and sensorineural hearing' (hearing anomalies; sensorineural hearing)
-    assert [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]] == [("renal anomalies", ("HP:0000077",)), ("sensorineural hearing loss", ("HP:0000407",))]
+    assert coordinated(terms, ("shared_head", "shared_modifier"), "The renal anomalies and sensorineural hearing loss were noted.") == [
+        ("renal anomalies", ("HP:0000077",)),
+        ("sensorineural hearing loss", ("HP:0000407",)),
+    ]
+
+
+def test_n_m_stands_for_the_numbers_from_n_to_m_only():
+    terms = [("2-3 toe syndactyly", "HP:0004691", ""), ("5-minute apgar score of 1", "HP:0030921", "")]
+    assert coordinated(terms, ("ordinal",), "He had 2 and 3 toe syndactyly.") == [("2 and 3 toe syndactyly", ("HP:0004691",))]
+    assert coordinated(terms, ("ordinal",), "Apgar scores at 1 and 5 minutes were 3 and 7.") == []
 
 
 def test_a_comma_before_the_conjunction_of_two_items_parts_two_findings(all_patterns_nlp):

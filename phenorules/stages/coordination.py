@@ -376,7 +376,9 @@ class Coordination(RefinesMatches):
         if not numbers:
             return None
         number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
-        joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}")
+        # "N-M" stands for every number from N to M: a range, or consecutive numbers ("2 and 3
+        # toe syndactyly"), never "1 and 5" (a term of the numbers 1 and 5 is another thing)
+        joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}") if numbers == list(range(numbers[0], numbers[-1] + 1)) else None
         if joint is not None:
             return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), "ordinal", ref, number_refs)
         own = {self.rules.ordinals.number(word, roman): word for word in written}
