@@ -19,7 +19,6 @@ from .errors import InputError
 from .article_chunks import Result, annotate_items
 from .inputs import AUTO, format_profile
 from .streaming import Item
-from .tasks.patientphex import PROFILE
 
 # (hpo, disabled stages, enabled stages, stage settings, profile) -> the pipeline, in each worker process. A worker's threads take
 # turns with it (the stages are not written to be thread-safe, and the GIL would serialise
@@ -30,7 +29,7 @@ _ANNOTATING = threading.Lock()
 
 
 def worker_pipeline(
-    hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = (), stage_config: dict | None = None, profile: str = PROFILE
+    hpo: str | None = None, disable: tuple[str, ...] = (), enable: tuple[str, ...] = (), stage_config: dict | None = None, profile: str = format_profile("jsonl")
 ):
     """This process's pipeline for these settings, built once (worker threads share it);
     the articles are PatientPheX JSONL lines unless ``predict`` says otherwise."""
