@@ -9,6 +9,7 @@ component's default config; the knowledge base the stages share is config of eac
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Iterable
 
@@ -18,10 +19,10 @@ from spacy.language import Language
 from . import tokenizer  # noqa: F401  (registers the tokenizer)
 from .errors import SettingError
 from .stages import STAGE_ROWS, stage_factory
-from .profiles import GENERAL, apply_profile
+from .profiles import GENERAL, KB_TARGET, apply_profile
 from .profiles import profile as profile_named
 from .article import MAX_ARTICLE_CHARS
-from .stages.knowledge import KB_FUNCTION
+from .stages.knowledge import KB_FUNCTION, knowledge_base
 
 # (stage name, spaCy factory) in the order they run (rules/stages.tsv).
 STAGES: tuple[tuple[str, str], ...] = tuple((name, stage_factory(name)) for name, _ in STAGE_ROWS)
@@ -52,8 +53,8 @@ def stage_plan(
 
     Every stage whose factory has a ``kb`` setting gets the same knowledge base config:
     ``kb`` (settings of ``phenorules.KnowledgeBase.v1``, or another registered function
-    named by ``"@misc"``) with ``hpo`` as its ontology, so that a stage added to STAGES
-    shares it without a change here.
+    named by ``"@misc"``) over the profile's ``kb.`` rows, with ``hpo`` as its ontology, so
+    that a stage added to STAGES shares it without a change here.
     """
     names = stage_names()
     given = set(disable) | set(enable) | set(stage_config or {})
@@ -65,7 +66,10 @@ def stage_plan(
     disabled |= OPTIONAL_STAGES - enabled
     if disabled & REQUIRED_STAGES:
         raise SettingError(f"stage(s) {sorted(disabled & REQUIRED_STAGES)} cannot be switched off")
-    kb_config = {"@misc": KB_FUNCTION, **(kb or {}), **({"hpo": hpo} if hpo else {})}
+    profile_kb = stage_config.pop(KB_TARGET, {})
+    if kb and kb.get("@misc", KB_FUNCTION) != KB_FUNCTION:  # another function's settings are its own
+        profile_kb = {}
+    kb_config = {"@misc": KB_FUNCTION, **profile_kb, **(kb or {}), **({"hpo": hpo} if hpo else {})}
     plan = []
     for name, factory in STAGES:
         if name in disabled:
@@ -136,12 +140,21 @@ def check_profile(name: str) -> None:
     """A profile's rows must name stages and settings there are, as options must."""
     chosen = profile_named(name)
     try:
-        unknown = (set(chosen.switches) | set(chosen.settings)) - set(stage_names())
+        unknown = (set(chosen.switches) | set(chosen.settings) - {KB_TARGET}) - set(stage_names())
         if unknown:
             raise SettingError(f"unknown stage(s) {sorted(unknown)}; stages are {stage_names()}")
         check_settings(chosen.settings)
+        check_kb_settings(chosen.settings.get(KB_TARGET, {}))
     except SettingError as error:
         raise SettingError(f"profile {name} ({', '.join(map(str, chosen.rows))}): {error}") from None
+
+
+def check_kb_settings(settings: dict) -> None:
+    """A profile's ``kb.`` rows must name settings of ``phenorules.KnowledgeBase.v1``."""
+    known = [name for name in inspect.signature(knowledge_base).parameters if name not in ("hpo", "learned")]
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise SettingError(f"the knowledge base has no setting(s) {unknown}; its settings are {known}")
 
 
 def stage_names() -> list[str]:

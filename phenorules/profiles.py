@@ -3,9 +3,10 @@
 What annotators mark differs (PatientPheX leaves out the later uses of a defined short form,
 table captions and nested terms; a reader of any text wants them), so these choices are
 rows of ``rules/profiles.tsv``, one profile each, not defaults of the stages. A row switches
-a stage on or off (``scope  off``) or sets a stage setting (``abbreviations.defined_uses
-true``); :func:`apply_profile` lays the options given with it (``--enable``, ``--disable``,
-``--set``) over its rows.
+a stage on or off (``scope  off``), sets a stage setting (``abbreviations.defined_uses
+true``) or a setting of the knowledge base the stages share (``kb.extra_files``: the
+lexicon learned from PatientPheX's annotations is its convention); :func:`apply_profile`
+lays the options given with it (``--enable``, ``--disable``, ``--set``) over its rows.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .lexicon.tsv import RuleRef, read_rules
 from .resources import data_file
 
 GENERAL = "general"  # the profile of the spaCy component, plain text and BioC
+KB_TARGET = "kb"  # rows "kb.SETTING" set the knowledge base's config (its lexicon files)
 SWITCHES = {"on": True, "off": False}
 
 

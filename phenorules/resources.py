@@ -4,7 +4,8 @@ Building the lexicon takes seconds (logged, and said on stderr by the CLI); load
 the cache about a second. The cache key is a hash of the ontology file, every lexicon file,
 the lexicon config, the source of the modules that build them (several checkouts share one
 cache) and the versions of the libraries whose data it holds, so a changed input is rebuilt.
-One entry is kept per ontology release (a few releases at most). A cache file is data only:
+One entry is kept per ontology release and lexicon config (the profiles read different
+lexicon files: ``rules/profiles.tsv``), for a few releases at most. A cache file is data only:
 pyahocorasick's node array (integer values) and msgpack for the rest, each section
 zlib-compressed (its checksum verified as it is inflated), so loading one runs no code from
 it. A file that is corrupt, of another format, or not this user's own (or writable by
@@ -245,23 +246,34 @@ def release_of(obo_digest: str) -> str:
     return obo_digest[:16]
 
 
+def config_tag(lexicon_dir: Path, config: LexiconConfig) -> str:
+    """The part of a cache entry's name that names its lexicon folder and config."""
+    return hashlib.sha256(f"{lexicon_dir}\n{sorted(asdict(config).items())}".encode()).hexdigest()[:8]
+
+
 def prune_cache(directory: Path, kept: Path) -> None:
-    """Keep ``kept``, the newest entry of no other ontology release, and at most
-    RELEASES_KEPT entries in all (each about 30 MB); entries of older cache layouts go, as
-    do temporary files their writers left (see :func:`remove_stale_cache_files`)."""
-    release = kept.name.split("-")[1]
+    """Keep ``kept``; of the other entries, the newest of each lexicon config of the same
+    ontology release, and of each config of the newest other release: RELEASES_KEPT
+    releases at most (an entry is about 30 MB). Entries of older cache layouts go, as do
+    temporary files their writers left (see :func:`remove_stale_cache_files`)."""
+    _, release, tag, _ = kept.name.split("-")
     entries = [*directory.glob(f"resources-*{CACHE_SUFFIX}"), *directory.glob("resources-*.pkl")]
     entries.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    seen = {release}
+    releases, configs = [release], {(release, tag)}
     for entry in entries:
         if entry == kept:
             continue
         parts = entry.name.split("-")
-        other = parts[1] if len(parts) == 3 and entry.suffix == CACHE_SUFFIX else None  # None: an older layout
-        if other is None or other in seen or len(seen) >= RELEASES_KEPT:
+        if len(parts) != 4 or entry.suffix != CACHE_SUFFIX:  # an older layout
+            entry.unlink(missing_ok=True)
+            continue
+        other = (parts[1], parts[2])
+        if other[0] not in releases and len(releases) < RELEASES_KEPT:
+            releases.append(other[0])
+        if other in configs or other[0] not in releases:
             entry.unlink(missing_ok=True)
         else:
-            seen.add(other)
+            configs.add(other)
     remove_stale_cache_files(directory)
 
 
@@ -329,7 +341,7 @@ def load_resources(
     if key in _LOADED:
         return _LOADED[key]
     directory = cache_dir()
-    path = directory / f"resources-{release_of(obo_digest)}-{key}{CACHE_SUFFIX}"
+    path = directory / f"resources-{release_of(obo_digest)}-{config_tag(lexicon_dir, config)}-{key}{CACHE_SUFFIX}"
     resources = None
     if use_cache:
         remove_stale_cache_files(directory)

@@ -292,14 +292,15 @@ def test_a_digit_that_is_no_ascii_number_is_no_ordinal(all_patterns_nlp):
     assert all(span._.hpo_ids for span in doc.spans[PHENOTYPES])
 
 
-def coordinated(terms, patterns, text):
-    """The mentions of ``text`` after the match and coordination stages over ``terms``."""
+def coordinated(terms, patterns, text, names=()):
+    """The mentions of ``text`` after the match and coordination stages over ``terms``;
+    ``names`` are the ontology's term names (the words that head a noun phrase)."""
     from types import SimpleNamespace
 
     from phenorules.stages.match import PhenotypeMatcher
 
     kb = compile_terms(terms)
-    kb.ontology = SimpleNamespace(label=lambda hpo_ids: "")
+    kb.ontology = SimpleNamespace(label=lambda hpo_ids: "", names=dict(enumerate(names)), synonyms={})
     rules_dir = data_dir("rules")
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv", rules_dir / "ordinals.tsv")
     doc = make_text_doc(spacy.blank("en"), text)
@@ -326,3 +327,52 @@ def test_n_m_stands_for_the_numbers_from_n_to_m_only():
 def test_a_comma_before_the_conjunction_of_two_items_parts_two_findings(all_patterns_nlp):
     assert mentions(all_patterns_nlp, "atrial, and ventricular septal defects") == [("ventricular septal defects", "HP:0001629")]
     assert mentions(all_patterns_nlp, "atrial and ventricular septal defects") == [("atrial and ventricular septal defects", "HP:0001631;HP:0001629")]
+
+
+def test_a_reading_never_cuts_a_mention_off_at_its_start():
+    terms = [("bowed long bones", "HP:0006487", ""), ("broad ribs", "HP:0000885", ""), ("bones ribs", "HP:0041159", "")]
+    # not 'bones and broad ribs' sharing 'ribs' (bones ribs; broad ribs)
+    assert coordinated(terms, ("shared_head",), "It showed bowed long bones and broad ribs.") == [
+        ("bowed long bones", ("HP:0006487",)),
+        ("broad ribs", ("HP:0000885",)),
+    ]
+
+
+def test_a_mention_matched_in_another_word_order_gives_way_to_a_reading_at_its_start():
+    from phenorules.intervals import Extents
+
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    stage = Coordination(rules, compile_terms([("wide nasal bridge", "HP:0000431", ""), ("flat nasal bridge", "HP:0005280", "")]), ("shared_head",))
+    text = "the mask-like face with a wide and flat nasal bridge"
+    (reading,) = stage.readings(text)
+    mention = (text.index("face"), text.index("wide") + len("wide"))  # 'face with a wide': Broad face, words reordered
+    assert stage.keeps(reading, text, [(*mention, False)], Extents([mention]))
+    assert not stage.keeps(reading, text, [(*mention, True)], Extents([mention]))
+
+
+def test_a_shared_modifier_is_not_lent_to_a_word_that_modifies_the_next_one():
+    terms = [("abnormal eye", "HP:0000478", ""), ("abnormal hand", "HP:0001155", ""), ("dysarthria", "HP:0001260", "")]
+    names = ["Abnormality of eye movement", "Dysarthria"]
+    text = "poor balance, abnormal eye and hand movements, and dysarthria"
+    assert coordinated(terms, ("shared_modifier",), text, names) == [("abnormal eye", ("HP:0000478",)), ("dysarthria", ("HP:0001260",))]
+    text = "abnormal eye and hand in two patients"
+    assert coordinated(terms, ("shared_modifier",), text, names) == [("abnormal eye and hand", ("HP:0000478", "HP:0001155"))]
+
+
+def test_a_slash_that_a_hyphen_could_stand_for_joins_one_word():
+    terms = [("generalized tonic seizures", "HP:0010818", ""), ("generalized clonic seizures", "HP:0011169", "")]
+    assert elided("generalized tonic/clonic seizures", terms)[0][1] == (("HP:0010818",), ("HP:0011169",))
+    assert elided("generalized tonic/clonic seizures", terms + [("tonic clonic seizures", "HP:0002069", "")]) == []
+    assert elided("generalized tonic and clonic seizures", terms + [("tonic clonic seizures", "HP:0002069", "")])[0][1] == (("HP:0010818",), ("HP:0011169",))
+
+
+def test_a_long_run_of_spaces_between_passages_is_read_once():
+    """The newlines between passages laid out at their offsets: a site's spaces are taken
+    possessively from a non-space; read from every position of the run, 60,000 newlines
+    took minutes (the regex backtracked over the run from each position)."""
+    gap = "\n" * 60_000
+    assert elided(f"conductive{gap}and sensorineural deafness") == [
+        (f"conductive{gap}and sensorineural deafness", (("HP:0000405",), ("HP:0000407",)), "shared_head")
+    ]
+    assert elided(f"mild intellectual disability.{gap}Mild or moderate intellectual disability")[0][0] == "Mild or moderate intellectual disability"

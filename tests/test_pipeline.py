@@ -197,9 +197,11 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
     assert seen == [False, False]
 
 
-def test_stale_cache_temporaries_are_removed_and_one_entry_is_kept_per_release(tmp_path, monkeypatch):
+def test_stale_cache_temporaries_are_removed_and_one_entry_is_kept_per_release_and_lexicon_config(tmp_path, monkeypatch):
     from phenorules import resources
+    from phenorules.lexicon import LexiconConfig
     from phenorules.ontology import file_digest
+    from phenorules.resources import data_dir
 
     stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
@@ -207,22 +209,27 @@ def test_stale_cache_temporaries_are_removed_and_one_entry_is_kept_per_release(t
     old_temporary.write_bytes(b"x")
     os.utime(old_temporary, (0, 0))
     release = resources.release_of(file_digest(MINI_OBO))
-    entries = {
-        "older layouts": [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache"],
-        "this release, other inputs": [tmp_path / f"resources-{release}-{'1' * 32}.cache"],
-        "newer other release": [tmp_path / f"resources-{'a' * 16}-{'2' * 32}.cache"],
-        "older other releases": [tmp_path / f"resources-{'b' * 16}-{'3' * 32}.cache", tmp_path / f"resources-{'a' * 16}-{'4' * 32}.cache"],
+    tag = resources.config_tag(data_dir("lexicons"), LexiconConfig())
+    entry = lambda release, tag, key: tmp_path / f"resources-{release}-{tag}-{key * 32}.cache"  # noqa: E731
+    entries = {  # newest first
+        "older layouts": [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache", tmp_path / f"resources-{release}-{'1' * 32}.cache"],
+        "this release, this config, other inputs": [entry(release, tag, "5")],
+        "this release, another config": [entry(release, "c" * 8, "6"), entry(release, "c" * 8, "7")],
+        "newer other release": [entry("a" * 16, "d" * 8, "2"), entry("a" * 16, "e" * 8, "8"), entry("a" * 16, "d" * 8, "4")],
+        "older other release": [entry("b" * 16, "d" * 8, "3")],
     }
-    for i, entry in enumerate(reversed([entry for listed in entries.values() for entry in listed])):
-        entry.write_bytes(b"x")
-        os.utime(entry, (1000 + i, 1000 + i))
+    for i, path in enumerate(reversed([path for listed in entries.values() for path in listed])):
+        path.write_bytes(b"x")
+        os.utime(path, (1000 + i, 1000 + i))
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_resources(MINI_OBO)
     assert not stale.exists() and not old_temporary.exists()
-    (built,) = tmp_path.glob(f"resources-{release}-*{resources.CACHE_SUFFIX}")
-    # the new entry and the newest entry of one other release: RELEASES_KEPT in all
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, entries["newer other release"][0].name])
+    (built,) = tmp_path.glob(f"resources-{release}-{tag}-*{resources.CACHE_SUFFIX}")
+    # the new entry; the newest of another config of its release; of the newest other
+    # release, the newest of each config: RELEASES_KEPT releases in all
+    kept = [built, entries["this release, another config"][0], *entries["newer other release"][:2]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in kept)
     assert resources.RELEASES_KEPT == 2
 
 

@@ -100,3 +100,23 @@ def test_an_adverb_of_a_participle_is_no_adjective_of_the_noun():
 def test_a_noun_before_of_is_no_adjective():
     assert guarded_clauses("The knees were also affected, and contracture of the elbows was seen.") == []
     assert guarded_clauses("The knees were contracted.") == []
+
+
+def test_a_function_word_after_the_adjective_is_no_part_of_the_mention():
+    terms = GUARDED + [("brisk reflexes", "HP:0001348", ""), ("increased mean corpuscular volume", "HP:0005518", "")]
+    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
+    for text, expected in (
+        ("Deep tendon reflexes were brisk at the knees.", "reflexes were brisk"),
+        ("Mean corpuscular volume was increased in five of them.", "Mean corpuscular volume was increased"),
+    ):
+        (copula,) = stage.copula.finditer(text)
+        compound = stage.clause(text, copula)
+        assert text[compound.start : compound.end] == expected
+
+
+def test_absent_after_a_phenotype_noun_states_its_absence_and_after_another_noun_is_a_term():
+    terms = [("seizures", "HP:0001250", ""), ("absent seizures", "HP:0002121", ""), ("absent reflexes", "HP:0001284", "")]
+    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
+    found = lambda text: [c.hpo_ids for m in stage.copula.finditer(text) if (c := stage.clause(text, m)) is not None]  # noqa: E731
+    assert found("No EEG was done, as seizures were absent.") == []
+    assert found("The reflexes were absent.") == [("HP:0001284",)]

@@ -105,3 +105,27 @@ def test_info_lists_the_profiles():
 def test_an_unknown_profile_on_the_command_line_is_one_line_and_exit_2():
     result = run("annotate", "-", "--profile", "gsc", input=TEXT)
     assert result.exit_code == 2 and result.output == "phenorules: error: unknown profile 'gsc'; profiles are ['general', 'patientphex']\n"
+
+
+def test_the_lexicon_learned_from_patientphex_annotations_is_that_profile_s_own(mini_nlp, general_nlp):
+    from phenorules.document import PHENOTYPES, make_text_doc
+
+    general = {name: config for name, _, config in stage_plan(profile="general")}
+    patientphex = {name: config for name, _, config in stage_plan(profile="patientphex")}
+    assert (general["match"]["kb"]["extra_files"], general["match"]["kb"]["blocklist_files"]) == (["extra_terms.tsv"], ["blocklist.tsv"])
+    assert "extra_files" not in patientphex["match"]["kb"]  # the lexicon's defaults: learned files too
+    given = {name: config for name, _, config in stage_plan(profile="general", kb={"extra_files": ["mine.tsv"]})}
+    assert (given["match"]["kb"]["extra_files"], given["match"]["kb"]["blocklist_files"]) == (["mine.tsv"], ["blocklist.tsv"])
+    text = "Her psychomotor development was normal."  # lexicons/learned.tsv: Global developmental delay
+    docs = [nlp(make_text_doc(nlp, text)) for nlp in (mini_nlp, general_nlp)]
+    assert [[span.text for span in doc.spans[PHENOTYPES]] for doc in docs] == [["psychomotor development"], []]
+
+
+def test_a_profile_row_naming_no_setting_of_the_knowledge_base_is_refused(tmp_path, monkeypatch):
+    from phenorules import profiles
+
+    path = tmp_path / "profiles.tsv"
+    path.write_text("mine\tkb.learned_files\tfalse\n", encoding="utf-8")
+    monkeypatch.setattr(profiles, "profiles", lambda path_=None: read_profiles(path))
+    with pytest.raises(SettingError, match=r"profile mine \(profiles.tsv:1\): the knowledge base has no setting\(s\) \['learned_files'\]"):
+        stage_plan(profile="mine")

@@ -30,12 +30,14 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
 from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
+from ..lexicon.normalize import normalize_key
 from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..matcher import non_overlapping
 from ..ontology import Ontology
 from ..resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
+from .word_order import RULE as WORD_ORDER_RULE
 
 CONJUNCTION_KINDS = ("shared_head", "shared_modifier", "inner_modifier", "range")
 ELISION_PATTERNS = ("shared_head", "shared_modifier", "ordinal")
@@ -231,10 +233,12 @@ class Coordination(RefinesMatches):
         elided = sorted(set(rules.conjunctions["shared_head"]) | set(rules.conjunctions["shared_modifier"]), key=len, reverse=True)
         spelled = lambda listed, alnum: "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in listed if c[0].isalnum() == alnum) or "(?!)"  # noqa: E731
         # "A and B", "A, and B", "A/B"; a range word or dash only between two numbers
-        # ("second to fourth", "II-IV": read_site checks).
+        # ("second to fourth", "II-IV": read_site checks). A site starts after a character
+        # that is no space and its spaces are taken possessively, so a long run of spaces
+        # (the newlines between passages) is read once, not once per position.
         self.site = re.compile(
-            rf"\s*,?\s+(?:({spelled(elided, True)})|({spelled(rules.conjunctions['range'], True)}))\s+"
-            rf"|\s*({spelled(elided, False)})\s*|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w)",
+            rf"(?<!\s)(?:\s*+,)?\s++(?:({spelled(elided, True)})|({spelled(rules.conjunctions['range'], True)}))\s+"
+            rf"|(?<!\s)\s*+({spelled(elided, False)})\s*+|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w)",
             re.IGNORECASE,
         )
         # The text before a mention ends without its last token's trailing space.
@@ -261,9 +265,9 @@ class Coordination(RefinesMatches):
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
         if set(ELISION_PATTERNS) & set(self.patterns):
-            mentions = [(span.start_char, span.end_char) for span in spans]
-            indexed = Extents(mentions)
-            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, mentions, indexed)]
+            mentions = [(span.start_char, span.end_char, in_written_order(span)) for span in spans]
+            indexed = Extents((start, end) for start, end, _ in mentions)
+            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, text, mentions, indexed)]
         if compounds:
             doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
         return doc
@@ -279,13 +283,57 @@ class Coordination(RefinesMatches):
         found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
         return [compound for compound in found if compound is not None]
 
-    def keeps(self, reading: Reading, mentions: list[tuple[int, int]], indexed: Extents) -> bool:
-        """An enabled pattern's reading that cuts no mention off at its end: '[renal
+    def keeps(self, reading: Reading, text: str, mentions: list[tuple[int, int, bool]], indexed: Extents) -> bool:
+        """An enabled pattern's reading that cuts no mention off at its end ('[renal
         anomalies] and [sensorineural hearing loss]' is no 'anomalies and sensorineural
-        hearing', '[hyperextensible joints], or [joint pain]' no shared 'hyperextensible'."""
+        hearing'), nor a mention in its written order at its start ('bowed [long bones] and
+        broad ribs' shares no 'ribs'; such a mention may end in the shared modifier, and
+        one matched in another word order gives way: 'mask-like [face with a wide] and flat
+        nasal bridge'), and whose last conjunct is not a modifier of the word after it
+        ('abnormal eye and hand movements' lends 'abnormal' to no 'hand')."""
         if reading.kind not in self.patterns:
             return False
-        return not any(reading.start <= mentions[i][0] and mentions[i][1] > reading.end for i in indexed.overlapping(reading.start, reading.end))
+        if reading.head is None and self.modifies_next_word(text, reading.end):
+            return False
+        first_conjunct = reading.conjuncts[0][0]
+        return not any(
+            (reading.start <= start and end > reading.end) or (ordered and start < reading.start and first_conjunct < end <= reading.end)
+            for start, end, ordered in (mentions[i] for i in indexed.overlapping(reading.start, reading.end))
+        )
+
+    def modifies_next_word(self, text: str, end: int) -> bool:
+        """Whether the word right after ``end`` (a space between) heads a noun phrase: an
+        HPO name or synonym ends with it (:attr:`head_words`). The phrase goes on, and its
+        last conjunct modifies that word."""
+        found = _NEXT_WORD.match(text, end)
+        if found is None:
+            return False
+        word = found.group(1).lower()
+        return word not in self.kb.word_sets.function_words and self.base_word(word) in self.head_words
+
+    @cached_property
+    def head_words(self) -> frozenset[str]:
+        """The last word (its base form) of each name and synonym written in plain order
+        ('Abnormality of eye movement': movement; 'Seizures, tonic-clonic' is left out)."""
+        ontology, heads = self.kb.ontology, set()
+        for hpo_id, name in ontology.names.items():
+            for written in (name, *(synonym.text for synonym in ontology.synonyms.get(hpo_id, ()))):
+                words = normalize_key(written).split()
+                if words and "," not in written and "(" not in written:
+                    heads.add(self.base_word(words[-1]))
+        return frozenset(heads)
+
+    def base_word(self, word: str) -> str:
+        return self.kb.word_sets.morphology.base(word) or word
+
+    def compound_word(self, text: str, site: re.Match, reading: Reading) -> bool:
+        """Whether the slash of ``site`` joins one compound word, as a hyphen does: the
+        phrase written with a hyphen there, with or without the shared modifier, is a term
+        ('generalized tonic/clonic seizures' is Generalized tonic-clonic seizure, 'cone/rod
+        dystrophy' Cone-rod dystrophy)."""
+        after = text[site.end() : reading.end]
+        starts = dict.fromkeys((reading.start, reading.conjuncts[0][0]))
+        return any(self.in_written_order(f"{text[start : site.start()]}-{after}") for start in starts)
 
     # ------------------------------------------------------------ elided conjuncts
 
@@ -293,14 +341,18 @@ class Coordination(RefinesMatches):
         """The best reading of the phrase around each conjunction (and each "II-IV"). A
         comma before the conjunction belongs to a list of three or more ("cleft lip,
         palate, and uvula"); between two items it parts two findings ("liver fibrosis, and
-        xanthomata"), which share no words."""
+        xanthomata"), which share no words. A slash may join a compound word instead
+        (:meth:`compound_word`)."""
         out = []
         for site in self.site.finditer(text):
             written = next(group for group in site.groups() if group is not None)
             kind = "range" if site.group(2) or site.group(4) else "shared_head"
             reading = self.read_site(text, site.start(), site.end(), " ".join(written.lower().split()), kind)
-            if reading is not None and not ("," in site.group() and len(reading.conjuncts) == 2):
-                out.append(reading)
+            if reading is None or ("," in site.group() and len(reading.conjuncts) == 2):
+                continue
+            if site.group().strip() == "/" and self.compound_word(text, site, reading):
+                continue
+            out.append(reading)
         return out
 
     def read_site(self, text: str, left_end: int, right_start: int, conjunction: str, kind: str) -> Reading | None:
@@ -531,6 +583,12 @@ class Coordination(RefinesMatches):
 
 
 _ITEM_START = re.compile(r"[^\W\d_]")
+
+
+def in_written_order(span: Span) -> bool:
+    """Whether the dictionary matched the mention in its term's word order."""
+    return not any(rule.startswith(WORD_ORDER_RULE) for rule in span._.provenance or ())
+_NEXT_WORD = re.compile(r" +([^\W\d_][\w-]*)")
 
 
 def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:

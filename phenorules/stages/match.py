@@ -59,6 +59,12 @@ class RefinesMatches:
         word_sets = self.kb.word_sets
         return all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
 
+    def in_written_order(self, phrase: str) -> bool:
+        """Whether the lexicon has ``phrase`` whole as one term in the order it is written."""
+        key = normalize_key(phrase)
+        matches = self.matcher(key)
+        return len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(key)
+
     def term(self, phrase: str) -> tuple[str, ...] | None:
         """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in
         its own word order or in another ('pain of the wrists' is Wrist pain)."""

@@ -38,7 +38,7 @@ from .coordination import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
-WORD_KINDS = ("copula", "adverb", "negation", "conjunction", "person", "noun_marker")
+WORD_KINDS = ("copula", "adverb", "negation", "absence", "conjunction", "person", "noun_marker")
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
@@ -51,6 +51,7 @@ class PredicativeRules:
     copulas: dict[str, RuleRef]  # "were noted to be" -> its row
     adverbs: frozenset[str]
     negations: frozenset[str]
+    absences: frozenset[str]  # "absent": after a phenotype noun it says the phenotype is not there
     conjunctions: frozenset[str]
     persons: dict[str, RuleRef]  # "girl" -> its row
     noun_markers: frozenset[str]  # "of": the word before it is a noun ("contracture of")
@@ -63,6 +64,7 @@ def read_rules(path: Path) -> PredicativeRules:
         copulas,
         frozenset(ref.name.lower() for ref in kinds["adverb"]),
         frozenset(ref.name.lower() for ref in kinds["negation"]),
+        frozenset(ref.name.lower() for ref in kinds["absence"]),
         frozenset(ref.name.lower() for ref in kinds["conjunction"]),
         {ref.name.lower(): ref for ref in kinds["person"]},
         frozenset(ref.name.lower() for ref in kinds["noun_marker"]),
@@ -122,6 +124,8 @@ class Predicative(RefinesMatches):
             # a negated clause keeps only the adjectives standing alone, which the negation
             # stage then reads with the cue before them ("was not ataxic")
             readings = self.readings(text, words)
+            if self.states_absence(text, words, subjects):
+                continue
             terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
             adjective = self.adjective_term(text, *words[0]) if not terms else None  # its first word: "hypotonic [at] birth"
             if adjective is not None:
@@ -137,6 +141,14 @@ class Predicative(RefinesMatches):
             rule += "".join(f"+adjectival:{ending}" for ending in dict.fromkeys(adjectival))
         start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
         return Compound(start, end, hpo_ids, rule, tuple(found) if len(found) > 1 else ())
+
+    def states_absence(self, text: str, words: list[tuple[int, int]], subjects: list[list[tuple[int, int]]]) -> bool:
+        """'seizures were absent': an absence word after a noun that is a phenotype itself
+        says the phenotype is not there (the assertion stage reads it so); 'the reflexes
+        were absent' (Areflexia: 'reflexes' is no phenotype) is a term."""
+        if text[slice(*words[0])].lower() not in self.rules.absences:
+            return False
+        return any(self.phrase_term(text[nouns[i][0] : nouns[-1][1]]) is not None for nouns in subjects for i in range(len(nouns)))
 
     def noun_term(self, text: str, nouns: list[tuple[int, int]], readings: list[tuple[int, int]]) -> tuple[int, int, tuple[str, ...]] | None:
         """(start, end, ids) of the first adjective reading that makes a term with the noun
@@ -204,10 +216,13 @@ class Predicative(RefinesMatches):
     def readings(self, text: str, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """An adjective's readings: its words, then its first word alone ("long [in]
         appearance", "short [compared] with"), unless that word is an adverb of the
-        second ("partially controlled", "mildly elevated")."""
+        second ("partially controlled", "mildly elevated"); its first word only when the
+        second is a function word ("brisk [at] the knees" ends at "brisk")."""
         whole = [(words[0][0], words[-1][1])]
         if len(words) == 1 or text[slice(*words[0])].lower().endswith("ly"):
             return whole
+        if text[slice(*words[-1])].lower() in self.kb.word_sets.function_words:
+            return [words[0]]
         return whole + [words[0]]
 
     def before_noun_marker(self, text: str, words: list[tuple[int, int]]) -> bool:
