@@ -46,6 +46,7 @@ from phenorules.document import make_article_doc
 from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
+from phenorules.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 nlp = build_pipeline(disable=sys.argv[3:], profile=sys.argv[2])  # patientphex: the shared file is PatientPheX input
 startup = time.perf_counter() - t0
@@ -58,7 +59,7 @@ for article in articles:
     t = time.perf_counter(); doc = make_article_doc(nlp, article); seconds["make_doc"] += time.perf_counter() - t
     for name, stage in nlp.pipeline:
         t = time.perf_counter(); doc = stage(doc); seconds[name] += time.perf_counter() - t
-    t = time.perf_counter(); line = prediction_line(to_record(article, doc)); seconds["records"] += time.perf_counter() - t
+    t = time.perf_counter(); line = prediction_line(to_record(annotated(article, doc))); seconds["records"] += time.perf_counter() - t
     mentions += line.count('"identifier"')
 print(json.dumps({"startup_s": startup, "startup_cpu_s": startup_cpu, "run_s": sum(seconds.values()), "stages": seconds, "chars": chars,
                   "articles": len(articles), "mentions": mentions,

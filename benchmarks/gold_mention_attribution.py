@@ -14,6 +14,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.identifiers import parse_identifier
 from phenorules.tasks.patientphex.io import read_articles
+from phenorules.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 from phenorules.tasks.patientphex.score import format_table, score
 
@@ -40,7 +41,7 @@ def main(path: str, disable: list[str]) -> None:
         doc = gold_mention_doc(nlp, article)
         if "patients" in nlp.pipe_names:
             doc = nlp.get_pipe("patients")(doc)
-        record = to_record(to_article(article), doc)
+        record = to_record(annotated(to_article(article), doc))
         record["entities"] = article["entities"]
         records.append(record)
     print(format_table(score(articles, records)))

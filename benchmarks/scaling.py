@@ -33,6 +33,7 @@ from phenorules.pipeline import OPTIONAL_STAGES, build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
 from phenorules.writer import jsonl_line
+from phenorules.annotated import annotated
 from phenorules.tasks.patientphex.predict import evidence_record, to_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,9 +78,10 @@ def timed(nlp, article) -> dict[str, float]:
     for name, stage in nlp.pipeline:
         doc = stage(doc)
         seconds[name], clock = time.process_time() - clock, time.process_time()
-    prediction_line(to_record(article, doc))
+    result = annotated(article, doc)
+    prediction_line(to_record(result))
     seconds["records"], clock = time.process_time() - clock, time.process_time()
-    jsonl_line(evidence_record(article, doc))
+    jsonl_line(evidence_record(result))
     seconds["evidence"] = time.process_time() - clock
     return seconds
 

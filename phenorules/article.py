@@ -108,3 +108,23 @@ def layout_problem(passages: Iterable[Passage]) -> tuple[int | None, str] | None
     if end > MAX_ARTICLE_CHARS:
         return None, f"the article has {end:,} characters, more than the {MAX_ARTICLE_CHARS:,} phenorules processes"
     return None
+
+
+def passages_problem(article: Article, field: str = "passages") -> tuple[str, str] | None:
+    """(field, problem) when the article's passages would not lay out as a processable
+    text (:func:`layout_problem`), the field named from ``field`` ("passages[3].offset")."""
+    problem = layout_problem(article.passages)
+    if problem is None:
+        return None
+    index, message = problem
+    return (field if index is None else f"{field}[{index}].offset"), message
+
+
+def article_fields(article: Article) -> dict:
+    """The article's fields as a JSON value, for checks that name a field."""
+    return {
+        "id": article.id,
+        "pmid": article.pmid,
+        "passages": [{"offset": p.offset, "text": p.text, "section_type": p.section_type, "type": p.type} for p in article.passages],
+        "patients": [{"id": p.id, "label": p.label, "mentions": [{"start": m.start, "end": m.end, "text": m.text} for m in p.mentions]} for p in article.patients],
+    }

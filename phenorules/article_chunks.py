@@ -8,12 +8,14 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
+from . import registry
 from .article import Article
 from .errors import InputError, warn
 from .inputs import AUTO, format_profile
 from .streaming import Item
 
 CHUNK_ARTICLES = 4
+LINE_FORMAT = "jsonl"  # the format of the lines a chunk gives (registry.Format.line, .explain)
 
 # (pmc_id, prediction line, evidence line or None) for one article.
 Result = tuple[str, str, "str | None"]
@@ -39,38 +41,31 @@ def annotate_items(pipelines: Callable[[str], Language], items: list[Item], expl
     """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
     format, and serialise a chunk of articles: a result per item, None for a blank line
     (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from .document import annotate_articles
-    from .tasks.patientphex.predict import evidence_record, to_record
-    from .tasks.patientphex.io import prediction_line
-    from .writer import jsonl_line
+    from .annotated import annotate
 
+    written = registry.get(LINE_FORMAT)
     articles = [article_of(item, on_error) for item in items]
-    docs = {}
+    annotated = {}
     for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
         chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
-        for i, (_, doc) in zip(chosen, annotate_articles(pipelines(input_format), [articles[i] for i in chosen])):
-            docs[i] = doc
+        for i, result in zip(chosen, annotate(pipelines(input_format), [articles[i] for i in chosen])):
+            annotated[i] = result
     results: list[Result | None] = []
     for i, article in enumerate(articles):
         if article is None:
             results.append(None)
             continue
-        doc = docs[i]
-        evidence = jsonl_line(evidence_record(article, doc)) if explain else None
-        results.append((article.id, prediction_line(to_record(article, doc)), evidence))
+        result = annotated[i]
+        results.append((article.id, written.line(result), written.explain(result) if explain else None))
     return results
 
 
 def article_of(item: Item, on_error: str) -> Article | None:
     """The item's article, checked as ``read_input`` checks one; None for a blank line."""
-    from .tasks.patientphex.articles import to_article
-    from .tasks.patientphex.io import parse_article_line
-
     if item.raw is None:
         return item.article
     try:
-        record = parse_article_line(item.source, item.lineno, item.raw)
-        return None if record is None else to_article(record)
+        return registry.get(item.format).read_line(item.source, item.lineno, item.raw)
     except InputError as error:
         if on_error == "fail":
             raise

@@ -14,21 +14,44 @@ import signal
 import click
 
 from . import __version__
-from .article import Article
 from .errors import InputError, PhenorulesError
 from .files import json_value, remove_temporaries_on_signals
-from .inputs import FORMATS
 from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
 from .writer import Writer, silence_stdout
 
+class FormatName(click.ParamType):
+    """A format of the registry (``phenorules.registry``) that reads (or writes); the
+    registry is loaded when an option is given, not when the command line is imported."""
+
+    name = "format"
+
+    def __init__(self, writes: bool = False, auto: bool = False):
+        self.writes, self.auto = writes, auto
+
+    def names(self) -> list[str]:
+        from . import registry
+
+        return (["auto"] if self.auto else []) + (registry.writers() if self.writes else registry.readers())
+
+    def get_metavar(self, param, *args, **kwargs) -> str:
+        return "[" + "|".join(self.names()) + "]"
+
+    def convert(self, value, param, ctx):
+        if value not in self.names():
+            self.fail(f"{value!r} is not one of {', '.join(map(repr, self.names()))}.", param, ctx)
+        return value
+
+
 FORMAT_OPTION = click.option(
     "--format",
+    "--from",
     "input_format",
-    type=click.Choice(("auto",) + FORMATS),
+    type=FormatName(auto=True),
     default="auto",
     show_default=True,
     help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
+STREAMED_FORMAT = "jsonl"  # written a line per article as the corpus goes (--jobs, --resume, --scheduler)
 ON_ERROR_OPTION = click.option(
     "--on-error",
     type=click.Choice(("fail", "skip")),
@@ -107,15 +130,14 @@ def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config:
     stage_plan(disable, stage_config, enable=enable, **({} if profile == AUTO else {"profile": profile}))
 
 
-OUTPUT_FORMATS = {"jsonl": "predictions", "bioc": "BioC JSON", "bioc-xml": "BioC XML", "pubtator": "PubTator"}  # format -> what it is called in errors
-
-
 @main.command()
 @click.argument("input_path", metavar="INPUT")
 @click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout); OUT.jsonl.gz is written gzipped.")
 @click.option(
     "--output-format",
-    type=click.Choice(tuple(OUTPUT_FORMATS)),
+    "--to",
+    "output_format",
+    type=FormatName(writes=True),
     default="jsonl",
     show_default=True,
     help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); or PubTator (title-and-abstract articles only).",
@@ -162,7 +184,7 @@ def predict(
     writer = Writer([*input_paths(input_path), hpo])
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
-    if output_format == "jsonl" and phenopackets_dir is None:
+    if output_format == STREAMED_FORMAT and phenopackets_dir is None:
         predict_corpus(
             input_path,
             output_path,
@@ -187,13 +209,13 @@ def predict(
 
 def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
+    from . import registry
+    from .annotated import annotate
     from .inputs import format_profile, read_input_format
     from .progress import progress
-    from .tasks.patientphex.io import write_predictions
-    from .writer import write_jsonl
-    from .tasks.patientphex.predict import full_record, predict_explained, predict_full
 
-    writer.claim(output_path, OUTPUT_FORMATS[output_format])
+    written = registry.get(output_format)
+    writer.claim(output_path, written.what)
     if explain_path is not None:
         writer.claim(explain_path, "evidence")
     if phenopackets_dir is not None:
@@ -203,55 +225,30 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
         require("phenopackets")
         check_directory(phenopackets_dir)
     articles, chosen = read_input_format(input_path, input_format, on_error)
-    _check_output_format(output_format, articles)
+    if written.check is not None:
+        written.check(articles)  # before the work
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
-    evidence: list[dict] = []
-    # Evidence records are built only when asked for: they cost a pass over every span.
-    records = predict_full(nlp, articles) if explain_path is None else predict_explained(nlp, articles, evidence, full_record)
-    records = progress(records, len(articles), quiet)
+    results = progress(annotate(nlp, articles), len(articles), quiet)
     if phenopackets_dir is not None:
-        records = _writing_phenopackets(records, phenopackets_dir, hpo, quiet, writer)
-    if output_format == "jsonl":
-        write_predictions(output_path, records, writer)
-    else:
-        writer.write(output_path, [_formatted(output_format, articles, list(records))], OUTPUT_FORMATS[output_format])
+        results = _writing_phenopackets(results, phenopackets_dir, hpo, quiet, writer)
+    results = list(results)
+    writer.write(output_path, [written.write(results)], written.what)
     if explain_path is not None:
-        write_jsonl(explain_path, evidence, "evidence", writer)
+        explained = registry.get(STREAMED_FORMAT).explain
+        writer.write(explain_path, [explained(result) for result in results], "evidence")
 
 
-def _check_output_format(output_format: str, articles: list[Article]) -> None:
-    """Fail before the work when the output format cannot hold the articles."""
-    from .formats import require
-
-    if output_format in ("bioc", "bioc-xml"):
-        require("bioc")
-    if output_format == "pubtator":
-        from .formats.pubtator import check_pubtator
-
-        for article in articles:
-            check_pubtator(article)
-
-
-def _formatted(output_format: str, articles: list[Article], records: list[dict]) -> str:
-    from .formats.bioc import bioc_collection, bioc_json, bioc_xml
-    from .formats.pubtator import pubtator_article
-
-    if output_format == "pubtator":
-        return "".join(pubtator_article(article, record) for article, record in zip(articles, records))
-    collection = bioc_collection(articles, records)
-    return bioc_json(collection) if output_format == "bioc" else bioc_xml(collection)
-
-
-def _writing_phenopackets(records, directory: str, hpo: str | None, quiet: bool, writer: Writer):
-    """The records, passed on after their Phenopackets are written into ``directory``."""
+def _writing_phenopackets(results, directory: str, hpo: str | None, quiet: bool, writer: Writer):
+    """The results, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
     from .resources import load_resources
+    from .tasks.patientphex.predict import full_record
 
     ontology = load_resources(hpo).ontology
     count = 0
-    for record in records:
-        count += write_phenopackets(directory, [record], ontology, writer)
-        yield record
+    for result in results:
+        count += write_phenopackets(directory, [full_record(result)], ontology, writer)
+        yield result
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
 
@@ -267,14 +264,15 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
     from .formats.phenopackets import check_directory, with_patients, write_phenopackets
+    from .inputs import read_input
     from .resources import load_resources
-    from .tasks.patientphex.io import read_articles, read_predictions
+    from .tasks.patientphex.io import read_predictions
 
     require("phenopackets")
     writer = Writer([pred_path, articles_path, evidence_path, hpo])
     check_directory(output_dir)
     records = read_predictions(pred_path)
-    articles = read_articles(articles_path) if articles_path else None
+    articles = read_input(articles_path, "jsonl") if articles_path else None
     evidence = _read_evidence(evidence_path) if evidence_path else None
     count = write_phenopackets(output_dir, with_patients(records, articles, evidence), load_resources(hpo).ontology, writer)
     if not quiet:
@@ -373,7 +371,8 @@ def annotate(
 @main.command()
 @HPO_OPTION
 def info(hpo: str | None) -> None:
-    """Show the ontology release, lexicon size, pipeline stages and profiles."""
+    """Show the ontology release, lexicon size, pipeline stages, profiles and formats."""
+    from . import registry
     from .pipeline import OPTIONAL_STAGES, stage_names
     from .profiles import profiles
     from .resources import cache_dir, data_dir, load_resources
@@ -392,6 +391,10 @@ def info(hpo: str | None) -> None:
         rows = [f"{stage} {'on' if on else 'off'}" for stage, on in profile.switches.items()]
         rows += [f"{stage}.{setting}={json.dumps(value)}" for stage, values in profile.settings.items() for setting, value in values.items()]
         click.echo(f"  {profile.name}: {', '.join(rows)}")
+    click.echo("formats:   (--from, --to; phenorules.registry)")
+    for name, format_ in registry.formats().items():
+        does = [word for word, present in (("read", format_.read), ("written", format_.write or format_.line)) if present]
+        click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else ""))
 
 
 def _learn_options(command):

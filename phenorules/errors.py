@@ -25,3 +25,6 @@ def warn(message: str) -> None:
     line on stderr."""
     if sys.stderr is not None:
         print(f"phenorules: warning: {message}", file=sys.stderr, flush=True)
+
+
+ON_ERROR = ("fail", "skip")  # a bad article stops the run, or is left out with a warning

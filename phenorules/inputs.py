@@ -18,23 +18,17 @@ import json
 import re
 from pathlib import Path
 
-from .errors import InputError, warn
-from .formats.bioc import parse_bioc, parse_bioc_xml
+from . import registry
+from .article import Article
+from .errors import ON_ERROR, warn
 from .files import STDIN, read_bytes
-from .article import Article, text_article
-from .profiles import GENERAL
-from .tasks.patientphex import PROFILE as PATIENTPHEX_PROFILE
-from .tasks.patientphex.articles import article_record, to_article
-from .tasks.patientphex.io import ON_ERROR, parse_articles, passages_problem, surrogate_problem
+from .formats.bioc import XML_START
 
-FORMATS = ("text", "jsonl", "bioc")
 AUTO = "auto"  # the format told by the content, the profile by the format
 _BOM = b"\xef\xbb\xbf"
 _JSON_LIKE = re.compile(rb'\{\s*["}]|\[\s*[\[{]')  # starts like an object or an array of them
 # ... and surely is JSON: a quoted key and a colon, or an array of arrays of values
 _JSON_START = re.compile(rb'\[?\s*\{\s*"[^"\n]{0,200}"\s*:|\[\s*\[\s*[\[{"\d-]')
-XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".text": "text", ".xml": "bioc"}
 _LINES_SNIFFED = 20
 
 
@@ -64,28 +58,25 @@ def parse_input_format(name: str, data: bytes, input_format: str = "auto", text_
         warn(f"{name}: empty: no article to read")
         return [], chosen
     chosen = detect_format(data, name) if input_format == "auto" else input_format
-    if chosen == "jsonl":
-        return [to_article(record) for record in parse_articles(name, data, on_error=on_error)], chosen
-    text = _decode(name, data)
-    articles = _parse_bioc(name, text) if chosen == "bioc" else [text_article(text_id, text)]
-    return _admitted(name, articles, on_error), chosen
+    return registry.get(chosen).read(name, data, text_id, on_error), chosen
 
 
 def format_profile(input_format: str, profile: str = AUTO) -> str:
     """The profile of ``rules/profiles.tsv`` for input of ``input_format``: ``profile``
-    unless it is ``auto``; then PatientPheX JSONL gets its annotators' conventions
-    (``patientphex``), text and BioC the general one."""
+    unless it is ``auto``; then the format's own (PatientPheX JSONL: its annotators'
+    conventions, ``patientphex``; text and BioC the general one)."""
     if profile != AUTO:
         return profile
-    return PATIENTPHEX_PROFILE if input_format == "jsonl" else GENERAL
+    return registry.get(input_format).profile
 
 
 def detect_format(data: bytes, name: str = "<stdin>") -> str:
     """'jsonl', 'bioc' (JSON or XML) or 'text', from the content and the extension of ``name``."""
     start = data.removeprefix(_BOM).lstrip()
     extension = Path(name.removesuffix(".gz")).suffix.lower() if name != "<stdin>" else ""
-    if extension in _EXTENSIONS:
-        return _EXTENSIONS[extension]
+    told = {suffix: key for key, format_ in registry.formats().items() if format_.read for suffix in format_.extensions}
+    if extension in told:
+        return told[extension]
     if XML_START.match(start):
         return "bioc"
     first = _first_value(start)
@@ -129,42 +120,3 @@ def _json(data: bytes):
         return json.loads(data)
     except (ValueError, RecursionError):  # broken, nested too deeply, too many digits, not UTF-8
         return _NOT_JSON
-
-
-def _parse_bioc(name: str, text: str) -> list[Article]:
-    """BioC XML or JSON (by the content); errors name the file."""
-    try:
-        if XML_START.match(text.lstrip()[:64].encode()):
-            return parse_bioc_xml(name, text)
-        return parse_bioc(name, text)
-    except RecursionError:
-        raise InputError(f"{name}: malformed JSON: nested too deeply") from None
-    except ValueError:  # Python's limit on the digits of an integer (4,300)
-        raise InputError(f"{name}: malformed JSON: a number with too many digits") from None
-
-
-def _admitted(name: str, articles: list[Article], on_error: str) -> list[Article]:
-    """The articles the pipeline can process; the others refused (or skipped) by name.
-    A problem is named by its field in the task's form of the article (a string holding
-    a lone surrogate, which BioC JSON may escape, also in the BioC document as read:
-    ``bioc_source``)."""
-    kept = []
-    for article in articles:
-        source = {"bioc_source": article.source} if article.source is not None else {}
-        problem = surrogate_problem(article_record(article) | source) or passages_problem(article)
-        if problem is None:
-            kept.append(article)
-            continue
-        message = f"{name}, article {article.id}: {problem[0]}: {problem[1]}"
-        if on_error == "fail":
-            raise InputError(message)
-        warn(f"{message}; article skipped")
-    return kept
-
-
-def _decode(name: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise InputError(f"{name}, line {line}: not UTF-8 (byte 0x{data[error.start]:02x})") from None

@@ -44,6 +44,7 @@ class Phenotype:
     provenance: tuple[str, ...]  # the lexicon entry and every rule that made or changed it
     assertions: tuple[str, ...] = ()  # the flags the assertion stage set, "is_negated" first: ASSERTION_FLAGS order
     cues: tuple[dict, ...] = field(default=(), hash=False)  # the cues that set them (span._.assertion_cues)
+    evidence: tuple[dict, ...] = field(default=(), hash=False)  # why it went to each patient (span._.patient_evidence)
 
     @property
     def unknown(self) -> bool:
@@ -75,6 +76,7 @@ def phenotypes(doc: Doc) -> list[Phenotype]:
                 tuple(extensions.provenance or ()),
                 tuple(flag for flag in ASSERTION_FLAGS if extensions.get(flag)),
                 tuple(extensions.assertion_cues or ()),
+                tuple(extensions.patient_evidence or ()),
             )
         )
     return out

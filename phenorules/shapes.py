@@ -10,6 +10,7 @@ reader.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Annotated, Any
@@ -126,3 +127,32 @@ def _json_kinds(annotation: Any) -> tuple[type, ...]:
     if isinstance(origin, type) and issubclass(origin, BaseModel):
         return (dict,)
     return (origin,)
+
+
+# A JSON string may escape half of a UTF-16 pair (\ud800), which is no Unicode text and
+# could not be written out.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def has_surrogate(text: str) -> bool:
+    return any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def surrogate_problem(value: Any, root: str = "article") -> tuple[str, str] | None:
+    """(field, problem) for the first string of a JSON value holding a lone UTF-16
+    surrogate (a key too), fields named from ``root`` down ("full_text[0].text")."""
+    stack: list[tuple[str, Any]] = [(root, value)]
+    while stack:
+        field, item = stack.pop()
+        if isinstance(item, str):
+            if has_surrogate(item):
+                position = next(i for i, char in enumerate(item) if "\ud800" <= char <= "\udfff")
+                return field, f"lone UTF-16 surrogate \\u{ord(item[position]):04x} at character {position} (not Unicode text)"
+        elif isinstance(item, dict):
+            for key, inner in reversed(item.items()):
+                if has_surrogate(key):
+                    return field, "a key holds a lone UTF-16 surrogate (not Unicode text)"
+                stack.append((key if field == root else f"{field}.{key}", inner))
+        elif isinstance(item, list):
+            stack.extend((f"{field}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
+    return None

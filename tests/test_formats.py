@@ -17,6 +17,7 @@ from phenorules.formats.bioc import annotation_infons
 from phenorules.formats.phenopackets import phenopackets_for_record
 from phenorules.inputs import read_input
 from phenorules.article import layout_passages
+from phenorules.phenotype import Phenotype
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import article_text
 
@@ -275,10 +276,8 @@ def test_a_hypothetical_or_relatives_finding_is_not_in_the_patients_phenopacket(
 
 
 def test_bioc_infons_carry_every_assertion_and_its_cue():
-    entity = {
-        "identifier": "HP:0001251", "note": None, "label": "Ataxia", "assertions": ["is_family"],
-        "assertion_cues": [{"category": "FAMILY", "text": "Her father", "start": 0, "end": 10, "rule": "context_rules.tsv:300"}],
-    }
-    infons = annotation_infons(entity)
+    cue = {"category": "FAMILY", "text": "Her father", "start": 0, "end": 10, "rule": "context_rules.tsv:300"}
+    phenotype = Phenotype(20, 26, "ataxia", ("HP:0001251",), "Ataxia", False, (), (), ("is_family",), (cue,))
+    infons = annotation_infons(phenotype)
     assert (infons["negated"], infons["is_family"], infons["is_uncertain"], infons["is_hypothetical"], infons["is_historical"]) == ("false", "true", "false", "false", "false")
     assert infons["assertion_cues"] == "FAMILY:Her father@0-10"

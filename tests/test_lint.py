@@ -49,3 +49,32 @@ def test_no_function_is_of_complexity_rank_d_or_worse():
             if cc_rank(block.complexity) >= "D":
                 ranked.append(f"{path.relative_to(ROOT)}:{block.lineno} {block.fullname} {cc_rank(block.complexity)} ({block.complexity})")
     assert ranked == []
+
+
+def _import_graph():
+    import grimp
+
+    return grimp.build_graph("phenorules")
+
+
+def test_only_the_command_line_and_the_format_registry_use_the_patientphex_package():
+    """The engine speaks Article, Phenotype and AnnotatedArticle; PatientPheX is one format
+    (registered by name in phenorules.registry) and a task of the command line."""
+    from phenorules import registry
+
+    graph, task = _import_graph(), "phenorules.tasks.patientphex"
+    importers = {
+        module
+        for module in graph.modules
+        if not module.startswith(task) and any(imported.startswith(task) for imported in graph.find_modules_directly_imported_by(module))
+    }
+    assert importers == {"phenorules.cli"}
+    assert [module for module in registry.BUILT_IN if module.startswith(task)] == [f"{task}.format"]
+
+
+def test_no_import_circle():
+    import networkx as nx
+
+    graph = _import_graph()
+    edges = nx.DiGraph((module, imported) for module in graph.modules for imported in graph.find_modules_directly_imported_by(module))
+    assert next(nx.simple_cycles(edges), None) is None

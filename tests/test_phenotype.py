@@ -12,6 +12,7 @@ from phenorules.pipeline import build_pipeline
 from phenorules.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import parse_identifier, task_identifier
 from phenorules.phenotype import mention_rows
+from phenorules.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 
 from conftest import MINI_OBO
@@ -53,7 +54,7 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
         ("wobbly legs", (), True, "no HPO term"),
         ("ataxia", ("HP:0001251",), False, "Ataxia"),
     ]
-    record = to_record(Article("T1", ()), doc)
+    record = to_record(annotated(Article("T1", ()), doc))
     assert [(e["text"], e["identifier"]) for e in record["entities"]] == [("wobbly legs", "-1"), ("ataxia", "HP:0001251")]
     assert [row["hpo_id"] for row in mention_rows(doc)] == ["-1", "HP:0001251"]
 

@@ -240,7 +240,7 @@ def test_a_huge_bioc_passage_offset_is_refused_naming_the_article(tmp_path):
     bioc[0]["documents"][0]["passages"][-1]["offset"] = 10**30
     path.write_text(json.dumps(bioc), encoding="utf-8")
     document = bioc[0]["documents"][0]["id"]
-    assert_refused(run("predict", str(path)), f"{path}, article {document}: full_text[")
+    assert_refused(run("predict", str(path)), f"{path}, article {document}: passages[4].offset: {10**30} leaves")
 
 
 def test_closed_stdin_is_one_line():
@@ -266,7 +266,8 @@ def test_a_lone_surrogate_in_bioc_names_the_article(tmp_path):
     bioc = json.loads((FIXTURES / "bioc_article.json").read_text(encoding="utf-8"))
     bioc[0]["documents"][0]["passages"][0]["text"] = "x\ud800"
     path.write_text(json.dumps(bioc), encoding="utf-8")
-    assert_refused(run("predict", str(path)), "full_text[0].text: lone UTF-16 surrogate")
+    # the field as the article's own (BioC's too: passages), not as PatientPheX JSONL names it
+    assert_refused(run("predict", str(path)), f"{path}, article 9900001: passages[0].text: lone UTF-16 surrogate \\ud800 at character 1")
 
 
 # --- 6. articles over spaCy's 1,000,000 characters ----------------------------------

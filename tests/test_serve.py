@@ -22,7 +22,8 @@ from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from phenorules.tasks.patientphex.articles import to_article  # noqa: E402
-from phenorules.tasks.patientphex.predict import predict_full  # noqa: E402
+from phenorules.annotated import annotate  # noqa: E402
+from phenorules.tasks.patientphex.predict import full_record  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTICLES = FIXTURES / "patientphex_annotated.jsonl"
@@ -146,7 +147,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
 def test_annotate_an_article_attributes_patients_and_returns_the_task_record(client, mini_nlp):
     article = articles()[0]
     (result,) = client.post("/annotate", json=article).json()["articles"]
-    (expected,) = predict_full(mini_nlp, [to_article(article)])
+    (expected,) = map(full_record, annotate(mini_nlp, [to_article(article)]))
     assert result["record"] == expected
     assert result["patients"] == ["OII-1", "OII-2"]
     attributed = {m["text"]: m["patients"] for m in result["mentions"] if m["patients"]}

@@ -1,8 +1,9 @@
-"""Outputs other tools read: GA4GH Phenopackets, BioC (JSON and XML) and PubTator.
+"""The formats other tools read and write: plain text, BioC (JSON and XML) and PubTator,
+each registered in :mod:`phenorules.registry`, and GA4GH Phenopackets.
 
-Adapters from prediction records (``tasks.patientphex.predict.full_record``) and the
-articles they came from; the pipeline knows none of these formats. ``phenopackets`` and
-``bioc`` come with the ``formats`` extra (``pip install 'phenorules[formats]'``).
+Writers read :class:`~phenorules.annotated.AnnotatedArticle` results; the pipeline knows
+none of these formats. ``phenopackets`` and ``bioc`` come with the ``formats`` extra
+(``pip install 'phenorules[formats]'``).
 """
 
 from __future__ import annotations

@@ -20,18 +20,24 @@ annotations untouched, adding ours. XML is read and both forms are written throu
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Callable
 
+from ..annotated import AnnotatedArticle
 from ..article import Article, Passage
 from ..errors import InputError
+from ..lexicon.tsv import format_ids
 from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
-from ..phenotype import ASSERTION_FLAGS
+from ..phenotype import ASSERTION_FLAGS, Phenotype
+from .admit import admitted, decode
+from ..registry import Format, register
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"
 PMID_INFON = "article-id_pmid"
 COLLECTION_FIELDS = ("source", "date", "key", "infons")
 SENTENCE_GAP = " "  # between the sentences of a passage that has no text of its own
+XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
 
 
 class _Invalid(Exception):
@@ -179,22 +185,23 @@ def _place(place: str, loc: tuple, collection: Any) -> str:
 ANNOTATION_TYPE = "Phenotype"
 
 
-def bioc_collection(articles: list[Article], records: list[dict]):
-    """A ``bioc.BioCCollection`` of the articles, each mention of its record (a
-    ``full_record``) an annotation at its global offset in the passage (or the sentence)
-    that holds it. A BioC input's documents come back as read, with ours added."""
+def bioc_collection(results: list[AnnotatedArticle]):
+    """A ``bioc.BioCCollection`` of the results, each phenotype mention an annotation at
+    its global offset in the passage (or the sentence) that holds it. A BioC input's
+    documents come back as read, with ours added."""
     from . import require
 
     bioc = require("bioc")
-    header = next((a.source["collection"] for a in articles if a.source), {})
+    header = next((r.article.source["collection"] for r in results if r.article.source), {})
     collection = bioc.BioCCollection()
     collection.source = str(header.get("source") or "phenorules")
     collection.date = str(header.get("date") or "")
     collection.key = str(header.get("key") or "")
     collection.infons = dict(header.get("infons") or {})
-    for article, record in zip(articles, records):
+    for result in results:
+        article = result.article
         document = _document(bioc, article.source["document"]) if article.source else _new_document(bioc, article)
-        _annotate(bioc, document, record)
+        _annotate(bioc, document, result.phenotypes)
         collection.add_document(document)
     return collection
 
@@ -267,7 +274,7 @@ def _copy_annotations(bioc, raw: dict, target) -> None:
         target.add_relation(relation)
 
 
-def _annotate(bioc, document, record: dict) -> None:
+def _annotate(bioc, document, phenotypes: tuple[Phenotype, ...]) -> None:
     """One annotation per mention, in the passage or sentence whose text holds it."""
     holders = []
     for passage in document.passages:
@@ -277,34 +284,59 @@ def _annotate(bioc, document, record: dict) -> None:
         holders += [(s.offset, s.offset + len(s.text or ""), s) for s in passage.sentences]
         last = passage.sentences[-1]
         holders.append((passage.offset, last.offset + len(last.text or ""), passage))  # across sentences
-    for n, entity in enumerate(record["entities"], start=1):
-        start, end = entity["offset"], entity["offset"] + entity["length"]
+    for n, phenotype in enumerate(phenotypes, start=1):
+        start, end = phenotype.start, phenotype.end
         holder = next((h for a, b, h in holders if a <= start and end <= b), None)
         if holder is None:
-            raise InputError(f"article {document.id}: mention {entity['text']!r} at {start} lies in no passage")
+            raise InputError(f"article {document.id}: mention {phenotype.text!r} at {start} lies in no passage")
         annotation = bioc.BioCAnnotation()
         annotation.id = f"phenorules{n}"
-        annotation.text = entity["text"]
-        annotation.infons = annotation_infons(entity)
-        annotation.add_location(bioc.BioCLocation(start, entity["length"]))
+        annotation.text = phenotype.text
+        annotation.infons = annotation_infons(phenotype)
+        annotation.add_location(bioc.BioCLocation(start, end - start))
         holder.add_annotation(annotation)
 
 
-def annotation_infons(entity: dict) -> dict[str, str]:
+def annotation_infons(phenotype: Phenotype) -> dict[str, str]:
     """The mention as BioC infons (strings only): HPO id, label, negation and the other
     assertions (medspaCy's flag names, "true"/"false") with the cues that set them
     ("FAMILY:her father@120-130"), patients, provenance."""
-    infons = {"type": ANNOTATION_TYPE, "identifier": entity["identifier"]}
-    if entity.get("label"):
-        infons["label"] = entity["label"]
-    infons["negated"] = "true" if entity.get("note") == "NO" else "false"
-    if "assertions" in entity:
-        for flag in ASSERTION_FLAGS[1:]:
-            infons[flag] = "true" if flag in entity["assertions"] else "false"
-    if entity.get("assertion_cues"):
-        infons["assertion_cues"] = "; ".join(f"{cue['category']}:{cue['text']}@{cue['start']}-{cue['end']}" for cue in entity["assertion_cues"])
-    if entity.get("patients"):
-        infons["patients"] = ";".join(entity["patients"])
-    if entity.get("provenance"):
-        infons["provenance"] = "; ".join(entity["provenance"])
+    infons = {"type": ANNOTATION_TYPE, "identifier": format_ids(phenotype.hpo_ids)}
+    if phenotype.label:
+        infons["label"] = phenotype.label
+    infons["negated"] = "true" if phenotype.negated else "false"
+    for flag in ASSERTION_FLAGS[1:]:
+        infons[flag] = "true" if flag in phenotype.assertions else "false"
+    if phenotype.cues:
+        infons["assertion_cues"] = "; ".join(f"{cue['category']}:{cue['text']}@{cue['start']}-{cue['end']}" for cue in phenotype.cues)
+    if phenotype.patients:
+        infons["patients"] = ";".join(phenotype.patients)
+    if phenotype.provenance:
+        infons["provenance"] = "; ".join(phenotype.provenance)
     return infons
+
+
+def read_bioc(name: str, data: bytes, text_id: str | None, on_error: str) -> list[Article]:
+    """BioC XML or JSON (by the content); errors name the file."""
+    text = decode(name, data)
+    try:
+        articles = parse_bioc_xml(name, text) if XML_START.match(text.lstrip()[:64].encode()) else parse_bioc(name, text)
+    except RecursionError:
+        raise InputError(f"{name}: malformed JSON: nested too deeply") from None
+    except ValueError:  # Python's limit on the digits of an integer (4,300)
+        raise InputError(f"{name}: malformed JSON: a number with too many digits") from None
+    return admitted(name, articles, on_error)
+
+
+def _written(serialise: Callable[[Any], str]) -> Callable[[list[AnnotatedArticle]], str]:
+    return lambda results: serialise(bioc_collection(results))
+
+
+def _bioc_installed(articles: list[Article]) -> None:
+    from . import require
+
+    require("bioc")
+
+
+BIOC = register(Format("bioc", "BioC JSON (and XML, told by the content)", "BioC JSON", extensions=(".xml",), read=read_bioc, write=_written(bioc_json), check=_bioc_installed))
+BIOC_XML = register(Format("bioc-xml", "BioC XML", "BioC XML", read=read_bioc, write=_written(bioc_xml), check=_bioc_installed))

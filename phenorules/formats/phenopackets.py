@@ -28,12 +28,11 @@ from datetime import datetime, timezone
 from .. import __version__
 from ..errors import InputError
 from ..ontology import Ontology
-from ..article import layout_passages
+from ..article import Article, layout_passages
 from ..patients.mentions import find_people
 from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
 from ..resources import data_dir, data_file
-from ..tasks.patientphex.articles import to_article
 from ..lexicon.tsv import parse_ids
 from ..writer import Writer
 from . import require
@@ -120,11 +119,11 @@ def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writ
     return len(named)
 
 
-def with_patients(records: list[dict], articles: list[dict] | None, evidence: list[dict] | None) -> list[dict]:
+def with_patients(records: list[dict], articles: list[Article] | None, evidence: list[dict] | None) -> list[dict]:
     """Submission records completed from the input articles (their ``patient`` lists) and
     the ``--explain`` evidence (whom each negated mention is attributed to), as
     ``full_record`` gives them directly."""
-    patients = {article["pmc_id"]: _with_subjects(article) for article in articles or []}
+    patients = {article.id: _with_subjects(article) for article in articles or []}
     attributed: dict[tuple, list[str]] = {}
     for line in evidence or []:
         for reason in line.get("evidence") or []:
@@ -143,9 +142,13 @@ def with_patients(records: list[dict], articles: list[dict] | None, evidence: li
     return completed
 
 
-def _with_subjects(article: dict) -> list[dict]:
+def _with_subjects(article: Article) -> list[dict]:
+    """The article's patients as a record lists them, each with what its text says of it."""
     subjects = text_subjects(article)
-    return [{**patient, "subject": subjects.get(patient["patient_id"])} for patient in article.get("patient") or []]
+    return [
+        {"patient_id": patient.id, "mention": [{"text": m.text, "offset": m.start, "length": m.end - m.start} for m in patient.mentions], "subject": subjects.get(patient.id)}
+        for patient in article.patients
+    ]
 
 
 def phenopacket_file_name(identifier: str) -> str:
@@ -246,14 +249,13 @@ def _subject_rules():
     return read_subject_rules(data_file("rules", SUBJECTS_FILE))
 
 
-def text_subjects(article: dict) -> dict[str, dict]:
-    """Patient id -> ``Subject.data()`` of a task article, read in its text as the patient
+def text_subjects(article: Article) -> dict[str, dict]:
+    """Patient id -> ``Subject.data()`` of an article, read in its text as the patient
     stage reads it."""
-    parsed = to_article(article)
-    text = layout_passages(parsed.passages)
+    text = layout_passages(article.passages)
     rules = _patient_rules()
-    people = find_people(text, parsed.patients, rules)
-    found = find_subjects(text, people, [p.id for p in parsed.patients], _subject_rules(), rules.cues, rules.number_words)
+    people = find_people(text, article.patients, rules)
+    found = find_subjects(text, people, [p.id for p in article.patients], _subject_rules(), rules.cues, rules.number_words)
     return {patient_id: subject.data() for patient_id, subject in found.items()}
 
 

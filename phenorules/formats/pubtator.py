@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import re
 
+from ..annotated import AnnotatedArticle
 from ..errors import InputError
 from ..article import Article, layout_passages
+from ..lexicon.tsv import format_ids
+from ..registry import Format, register
 
 TITLE, ABSTRACT = "TITLE", "ABSTRACT"
 TEXT = "TEXT"  # the one passage of a plain-text article: written as an abstract without title
@@ -34,8 +37,9 @@ def check_pubtator(article: Article) -> None:
         )
 
 
-def pubtator_article(article: Article, record: dict) -> str:
+def pubtator_article(result: AnnotatedArticle) -> str:
     """One article with its mentions in PubTator form."""
+    article = result.article
     check_pubtator(article)
     passages = article.passages
     title = passages[0] if passages and passages[0].section_type == TITLE else None
@@ -45,20 +49,32 @@ def pubtator_article(article: Article, record: dict) -> str:
     start = body[0].offset if body else 0
     end = body[-1].offset + len(body[-1].text) if body else 0
     abstract = _flat(text[start:end])
-    pmid = record.get("pmid") or record["pmc_id"]
+    pmid = article.pmid or article.id
     lines = [f"{pmid}|t|{title_text}", f"{pmid}|a|{abstract}"]
-    for entity in record["entities"]:
-        offset, length = entity["offset"], entity["length"]
+    for phenotype in result.phenotypes:
+        offset, length = phenotype.start, phenotype.end - phenotype.start
         if title and title.offset <= offset and offset + length <= title.offset + len(title.text):
             position = offset - title.offset
         elif start <= offset and offset + length <= end:
             position = len(title_text) + 1 + offset - start
         else:
-            raise InputError(f"article {article.id}: mention {entity['text']!r} at {offset} lies across the title and the abstract")
-        lines.append("\t".join((pmid, str(position), str(position + length), _flat(entity["text"]), ENTITY_TYPE, entity["identifier"])))
+            raise InputError(f"article {article.id}: mention {phenotype.text!r} at {offset} lies across the title and the abstract")
+        lines.append("\t".join((pmid, str(position), str(position + length), _flat(phenotype.text), ENTITY_TYPE, format_ids(phenotype.hpo_ids))))
     return "\n".join(lines) + "\n\n"
 
 
 def _flat(text: str) -> str:
     return _BREAKS.sub(" ", text)
 
+
+
+def write_pubtator(results: list[AnnotatedArticle]) -> str:
+    return "".join(pubtator_article(result) for result in results)
+
+
+def check_articles(articles: list[Article]) -> None:
+    for article in articles:
+        check_pubtator(article)
+
+
+PUBTATOR = register(Format("pubtator", "PubTator", "PubTator", write=write_pubtator, check=check_articles))

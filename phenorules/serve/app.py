@@ -29,10 +29,9 @@ from starlette.staticfiles import StaticFiles
 
 from ..formats.bioc import parse_bioc
 from ..errors import InputError, PhenorulesError
-from ..inputs import FORMATS, article_id, detect_format, parse_input
+from .. import registry
+from ..inputs import article_id, detect_format, parse_input
 from ..article import Article, text_article
-from ..tasks.patientphex.articles import to_article
-from ..tasks.patientphex.io import parse_articles
 from ..view import page_config, render_template
 from .body import parse_json
 from .chat import ANSWERERS, check_model, completion, last_user_text, models
@@ -43,6 +42,7 @@ from .guard import Guard, Policy, RequestError, error_response, host_name
 STATIC_DIR = Path(__file__).with_name("static")
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'", "X-Content-Type-Options": "nosniff"}
 MAX_SUGGESTIONS = 50
+ARTICLE_FORMAT = "jsonl"  # a request body {"pmc_id": ..., "full_text": ...} is one PatientPheX article
 LOG = logging.getLogger("uvicorn.error")  # uvicorn prints this logger
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 T = TypeVar("T")
@@ -56,7 +56,7 @@ async def request_articles(request: Request) -> list[Article]:
     """The articles an /annotate request holds (see docs/serve.md for the four forms)."""
     value = await read_json(request)
     if isinstance(value, dict) and "full_text" in value:
-        return [to_article(record) for record in parse_articles("article", json.dumps(value).encode())]
+        return parse_input("article", json.dumps(value).encode(), ARTICLE_FORMAT)
     if isinstance(value, list) or (isinstance(value, dict) and "documents" in value):
         return parse_bioc("BioC", json.dumps(value))
     if isinstance(value, dict) and "text" in value:
@@ -68,8 +68,9 @@ async def request_articles(request: Request) -> list[Article]:
         document, name, chosen = value["document"], value.get("name", "document"), value.get("format", "auto")
         if not isinstance(document, str) or not isinstance(name, str):
             raise InputError("document and name: expected strings (a file's content and, for messages only, its name)")
-        if chosen not in ("auto",) + FORMATS:
-            raise InputError(f"format: {chosen!r} is none of auto, {', '.join(FORMATS)}")
+        readers = registry.readers()
+        if chosen not in ["auto", *readers]:
+            raise InputError(f"format: {chosen!r} is none of auto, {', '.join(readers)}")
         data = document.encode("utf-8")
         if chosen == "auto":  # by the content alone: the name is for messages only
             chosen = detect_format(data)

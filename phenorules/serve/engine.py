@@ -28,12 +28,14 @@ from spacy.tokens import Doc
 from .. import __version__
 from ..article import Article
 from ..document import annotate_articles
-from ..tasks.patientphex.predict import full_record
+from .. import registry
+from ..annotated import annotated
 from ..view import article_view
 from .guard import RequestError
 from .terms import TermIndex
 
 REQUEST_SECONDS = 60.0  # a request's budget, waiting for the pipeline included
+RECORD_FORMAT = "jsonl"  # the "record" of each /annotate result: the PatientPheX submission record with labels, patients and provenance
 _LOCK_POLL = 0.1  # seconds between budget checks while the lock is taken
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.
@@ -156,4 +158,4 @@ class Engine:
 def article_result(article: Article, doc: Doc) -> dict:
     """What /annotate returns for one article: what the pages show (mentions as
     ``phenorules annotate --json`` with their flags) and the task record."""
-    return {**article_view(article, doc), "record": full_record(article, doc)}
+    return {**article_view(article, doc), "record": registry.get(RECORD_FORMAT).record(annotated(article, doc))}

@@ -12,20 +12,18 @@ import json
 import re
 from typing import Any, Callable, Iterable
 
-from phenorules.errors import InputError, warn
+from phenorules.errors import ON_ERROR, InputError, warn
 from phenorules.files import json_value, read_bytes
 from phenorules.writer import Writer
-from phenorules.article import Article as CoreArticle, layout_problem
-from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, type_problem
+from phenorules.article import Article as CoreArticle, passages_problem as core_passages_problem
+from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
 
 from .articles import to_article
 
 # One ';'-separated part of an identifier: '-1' or a prefixed id. Looser than HP:\d{7} on
 # purpose: the gold training file holds 'HP:000328' and 'MESH:D009069' and must still load.
 ID_PART = re.compile(r"-1|[A-Za-z]+:[A-Za-z0-9]+")
-ON_ERROR = ("fail", "skip")  # a bad article stops the run, or is left out with a warning
 _BOM = b"\xef\xbb\xbf"
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class _Invalid(Exception):
@@ -103,10 +101,11 @@ def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], list[s
         return None
     record = _parse_json(path, lineno, line)
     pmc_id = record.get("pmc_id") if isinstance(record, dict) else None
-    where = _where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id and not _has_surrogate(pmc_id) else None)
+    where = _where(path, lineno, pmc_id if isinstance(pmc_id, str) and pmc_id and not has_surrogate(pmc_id) else None)
     try:
-        if _SURROGATE_ESCAPE.search(line):
-            _check_surrogates(record)
+        problem = surrogate_problem(record) if SURROGATE_ESCAPE.search(line) else None
+        if problem is not None:
+            raise _Invalid(*problem)
         notes = check(record) or []
     except _Invalid as problem:
         raise InputError(f"{where}: {problem}") from None
@@ -134,38 +133,6 @@ def _decode_line(path: str, lineno: int, raw: bytes) -> str:
 
 def _parse_json(path: str, lineno: int, line: str) -> Any:
     return json_value(line, f"{path}, line {lineno}")
-
-
-def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= char <= "\udfff" for char in text)
-
-
-def surrogate_problem(record: Any) -> tuple[str, str] | None:
-    """(field, problem) for the first string of ``record`` holding a lone surrogate."""
-    try:
-        _check_surrogates(record)
-    except _Invalid as problem:
-        return problem.field, problem.problem
-    return None
-
-
-def _check_surrogates(record: Any) -> None:
-    """A JSON string may escape half of a UTF-16 pair (\\ud800), which is no Unicode text
-    and could not be written out: name the first field that holds one."""
-    stack: list[tuple[str, Any]] = [("article", record)]
-    while stack:
-        field, value = stack.pop()
-        if isinstance(value, str):
-            if _has_surrogate(value):
-                position = next(i for i, char in enumerate(value) if "\ud800" <= char <= "\udfff")
-                raise _Invalid(field, f"lone UTF-16 surrogate \\u{ord(value[position]):04x} at character {position} (not Unicode text)")
-        elif isinstance(value, dict):
-            for key, item in reversed(value.items()):
-                if _has_surrogate(key):
-                    raise _Invalid(field, "a key holds a lone UTF-16 surrogate (not Unicode text)")
-                stack.append((key if field == "article" else f"{field}.{key}", item))
-        elif isinstance(value, list):
-            stack.extend((f"{field}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
 def _where(path: str, lineno: int, pmc_id: str | None) -> str:
@@ -259,13 +226,8 @@ def _check_prediction(record: Any) -> None:
 
 
 def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
-    """(field, problem) when the article's passages would not lay out as a processable
-    text (``article.layout_problem``), the field named as in the task's JSON."""
-    problem = layout_problem(article.passages)
-    if problem is None:
-        return None
-    index, message = problem
-    return ("full_text" if index is None else f"full_text[{index}].offset"), message
+    """:func:`~phenorules.article.passages_problem`, the field named as in the task's JSON."""
+    return core_passages_problem(article, "full_text")
 
 
 def _check_passages(passages: list[PassageShape]) -> None:

@@ -1,15 +1,14 @@
-"""Running the pipeline over articles and turning Docs into PatientPheX submission records."""
+"""PatientPheX submission records (and the evidence of ``--explain``) of annotated articles."""
 
 from __future__ import annotations
 
 from typing import Iterable, Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc
 
+from ...annotated import AnnotatedArticle, annotate
 from ...article import Article
-from ...document import PASSAGES, PHENOTYPES, annotate_articles, doc_text
-from ...phenotype import Phenotype, association_values, phenotypes
+from ...phenotype import Phenotype, association_values
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 
@@ -29,43 +28,41 @@ def entity_record(phenotype: Phenotype) -> dict:
     }
 
 
-def fallback_associations(doc: Doc) -> dict[str, list[str]]:
+def fallback_associations(result: AnnotatedArticle) -> dict[str, list[str]]:
     """Every given patient gets the ids of non-negated mentions outside intro/discussion."""
-    skipped = [(s.start_char, s.end_char) for s in doc.spans[PASSAGES] if s.label_ in FALLBACK_SKIPPED_SECTIONS]
+    skipped = [(p.offset, p.offset + len(p.text)) for p in result.article.passages if p.section_type in FALLBACK_SKIPPED_SECTIONS]
     ids = {
         hpo_id
-        for span in doc.spans[PHENOTYPES]
-        if not span._.negex and not any(a <= span.start_char < b for a, b in skipped)
-        for hpo_id in span._.hpo_ids
+        for phenotype in result.phenotypes
+        if not phenotype.negated and not any(a <= phenotype.start < b for a, b in skipped)
+        for hpo_id in phenotype.hpo_ids
     }
-    return {patient.id: sorted(ids) for patient in doc._.patients}
+    return {patient.id: sorted(ids) for patient in result.patients}
 
 
-def to_record(article: Article, doc: Doc) -> dict:
-    return _record(article, doc, phenotypes(doc))
-
-
-def _record(article: Article, doc: Doc, found: list[Phenotype]) -> dict:
-    associations = doc._.associations if doc._.associations is not None else fallback_associations(doc)
+def to_record(result: AnnotatedArticle) -> dict:
+    """The submission record: ``pmc_id``, ``pmid``, ``entities``, ``association``."""
+    article = result.article
+    associations = result.associations if result.associations is not None else fallback_associations(result)
     return {
         "pmc_id": article.id,
         "pmid": article.pmid,
-        "entities": [entity_record(phenotype) for phenotype in found],
+        "entities": [entity_record(phenotype) for phenotype in result.phenotypes],
         "association": [
             {"patient_id": patient.id, "phenotype": sorted(set(associations.get(patient.id, [])))}
-            for patient in doc._.patients or ()
+            for patient in result.patients
         ],
     }
 
 
-def full_record(article: Article, doc: Doc) -> dict:
-    """The submission record with what the other outputs (BioC, PubTator, Phenopackets)
-    also need: the article's ``patient`` list (ids, given mentions and the ``subject``, the
-    sex and age the text says of each; the text's proband when it lists none) and on each entity its ``label``, ``patients`` (attributed to, negated
-    or not) and ``provenance``. The submission writer keeps only the task's fields."""
-    found = phenotypes(doc)
-    record = _record(article, doc, found)
-    for entity, phenotype in zip(record["entities"], found):
+def full_record(result: AnnotatedArticle) -> dict:
+    """The submission record with what serve's answers and the Phenopackets also need: the
+    article's ``patient`` list (ids, given mentions and the ``subject``, the sex and age the
+    text says of each; the text's proband when it lists none) and on each entity its
+    ``label``, ``patients`` (attributed to, negated or not) and ``provenance``. The
+    submission writer keeps only the task's fields."""
+    record = to_record(result)
+    for entity, phenotype in zip(record["entities"], result.phenotypes):
         entity.update(
             label=phenotype.label,
             patients=list(phenotype.patients),
@@ -73,20 +70,26 @@ def full_record(article: Article, doc: Doc) -> dict:
             assertions=list(phenotype.assertions),
             assertion_cues=[dict(cue) for cue in phenotype.cues],
         )
-    subjects = doc._.subjects or {}
-    record["patient"] = [{**patient_record(patient), "subject": subjects.get(patient.id)} for patient in doc._.patients or ()]
+    record["patient"] = [{**patient_record(patient), "subject": result.subjects.get(patient.id)} for patient in result.patients]
     return record
 
 
-def evidence_record(article: Article, doc: Doc) -> dict:
-    """Why each phenotype went to its patients (``span._.patient_evidence``), one line per
+def evidence_record(result: AnnotatedArticle) -> dict:
+    """Why each phenotype went to its patients (``Phenotype.evidence``), one line per
     article: every attributed mention, per association (patient, phenotype) the mentions
     that made it with their chains of rule rows, and the mentions a stage dropped with the
-    rule row that dropped them (``doc._.dropped``)."""
+    rule row that dropped them."""
     evidence = [
-        {"offset": span.start_char, "length": span.end_char - span.start_char, "text": span.text, "identifier": task_identifier(span._.hpo_ids), "note": "NO" if span._.negex else None, **reason}
-        for span in doc.spans[PHENOTYPES]
-        for reason in span._.patient_evidence or []
+        {
+            "offset": phenotype.start,
+            "length": phenotype.end - phenotype.start,
+            "text": phenotype.text,
+            "identifier": task_identifier(phenotype.hpo_ids),
+            "note": "NO" if phenotype.negated else None,
+            **reason,
+        }
+        for phenotype in result.phenotypes
+        for reason in phenotype.evidence
     ]
     by_pair: dict[tuple[str, str], list[dict]] = {}
     for item in evidence:
@@ -97,27 +100,15 @@ def evidence_record(article: Article, doc: Doc) -> dict:
             for value in values:
                 by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})
     associations = [{"patient_id": p, "phenotype": v, "because": because} for (p, v), because in sorted(by_pair.items())]
+    text = result.article.text if result.dropped else ""
     dropped = [
-        {"offset": start, "length": end - start, "text": doc_text(doc)[start:end], "identifier": task_identifier(hpo_ids), "rule": rule}
-        for start, end, hpo_ids, rule in doc._.dropped or []
+        {"offset": start, "length": end - start, "text": text[start:end], "identifier": task_identifier(hpo_ids), "rule": rule}
+        for start, end, hpo_ids, rule in result.dropped
     ]
-    return {"pmc_id": article.id, "evidence": evidence, "associations": associations, "dropped": dropped}
+    return {"pmc_id": result.article.id, "evidence": evidence, "associations": associations, "dropped": dropped}
 
 
 def predict(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
-    for article, doc in annotate_articles(nlp, articles):
-        yield to_record(article, doc)
-
-
-def predict_full(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
-    """:func:`full_record` of each article, in input order."""
-    for article, doc in annotate_articles(nlp, articles):
-        yield full_record(article, doc)
-
-
-def predict_explained(nlp: Language, articles: Iterable[Article], evidence: list[dict], record=to_record) -> Iterator[dict]:
-    """Like :func:`predict` (``record``: to_record or full_record), appending each article's
-    evidence record to ``evidence``."""
-    for article, doc in annotate_articles(nlp, articles):
-        evidence.append(evidence_record(article, doc))
-        yield record(article, doc)
+    """:func:`to_record` of each article, in input order."""
+    for result in annotate(nlp, articles):
+        yield to_record(result)

@@ -1,0 +1,54 @@
+"""The engine's result for one article: what every writer reads.
+
+An :class:`AnnotatedArticle` is the :class:`~phenorules.article.Article` that was read and
+what the pipeline found in it: its phenotype mentions as typed
+:class:`~phenorules.phenotype.Phenotype` records (span, ids, assertions, patients,
+provenance, the evidence of each attribution), the patients (the given ones, or the text's
+proband), what the text says of each (sex, age), the per-patient associations, and the
+mentions a stage dropped. It holds no spaCy object, so it pickles, crosses processes and
+outlives the Doc, as BioC's collection/document/annotation objects hold data without I/O.
+Readers of every format build Articles; writers of every format (``formats/``) read these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .article import Article, Patient
+from .document import annotate_articles
+from .phenotype import HpoIds, Phenotype, phenotypes
+
+# A mention a stage removed: (start, end, ids, the rule row that removed it).
+Dropped = tuple[int, int, HpoIds, str]
+
+
+@dataclass(frozen=True)
+class AnnotatedArticle:
+    article: Article
+    phenotypes: tuple[Phenotype, ...]
+    patients: tuple[Patient, ...]  # the given patients, or the text's proband
+    associations: dict[str, list[str]] | None  # patient id -> what it has; None: the patient stage did not run
+    subjects: dict[str, dict] = field(default_factory=dict)  # patient id -> the sex and age the text says
+    dropped: tuple[Dropped, ...] = ()
+
+
+def annotated(article: Article, doc: Doc) -> AnnotatedArticle:
+    """The result of ``article`` from its processed Doc."""
+    return AnnotatedArticle(
+        article,
+        tuple(phenotypes(doc)),
+        tuple(doc._.patients or ()),
+        doc._.associations,
+        dict(doc._.subjects or {}),
+        tuple(tuple(item) for item in doc._.dropped or ()),
+    )
+
+
+def annotate(nlp: Language, articles: Iterable[Article]) -> Iterator[AnnotatedArticle]:
+    """The result of each article, in input order."""
+    for article, doc in annotate_articles(nlp, articles):
+        yield annotated(article, doc)

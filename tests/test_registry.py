@@ -1,0 +1,77 @@
+"""Formats as a registry: a format is one module registering what it reads and writes;
+predict --from/--to, the readers and serve look formats up by name."""
+
+import pickle
+
+import catalogue
+
+from click.testing import CliRunner
+
+from phenorules import registry
+from phenorules.annotated import AnnotatedArticle, annotate
+from phenorules.article import Article, text_article
+from phenorules.cli import main
+from phenorules.document import make_article_doc
+from phenorules.formats.bioc import bioc_collection, bioc_json
+
+from conftest import MINI_OBO
+
+TEXT = "A girl with seizures and no ataxia."
+
+
+def test_a_format_registered_by_one_module_is_read_and_written_by_predict(tmp_path):
+    def read_lines(name, data, text_id, on_error):
+        return [text_article(f"{text_id}-{n}", line) for n, line in enumerate(data.decode().splitlines(), 1)]
+
+    def write_tsv(results):
+        return "".join(f"{r.article.id}\t{p.text}\t{';'.join(p.hpo_ids)}\t{p.negated}\n" for r in results for p in r.phenotypes)
+
+    registry.register(registry.Format("lines", "one text a line", "texts", read=read_lines))
+    registry.register(registry.Format("mentions-tsv", "a mention a line", "mentions", write=write_tsv))
+    try:
+        source = tmp_path / "in.lines"
+        source.write_text(f"{TEXT}\nHypotonia.\n", encoding="utf-8")
+        done = CliRunner().invoke(main, ["predict", str(source), "--from", "lines", "--to", "mentions-tsv", "--hpo", MINI_OBO, "-q"])
+        assert done.exit_code == 0, done.output
+        assert done.output == "in-1\tseizures\tHP:0001250\tFalse\nin-1\tataxia\tHP:0001251\tTrue\nin-2\tHypotonia\tHP:0001252\tFalse\n"
+        assert "mentions-tsv" in registry.writers() and "lines" in registry.readers()
+    finally:
+        for name in ("lines", "mentions-tsv"):  # other tests list the formats
+            catalogue._remove([*registry.FORMATS.namespace, name])
+        registry._known.clear()
+    done = CliRunner().invoke(main, ["predict", str(source), "--to", "docx", "--hpo", MINI_OBO, "-q"])
+    assert done.exit_code == 2 and "'docx' is not one of" in done.output
+
+
+def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
+    import pytest
+
+    from phenorules.errors import SettingError
+
+    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'jsonl'"):
+        registry.get("csv")
+
+
+def test_an_annotated_article_holds_no_spacy_object_and_every_writer_reads_it(mini_nlp):
+    (result,) = annotate(mini_nlp, [text_article("t1", TEXT)])
+    assert isinstance(result, AnnotatedArticle) and pickle.loads(pickle.dumps(result)) == result
+    assert [(p.text, p.hpo_ids, p.negated) for p in result.phenotypes] == [("seizures", ("HP:0001250",), False), ("ataxia", ("HP:0001251",), True)]
+    written = {name: format_.write([result]) for name, format_ in registry.formats().items() if format_.write is not None and name in ("jsonl", "pubtator")}
+    # PubTator counts in the title (empty here), a space and the abstract
+    assert '"identifier": "HP:0001250"' in written["jsonl"] and "t1\t13\t21\tseizures\tPhenotype\tHP:0001250" in written["pubtator"]
+    assert '"identifier": "HP:0001251"' in bioc_json(bioc_collection([result]))
+
+
+def test_the_profile_of_a_format_is_its_entry():
+    assert (registry.get("jsonl").profile, registry.get("text").profile, registry.get("bioc").profile) == ("patientphex", "general", "general")
+
+
+def test_info_lists_the_formats():
+    done = CliRunner().invoke(main, ["info", "--hpo", MINI_OBO])
+    assert "  jsonl: PatientPheX JSONL, read and written, .jsonl .ndjson" in done.output
+    assert "  pubtator: PubTator, written" in done.output
+
+
+def test_make_article_doc_and_the_result_agree_on_the_text(mini_nlp):
+    article = Article("a", (text_article("a", TEXT).passages[0],))
+    assert make_article_doc(mini_nlp, article).text == article.text
