@@ -140,7 +140,7 @@ def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config:
     type=FormatName(writes=True),
     default="jsonl",
     show_default=True,
-    help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); or PubTator (title-and-abstract articles only).",
+    help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); PubTator (title-and-abstract articles only); or spaCy's DocBin (a span per mention). phenorules info lists the formats.",
 )
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @click.option("--phenopackets", "phenopackets_dir", default=None, metavar="DIR", help="Also write one GA4GH Phenopacket (JSON) per given patient into DIR.")
@@ -232,7 +232,8 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
     if phenopackets_dir is not None:
         results = _writing_phenopackets(results, phenopackets_dir, hpo, quiet, writer)
     results = list(results)
-    writer.write(output_path, [written.write(results)], written.what)
+    output = written.write(results)
+    writer.write(output_path, [output], written.what, binary=isinstance(output, bytes))
     if explain_path is not None:
         explained = registry.get(STREAMED_FORMAT).explain
         writer.write(explain_path, [explained(result) for result in results], "evidence")

@@ -24,7 +24,13 @@ from .errors import SettingError
 from .profiles import GENERAL
 
 FORMATS = catalogue.create("phenorules", "formats", entry_points=True)
-BUILT_IN = ("phenorules.formats.text", "phenorules.formats.bioc", "phenorules.formats.pubtator", "phenorules.tasks.patientphex.format")
+BUILT_IN = (
+    "phenorules.formats.text",
+    "phenorules.formats.bioc",
+    "phenorules.formats.pubtator",
+    "phenorules.formats.docbin",
+    "phenorules.tasks.patientphex.format",
+)
 
 # read(name, data, text_id, on_error): the articles of a file's bytes; ``name`` places errors
 Reader = Callable[[str, bytes, "str | None", str], list[Article]]
@@ -38,7 +44,7 @@ class Format:
     profile: str = GENERAL  # the profile of rules/profiles.tsv its input gets (--profile auto)
     extensions: tuple[str, ...] = ()  # file extensions that tell it
     read: Reader | None = None
-    write: Callable[[list[AnnotatedArticle]], str] | None = None  # a whole file of results
+    write: Callable[[list[AnnotatedArticle]], "str | bytes"] | None = None  # a whole file of results (bytes: binary)
     line: Callable[[AnnotatedArticle], str] | None = None  # one line per result, streamed
     explain: Callable[[AnnotatedArticle], dict] | None = None  # the evidence record of --explain
     record: Callable[[AnnotatedArticle], dict] | None = None  # a result as a JSON value (serve's answers)

@@ -71,22 +71,23 @@ class Writer:
         _check_writable(path, what)
         self._register(path, what)
 
-    def write(self, path: str, chunks: Iterable[str], what: str) -> None:
-        """Claim ``path`` (if not yet) and write ``chunks`` to it, as the module docstring says;
-        an OSError becomes one line naming ``path``."""
+    def write(self, path: str, chunks: Iterable[str] | Iterable[bytes], what: str, binary: bool = False) -> None:
+        """Claim ``path`` (if not yet) and write ``chunks`` (bytes if ``binary``) to it, as
+        the module docstring says; an OSError becomes one line naming ``path``."""
         self.claim(path, what)
+        mode, text = ("wb", {}) if binary else ("w", {"encoding": "utf-8", "newline": "\n"})
         try:
             if path == STDOUT:
-                _write_stdout(chunks, what)
+                _write_stdout(chunks, what, binary)
                 return
             info = stat_or_none(path)
             if info is not None and not stat.S_ISREG(info.st_mode):
-                with open(path, "w", encoding="utf-8", newline="\n") as out:
+                with open(path, mode, **text) as out:
                     out.writelines(chunks)
                 return
             target = os.path.realpath(path)
             remove_stale_temporaries(os.path.dirname(target), os.path.basename(target), spare=self.claimed)
-            with atomic_file(target, "w", permissions=0o644) as out:
+            with atomic_file(target, mode, permissions=0o644) as out:
                 out.writelines(chunks)
             self.written(path, what)
         except OSError as error:
@@ -147,10 +148,13 @@ def silence_stdout() -> None:
         pass
 
 
-def _write_stdout(chunks: Iterable[str], what: str) -> None:
+def _write_stdout(chunks: Iterable[str] | Iterable[bytes], what: str, binary: bool = False) -> None:
     try:
-        sys.stdout.writelines(chunks)
-        sys.stdout.flush()
+        stream = sys.stdout.buffer if binary else sys.stdout
+        if binary:
+            sys.stdout.flush()
+        stream.writelines(chunks)
+        stream.flush()
     except OSError as error:
         silence_stdout()
         if error.errno == errno.EPIPE:

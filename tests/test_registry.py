@@ -48,7 +48,7 @@ def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
 
     from phenorules.errors import SettingError
 
-    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'jsonl'"):
+    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'jsonl'"):
         registry.get("csv")
 
 
@@ -75,3 +75,28 @@ def test_info_lists_the_formats():
 def test_make_article_doc_and_the_result_agree_on_the_text(mini_nlp):
     article = Article("a", (text_article("a", TEXT).passages[0],))
     assert make_article_doc(mini_nlp, article).text == article.text
+
+
+def test_docbin_holds_each_mention_as_a_span_with_its_kb_id_and_the_same_results_give_the_same_bytes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import spacy
+    from spacy.tokens import DocBin
+
+    source = tmp_path / "in.txt"
+    source.write_text(TEXT + "\n", encoding="utf-8")
+    outputs = []
+    for seed in ("1", "2"):  # string hashing differs between the processes
+        out = tmp_path / f"out{seed}.spacy"
+        command = [sys.executable, "-m", "phenorules", "predict", str(source), "--to", "docbin", "-o", str(out), "--hpo", MINI_OBO, "-q"]
+        done = subprocess.run(command, env=dict(os.environ, PYTHONHASHSEED=seed), capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    (doc,) = DocBin().from_bytes(outputs[0]).get_docs(spacy.blank("en").vocab)
+    assert doc.text == TEXT + "\n"
+    assert [(span.text, span.label_, span.kb_id_) for span in doc.spans["phenotypes"]] == [("seizures", "PHENOTYPE", "HP:0001250"), ("ataxia", "PHENOTYPE", "HP:0001251")]
+    stored = doc.user_data["phenorules"]
+    assert (stored["article"], [list(p["assertions"]) for p in stored["phenotypes"]]) == ("in", [[], ["is_negated"]])
