@@ -410,8 +410,13 @@ class Coordination(RefinesMatches):
         ref = self.rules.conjunction_refs.get(("range" if is_range else shape, conjunction))
         if numbered:
             return self.rebuild_numbers(before, after, written, (modifier, conjuncts, head), is_range, roman, ref)
-        found = [self.phrase_term(f"{before} {word} {after}") for word in written]
-        if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
+        found = []
+        for word in written:  # most readings fail at their first conjunct
+            ids = self.phrase_term(f"{before} {word} {after}")
+            if ids is None:
+                return None
+            found.append(ids)
+        if len(set(found)) < 2:
             return None
         return Reading(modifier, conjuncts, head, tuple(found), shape, ref)
 
