@@ -19,6 +19,7 @@ from .files import json_value, remove_temporaries_on_signals
 from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
 from .writer import Writer, silence_stdout
 
+
 class FormatName(click.ParamType):
     """A format of the registry (``phenorules.registry``) that reads (or writes); the
     registry is loaded when an option is given, not when the command line is imported."""
@@ -264,18 +265,20 @@ def _writing_phenopackets(results, directory: str, hpo: str | None, quiet: bool,
 def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, hpo: str | None, quiet: bool) -> None:
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
-    from .formats.phenopackets import check_directory, with_patients, write_phenopackets
+    from .formats.phenopackets import check_directory, text_subjects, with_patients, write_phenopackets
     from .inputs import read_input
     from .resources import load_resources
     from .tasks.patientphex.io import read_predictions
+    from .tasks.patientphex.predict import patient_entries
 
     require("phenopackets")
     writer = Writer([pred_path, articles_path, evidence_path, hpo])
     check_directory(output_dir)
     records = read_predictions(pred_path)
-    articles = read_input(articles_path, "jsonl") if articles_path else None
+    articles = read_input(articles_path, "jsonl") if articles_path else []
+    patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
     evidence = _read_evidence(evidence_path) if evidence_path else None
-    count = write_phenopackets(output_dir, with_patients(records, articles, evidence), load_resources(hpo).ontology, writer)
+    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, writer)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
 

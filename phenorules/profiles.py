@@ -4,8 +4,8 @@ What annotators mark differs (PatientPheX leaves out the later uses of a defined
 table captions and nested terms; a reader of any text wants them), so these choices are
 rows of ``rules/profiles.tsv``, one profile each, not defaults of the stages. A row switches
 a stage on or off (``scope  off``), sets a stage setting (``abbreviations.defined_uses
-true``) or a setting of the knowledge base the stages share (``kb.extra_files``: the
-lexicon learned from PatientPheX's annotations is its convention); :func:`apply_profile`
+true``) or a setting of the knowledge base the stages share (``kb.learned_files``:
+the lexicon learned from PatientPheX's annotations is its convention); :func:`apply_profile`
 lays the options given with it (``--enable``, ``--disable``, ``--set``) over its rows.
 """
 

@@ -46,7 +46,7 @@ class Format:
     read: Reader | None = None
     write: Callable[[list[AnnotatedArticle]], "str | bytes"] | None = None  # a whole file of results (bytes: binary)
     line: Callable[[AnnotatedArticle], str] | None = None  # one line per result, streamed
-    explain: Callable[[AnnotatedArticle], dict] | None = None  # the evidence record of --explain
+    explain: Callable[[AnnotatedArticle], str] | None = None  # the evidence line of --explain
     record: Callable[[AnnotatedArticle], dict] | None = None  # a result as a JSON value (serve's answers)
     read_line: Callable[[str, int, bytes], "Article | None"] | None = None  # one line of a line format
     check: Callable[[list[Article]], None] | None = None  # refuses, before any work, what it cannot write

@@ -110,12 +110,17 @@ def test_an_unknown_profile_on_the_command_line_is_one_line_and_exit_2():
 def test_the_lexicon_learned_from_patientphex_annotations_is_that_profile_s_own(mini_nlp, general_nlp):
     from phenorules.document import PHENOTYPES, make_text_doc
 
+    from phenorules.knowledge_base import without_learned_files
+    from phenorules.lexicon import LexiconConfig
+
     general = {name: config for name, _, config in stage_plan(profile="general")}
     patientphex = {name: config for name, _, config in stage_plan(profile="patientphex")}
-    assert (general["match"]["kb"]["extra_files"], general["match"]["kb"]["blocklist_files"]) == (["extra_terms.tsv"], ["blocklist.tsv"])
-    assert "extra_files" not in patientphex["match"]["kb"]  # the lexicon's defaults: learned files too
+    assert general["match"]["kb"]["learned_files"] is False
+    assert "learned_files" not in patientphex["match"]["kb"]  # the lexicon's defaults: learned files too
+    curated = without_learned_files(LexiconConfig())
+    assert (curated.extra_files, curated.blocklist_files) == (("extra_terms.tsv",), ("blocklist.tsv",))
     given = {name: config for name, _, config in stage_plan(profile="general", kb={"extra_files": ["mine.tsv"]})}
-    assert (given["match"]["kb"]["extra_files"], given["match"]["kb"]["blocklist_files"]) == (["mine.tsv"], ["blocklist.tsv"])
+    assert (given["match"]["kb"]["extra_files"], given["match"]["kb"]["learned_files"]) == (["mine.tsv"], False)
     text = "Her psychomotor development was normal."  # lexicons/learned.tsv: Global developmental delay
     docs = [nlp(make_text_doc(nlp, text)) for nlp in (mini_nlp, general_nlp)]
     assert [[span.text for span in doc.spans[PHENOTYPES]] for doc in docs] == [["psychomotor development"], []]
@@ -125,7 +130,7 @@ def test_a_profile_row_naming_no_setting_of_the_knowledge_base_is_refused(tmp_pa
     from phenorules import profiles
 
     path = tmp_path / "profiles.tsv"
-    path.write_text("mine\tkb.learned_files\tfalse\n", encoding="utf-8")
+    path.write_text("mine\tkb.learned_lexicon\tfalse\n", encoding="utf-8")
     monkeypatch.setattr(profiles, "profiles", lambda path_=None: read_profiles(path))
-    with pytest.raises(SettingError, match=r"profile mine \(profiles.tsv:1\): the knowledge base has no setting\(s\) \['learned_files'\]"):
+    with pytest.raises(SettingError, match=r"profile mine \(profiles.tsv:1\): the knowledge base has no setting\(s\) \['learned_lexicon'\]"):
         stage_plan(profile="mine")

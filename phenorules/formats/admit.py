@@ -7,6 +7,7 @@ from ..article import Article, article_fields, passages_problem
 from ..errors import InputError, warn
 from ..shapes import surrogate_problem
 
+
 def decode(name: str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")

