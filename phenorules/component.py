@@ -21,6 +21,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
+from .phenotype import ASSERTION_FLAGS
 from .pipeline import add_stages, stage_plan
 from .profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
@@ -28,6 +29,8 @@ from .stages.knowledge import KB_FUNCTION
 NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
+# What a mention says of each of its terms, set on a term span at an extent of its own.
+MENTION_EXTENSIONS = (*ASSERTION_FLAGS, "assertion_cues", "patient", "patient_evidence", "provenance")
 
 
 @Language.factory(
@@ -102,7 +105,9 @@ def phenotype_terms(doc: Doc) -> list[Span]:
     as it is; each term of a coordination at its own extent (``span._.parts``: "cleft lip"
     and "cleft lip and palate" of "cleft lip and palate"), with ``span._.coordination``
     the whole mention. spaCy keys extension values by offsets, so the terms of one extent
-    share their ``_`` values: a term's own id is its ``kb_id_``."""
+    share their ``_`` values: a term's own id is its ``kb_id_``; a term at an extent of its
+    own gets the mention's assertion flags and cues, patients and provenance, which hold for
+    each of its terms ("no atrial or ventricular septal defects": both negated)."""
     terms = []
     for span in doc.spans.get(PHENOTYPES, []):
         hpo_ids = span._.hpo_ids or ()
@@ -113,7 +118,11 @@ def phenotype_terms(doc: Doc) -> list[Span]:
         for start, end, part_ids in parts:
             for hpo_id in part_ids:
                 term = doc.char_span(start, end, label=PHENOTYPE_LABEL, kb_id=hpo_id, alignment_mode="expand")
-                if term is not None:
-                    term._.coordination = span
-                    terms.append(term)
+                if term is None:
+                    continue
+                if (term.start_char, term.end_char) != (span.start_char, span.end_char):
+                    for name in MENTION_EXTENSIONS:
+                        term._.set(name, span._.get(name))
+                term._.coordination = span
+                terms.append(term)
     return terms

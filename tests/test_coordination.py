@@ -376,3 +376,17 @@ def test_a_long_run_of_spaces_between_passages_is_read_once():
         (f"conductive{gap}and sensorineural deafness", (("HP:0000405",), ("HP:0000407",)), "shared_head")
     ]
     assert elided(f"mild intellectual disability.{gap}Mild or moderate intellectual disability")[0][0] == "Mild or moderate intellectual disability"
+
+
+def test_each_term_span_of_a_coordination_carries_the_mention_s_assertions_and_patients():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": str(MINI_OBO), "kb": {"use_cache": False}})
+    doc = nlp("There were no atrial or ventricular septal defects.")
+    terms = doc.spans["phenotype_terms"]
+    assert [(span.text, span.kb_id_, span._.is_negated) for span in terms] == [
+        ("atrial or ventricular septal defects", "HP:0001631", True),
+        ("ventricular septal defects", "HP:0001629", True),
+    ]
+    assert terms[1]._.patient == terms[0]._.patient and terms[1]._.provenance == terms[0]._.provenance
