@@ -120,3 +120,10 @@ def test_absent_after_a_phenotype_noun_states_its_absence_and_after_another_noun
     found = lambda text: [c.hpo_ids for m in stage.copula.finditer(text) if (c := stage.clause(text, m)) is not None]  # noqa: E731
     assert found("No EEG was done, as seizures were absent.") == []
     assert found("The reflexes were absent.") == [("HP:0001284",)]
+
+
+def test_an_adjectival_form_after_a_copula_with_no_noun_before_it_is_its_term():
+    stage = adjectival_stage()
+    text = "The boy had a cleft palate and was ataxic at birth. It was long."
+    found = [c for m in stage.copula.finditer(text) if (c := stage.clause(text, m)) is not None]
+    assert [(text[c.start : c.end], c.hpo_ids) for c in found] == [("ataxic", ("HP:0001251",))]

@@ -114,10 +114,9 @@ class Predicative(RefinesMatches):
         return Compound(found.start(1), found.end(1), term[0], f"adjectival:{term[1]}")
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
-        """The mention of the clause around ``copula``, or None."""
+        """The mention of the clause around ``copula``, or None. Without a noun before the
+        copula ("... and was hypotonic") only an adjectival form is read."""
         subjects = self.subjects(text, copula.start())
-        if not subjects:
-            return None
         found = []
         adjectives, negated = self.adjectives(text, copula.end())
         for words in adjectives:
