@@ -329,8 +329,8 @@ class Coordination(RefinesMatches):
     def compound_word(self, text: str, site: re.Match, reading: Reading) -> bool:
         """Whether the slash of ``site`` joins one compound word, as a hyphen does: the
         phrase written with a hyphen there, with or without the shared modifier, is a term
-        ('generalized tonic/clonic seizures' is Generalized tonic-clonic seizure, 'cone/rod
-        dystrophy' Cone-rod dystrophy)."""
+        ('generalized tonic/clonic seizures' is Generalized tonic-clonic seizure, no tonic
+        seizure and clonic seizure)."""
         after = text[site.end() : reading.end]
         starts = dict.fromkeys((reading.start, reading.conjuncts[0][0]))
         return any(self.in_written_order(f"{text[start : site.start()]}-{after}") for start in starts)
