@@ -1,7 +1,9 @@
 """How each stage's cost grows with the text: dense and prose articles of 40k, 320k and 2.5 M
 characters, the CPU seconds of every stage (the optional ones switched on) and of the
 output records, and the ratios 320k/40k and 2.5M/320k (8x the text may cost at most 10x
-the time); then the time and peak memory of ``phenorules predict`` on one prose article
+the time); the peak memory of the patient stage at two text lengths (2x the text may cost
+at most 2.5x the memory), on prose and on a case text that calls its patients "they"
+throughout; then the time and peak memory of ``phenorules predict`` on one prose article
 of 9.9 M characters.
 
 Dense text is HPO term names back to back (", "-joined, one sentence, a mention every few
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 from phenorules.article import Article, Passage, Patient
@@ -41,6 +44,8 @@ EXAMPLE = ROOT / "examples" / "example_article.jsonl"
 SIZES = (40_000, 320_000, 2_500_000)
 LARGE = 9_900_000
 BOUND = 10  # the most 8x the text may cost, in times the time
+MEMORY_BOUND = 2.5  # the most 2x the text may cost the patient stage, in times the memory
+MEMORY_SIZES = (250_000, 500_000)
 MIB = 1024 * 1024
 PATIENTS = (Patient("P1", "1"), Patient("P2", "2"))
 
@@ -101,6 +106,43 @@ def scaling_rows(kind: str, nlp, make, sizes: tuple[int, ...]) -> list[tuple[str
     return rows
 
 
+def told_article(chars: int) -> Article:
+    """A case report that names its two patients once, then goes on about "they": every
+    sentence a phenotype of both, each "they" continuing the focus of the one before."""
+    sentences = ("They had hypotonia.", "Their seizures began at two years.", "They were seen again for ataxia.")
+    told = " ".join(sentences[i % len(sentences)] for i in range(chars // 20))
+    text = f"Patient 1 and P2 were born at term. {told}"[:chars]
+    return Article("told", (Passage(0, text, "CASE", "paragraph"),), None, PATIENTS)
+
+
+def stage_memory(nlp, article, stage_name: str) -> int:
+    """The peak memory (bytes, tracemalloc) the stage ``stage_name`` allocates on ``article``."""
+    doc = make_article_doc(nlp, article)
+    for name, stage in nlp.pipeline:
+        if name == stage_name:
+            tracemalloc.start()
+            doc = stage(doc)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            return peak
+        doc = stage(doc)
+    raise ValueError(f"no stage {stage_name}")
+
+
+def patients_memory_rows(nlp, passages: list) -> list[tuple[str, str]]:
+    """The patient stage's peak memory at two text lengths, of a prose and of a case text that
+    talks about its patients as "they" throughout."""
+    rows = []
+    for kind, make in (("prose", lambda size: prose_article(passages, size)), ('"they" throughout', told_article)):
+        peaks = [stage_memory(nlp, make(size), "patients") for size in MEMORY_SIZES]
+        ratio = peaks[1] / max(peaks[0], 1)
+        sizes = " and ".join(f"{size // 1000}k" for size in MEMORY_SIZES)
+        figures = ", ".join(f"{peak / MIB:.1f} MiB" for peak in peaks)
+        verdict = "ok" if ratio <= MEMORY_BOUND else "MISSED"
+        rows.append((f"patients stage memory, {kind}", f"{sizes} chars: {figures}; x{ratio:.2f}   target <= {MEMORY_BOUND} per 2x: {verdict}"))
+    return rows
+
+
 def large_row(passages: list, chars: int) -> tuple[str, str]:
     """``phenorules predict`` on one prose article of ``chars`` characters: wall time and
     the peak resident memory of the process (its own high-water mark)."""
@@ -138,6 +180,7 @@ def main() -> None:
     random.Random(0).shuffle(passages)
     rows = scaling_rows("dense", nlp, lambda size: dense_article(names, size), sizes)
     rows += scaling_rows("prose", nlp, lambda size: prose_article(passages, size), sizes)
+    rows += patients_memory_rows(nlp, passages)
     if options.large:
         rows.append(large_row(passages, options.large))
     width = max(len(name) for name, _ in rows)

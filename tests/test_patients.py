@@ -279,6 +279,20 @@ def test_they_continue_a_plural_focus_only(mini_nlp):
     assert associations(mini_nlp, art) == {"OII-1": [HYPOTONIA], "OII-2": [HYPOTONIA], "OII-3": []}
 
 
+def test_an_anaphor_that_continues_the_focus_cites_the_mention_that_named_it_not_every_anaphor_between(mini_nlp):
+    # Each "they" stands for the patients "II-1 and II-2" named: its chain is itself and that
+    # mention, however many "they" came before (a chain per phenotype that grew with the
+    # section made memory quadratic in the text).
+    told = " ".join(["They had hypotonia.", "They had seizures.", "They were seen again."] * 30)
+    art = article([("CASE", "paragraph", f"II-1 and II-2 were born at term. {told}")], {"OII-1": [], "OII-2": []})
+    doc = mini_nlp(make_article_doc(mini_nlp, to_article(art)))
+    chains = [span._.patient_evidence[0]["chain"] for span in doc.spans[PHENOTYPES]]
+    assert len(chains) == 60 and all(chain[0].startswith("mention 'They'@") for chain in chains)
+    assert {tuple(chain[1:]) for chain in chains} == {
+        ("mention 'II-1 and II-2'@0: coordination (patient_mentions.tsv:11)", "nearest patient mention before it in the sentence")
+    }
+
+
 def test_a_comparison_shares_the_phenotype_and_keeps_the_focus(mini_nlp):
     art = article(
         [("CASE", "paragraph", "Patient 2 was a boy. Similar to patient 1, he had ataxia. He also had seizures.")],

@@ -38,6 +38,8 @@ _SIBLING_KIN = frozenset({"brother", "sister", "son", "daughter", "twin"})
 # the mother"): a longer text between is not read (each phenotype before a far mention
 # would copy all the text up to it)
 _POSTPOSED_REACH = 200
+# The last step of the rule of an anaphor that stands for the focus patients, all of them.
+CONTINUES_FOCUS = "focus"
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,23 @@ class PhenotypeExtent:
 
 @dataclass(frozen=True)
 class Focus:
-    """Who is being talked about, the mention that said so, and the rules behind it."""
+    """Who is being talked about, the mention that said so, and the rules behind it.
+
+    ``origin`` is the chain of the mention that named the focused patients when an anaphor
+    ("they", "she") continues the focus: the next anaphor cites it, not every anaphor in
+    between, so a chain stays as long as one link (a section of a thousand "they" would
+    otherwise give each phenotype a chain of a thousand links: quadratic memory)."""
 
     patients: tuple[str, ...]
     mention: PatientMention | None
     rule: str
     chain: tuple[str, ...] = ()
+    origin: tuple[str, ...] | None = None
+
+    @property
+    def named_chain(self) -> tuple[str, ...]:
+        """The chain of the mention that named the focused patients."""
+        return self.chain if self.origin is None else self.origin
 
 
 @dataclass(frozen=True)
@@ -217,9 +230,9 @@ class Attributor:
             fitting = tuple(p for p in focus.patients if sex is None or self.sexes.get(p) in (None, sex))
             known = tuple(p for p in fitting if sex is not None and self.sexes.get(p) == sex)
             if len(focus.patients) > 1 and len(known) == 1:
-                return _as_named(mention, known, "focus_sex", chain + focus.chain + (f"the focus patient who is {sex}",))
+                return _as_named(mention, known, "focus_sex", chain + focus.named_chain + (f"the focus patient who is {sex}",))
             if fitting:
-                return _as_named(mention, fitting, "focus", chain + focus.chain)
+                return _as_named(mention, fitting, CONTINUES_FOCUS, chain + focus.named_chain)
         if sex is not None:
             same_sex = [p for p in self.patient_ids if self.sexes.get(p) == sex]
             if len(same_sex) == 1:
@@ -237,7 +250,7 @@ class Attributor:
         if mode not in ("carry", "paragraph") and not self._plural_in_sentence_mode(mention):
             return None
         if focus is not None and len(focus.patients) > 1 and count in (None, len(focus.patients)):
-            return _as_named(mention, focus.patients, "focus", chain + focus.chain)
+            return _as_named(mention, focus.patients, CONTINUES_FOCUS, chain + focus.named_chain)
         if mention.role in (PLURAL_PRONOUN, PLURAL_GENERIC):
             return replace(mention, role=OTHER), chain + ("several people, not the patients in focus",)
         if count is None or count == len(self.own):
@@ -351,7 +364,8 @@ class Attributor:
             if subject is None:
                 return focus
             chain = chain + (f"a listed relative of the patients' generation as the subject: {subject.name} ({subject.source})",)
-        return Focus(mention.patients, mention, mention.rule, chain)
+        continued = focus is not None and mention.rule.rpartition(">")[2] == CONTINUES_FOCUS
+        return Focus(mention.patients, mention, mention.rule, chain, focus.named_chain if continued else None)
 
     def _listed_kin_subject(self, mention: PatientMention):
         """The cue that makes a listed brother or sister the subject of its sentence ("her
