@@ -20,13 +20,12 @@ from typing import Iterable
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
+from .document import NIL, PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
 from .phenotype import ASSERTION_FLAGS
 from .pipeline import add_stages, stage_plan
 from .profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
 
-NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
 # What a mention says of each of its terms, set on a term span at an extent of its own.

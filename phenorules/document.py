@@ -25,6 +25,8 @@ PHENOTYPES = "phenotypes"
 PHENOTYPE_LABEL = "PHENOTYPE"
 _TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_text)
 
+NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
+
 DOC_EXTENSIONS = {
     "article_id": None,
     "patients": None,  # the article's given patients (article.Patient)
@@ -56,7 +58,23 @@ def drop(span: Span, rule: str) -> None:
     # Appended to the stored list in place: the getter hands out a copy, and setting a
     # copy per drop would be quadratic.
     stored = span.doc.user_data.setdefault(_extension_key("dropped", span.doc), [])
-    stored.append((span.start_char, span.end_char, span._.hpo_ids, rule))
+    stored.append([span.start_char, span.end_char, list(span._.hpo_ids or ()), rule])
+
+
+def kb_id(hpo_ids: tuple[str, ...] | None) -> str:
+    """A phenotype span's ``kb_id_``: its first HPO id, where spaCy's ``EntityLinker`` puts
+    the linked id; :data:`NIL` when no term fits."""
+    return hpo_ids[0] if hpo_ids else NIL
+
+
+def _plain(value):
+    """A value of JSON's kinds with every sequence a list: msgpack gives a tuple back as a
+    list (``Doc.to_bytes``), and ``DocBin`` every list as a tuple."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
 
 
 def _patients_data(patients: Iterable[Patient]) -> list[dict]:
@@ -71,15 +89,25 @@ def _dropped(data: list) -> list[tuple]:
     return [(start, end, tuple(hpo_ids), rule) for start, end, hpo_ids, rule in data]
 
 
+def _parts(data: list) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    return tuple((start, end, tuple(hpo_ids)) for start, end, hpo_ids in data)
+
+
 # Extensions whose values a Doc's bytes would not keep as they are: spaCy writes user_data
-# with msgpack (Doc.to_bytes, as nlp.pipe(n_process=...) hands Docs back), which makes a
-# tuple a list and cannot write a dataclass. Each is stored as msgpack writes it and read
-# back in its own type: name -> (value -> stored form, stored form -> value).
+# with msgpack (Doc.to_bytes, as nlp.pipe(n_process=...) hands Docs back; DocBin), which
+# makes a tuple a list (DocBin: a list a tuple) and cannot write a dataclass or a Span.
+# Each is stored as plain data and read back in its own type: name -> (value -> stored
+# form, stored form -> value).
 _TYPED_EXTENSIONS = {
-    "hpo_ids": (tuple, tuple),
-    "dropped": (list, _dropped),
+    "hpo_ids": (list, tuple),
+    "parts": (_plain, _parts),
+    "dropped": (_plain, _dropped),
     "patients": (_patients_data, _patients),
+    **{name: (_plain, _plain) for name in ("provenance", "assertion_cues", "patient", "patient_evidence", "associations", "subjects")},
 }
+# Span extensions whose value is another span of the Doc, stored as its offsets and
+# re-made from them: a phenotype span (label PHENOTYPE, its first id as kb_id_).
+_SPAN_VALUED_EXTENSIONS = ("coordination",)
 
 
 def _extension_key(name: str, obj: Doc | Span) -> tuple:
@@ -102,6 +130,27 @@ def _typed_extension(name: str) -> dict:
     return {"getter": getter, "setter": setter}
 
 
+def _span_valued_extension(name: str) -> dict:
+    """The getter and setter of ``name`` in :data:`_SPAN_VALUED_EXTENSIONS`."""
+
+    def getter(span: Span) -> Span | None:
+        offsets = span.doc.user_data.get(_extension_key(name, span))
+        return None if offsets is None else phenotype_span(span.doc, *offsets)
+
+    def setter(span: Span, value: Span | None) -> None:
+        span.doc.user_data[_extension_key(name, span)] = None if value is None else [value.start_char, value.end_char]
+
+    return {"getter": getter, "setter": setter}
+
+
+def phenotype_span(doc: Doc, start_char: int, end_char: int) -> Span | None:
+    """The phenotype span at these offsets (token boundaries), its kb_id_ from its ids."""
+    span = doc.char_span(start_char, end_char, label=PHENOTYPE_LABEL)
+    if span is not None:
+        span.kb_id_ = kb_id(span._.hpo_ids)
+    return span
+
+
 def _is_negated(span: Span) -> bool:
     return span._.is_negated
 
@@ -110,11 +159,19 @@ def _set_negated(span: Span, value: bool) -> None:
     span._.is_negated = value
 
 
+def _extension_settings(name: str, default) -> dict:
+    if name in _TYPED_EXTENSIONS:
+        return _typed_extension(name)
+    if name in _SPAN_VALUED_EXTENSIONS:
+        return _span_valued_extension(name)
+    return {"default": default}
+
+
 def register_extensions() -> None:
     for kind, extensions in ((Doc, DOC_EXTENSIONS), (Span, SPAN_EXTENSIONS)):
         for name, default in extensions.items():
             if not kind.has_extension(name):
-                kind.set_extension(name, **(_typed_extension(name) if name in _TYPED_EXTENSIONS else {"default": default}))
+                kind.set_extension(name, **_extension_settings(name, default))
     if not Span.has_extension("negex"):  # negspacy's name, kept as an alias of is_negated
         Span.set_extension("negex", getter=_is_negated, setter=_set_negated)
 
