@@ -20,7 +20,8 @@ from typing import Iterable
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .document import NIL, PHENOTYPE_LABEL, PHENOTYPES, non_overlapping
+from .document import PHENOTYPE_LABEL, PHENOTYPES, kb_id, non_overlapping
+from .ontology import Ontology
 from .phenotype import ASSERTION_FLAGS
 from .pipeline import add_stages, stage_plan
 from .profiles import GENERAL
@@ -48,7 +49,7 @@ def make_phenorules(
     if sets_sentences(nlp):
         present.add("sentences")
     add_stages(nlp, [step for step in plan if step[0] not in present])
-    return PhenotypeEntities()
+    return PhenotypeEntities(nlp.get_pipe("match").kb.ontology)
 
 
 def add_pipes(
@@ -83,30 +84,35 @@ class PhenotypeEntities:
 
     Every phenotype's ``kb_id_`` is its first HPO id, where spaCy's ``EntityLinker`` puts
     the linked id and displaCy's ``kb_url_template`` reads it; ``NIL`` (the
-    ``EntityLinker``'s id for no entry) when no HPO term fits."""
+    ``EntityLinker``'s id for no entry) when no HPO term fits. ``ontology`` labels the
+    term spans of a coordination."""
+
+    def __init__(self, ontology: Ontology):
+        self.ontology = ontology
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans.get(PHENOTYPES, []))
         for span in spans:
-            span.kb_id_ = span._.hpo_ids[0] if span._.hpo_ids else NIL
+            span.kb_id_ = kb_id(span._.hpo_ids)
         if PHENOTYPES in doc.spans:
             doc.spans[PHENOTYPES] = spans
         phenotypes = non_overlapping(spans)
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)
-        doc.spans[PHENOTYPE_TERMS] = phenotype_terms(doc)
+        doc.spans[PHENOTYPE_TERMS] = phenotype_terms(doc, self.ontology)
         return doc
 
 
-def phenotype_terms(doc: Doc) -> list[Span]:
+def phenotype_terms(doc: Doc, ontology: Ontology) -> list[Span]:
     """One span per HPO term of each mention, its id in ``kb_id_``: a mention of one term
     as it is; each term of a coordination at its own extent (``span._.parts``: "cleft lip"
     and "cleft lip and palate" of "cleft lip and palate"), with ``span._.coordination``
     the whole mention. spaCy keys extension values by offsets, so the terms of one extent
-    share their ``_`` values: a term's own id is its ``kb_id_``; a term at an extent of its
-    own gets the mention's assertion flags and cues, patients and provenance, which hold for
-    each of its terms ("no atrial or ventricular septal defects": both negated)."""
+    share their ``_`` values: a term at the mention's extent has the mention's (its own id
+    is its ``kb_id_``); a term at an extent of its own gets its own ids and label, and the
+    mention's assertion flags and cues, patients and provenance, which hold for each of its
+    terms ("no atrial or ventricular septal defects": both negated)."""
     terms = []
     for span in doc.spans.get(PHENOTYPES, []):
         hpo_ids = span._.hpo_ids or ()
@@ -120,6 +126,7 @@ def phenotype_terms(doc: Doc) -> list[Span]:
                 if term is None:
                     continue
                 if (term.start_char, term.end_char) != (span.start_char, span.end_char):
+                    term._.hpo_ids, term._.hpo_label, term._.parts = part_ids, ontology.label(part_ids), None
                     for name in MENTION_EXTENSIONS:
                         term._.set(name, span._.get(name))
                 term._.coordination = span

@@ -228,12 +228,13 @@ def test_every_entity_has_its_first_hpo_id_as_kb_id(user_nlp):
     assert 'href="https://hpo.jax.org/browse/term/HP:0000175"' in html
 
 
-def test_kb_id_of_a_compound_is_its_first_id_and_of_no_term_nil():
-    from phenorules.component import NIL, PhenotypeEntities
+def test_kb_id_of_a_compound_is_its_first_id_and_of_no_term_nil(mini_ontology):
+    from phenorules.component import PhenotypeEntities
+    from phenorules.document import NIL
 
     doc = spacy.blank("en")("cleft lip/palate and an odd gait")
     compound, unknown = doc.char_span(0, 16, label=PHENOTYPE_LABEL), doc.char_span(24, 32, label=PHENOTYPE_LABEL)
     compound._.hpo_ids, unknown._.hpo_ids = ("HP:0410030", "HP:0000175"), ()
     doc.spans[PHENOTYPES] = [compound, unknown]
-    doc = PhenotypeEntities()(doc)
+    doc = PhenotypeEntities(mini_ontology)(doc)
     assert [(ent.text, ent.kb_id_) for ent in doc.ents] == [("cleft lip/palate", "HP:0410030"), ("odd gait", NIL)]

@@ -87,3 +87,18 @@ def test_a_docbin_with_user_data_gives_the_docs_back(nlp, serial):
     stored = DocBin(store_user_data=True, docs=nlp.pipe(inputs(nlp))).to_bytes()
     assert [everything(doc) for doc in DocBin().from_bytes(stored).get_docs(nlp.vocab)] == serial
 
+
+def test_every_term_span_and_mention_has_a_tuple_of_ids_and_their_label(nlp):
+    """A term of a coordination at an extent of its own ('ears were low-set' of the
+    predicative 'ears were low-set and posteriorly rotated') has its own ids and label."""
+    ontology = nlp.get_pipe("match").kb.ontology
+    for doc in nlp.pipe(inputs(nlp)):
+        for span in [*doc.spans[PHENOTYPES], *doc.spans[PHENOTYPE_TERMS]]:
+            assert type(span._.hpo_ids) is tuple and span._.hpo_label == ontology.label(span._.hpo_ids), span.text
+            assert span.kb_id_ in span._.hpo_ids
+    doc = nlp("The ears were low-set and posteriorly rotated.")
+    terms = {(span.text, span.kb_id_): span._.hpo_ids for span in doc.spans[PHENOTYPE_TERMS]}
+    assert terms == {
+        ("ears were low-set", "HP:0000369"): ("HP:0000369",),
+        ("ears were low-set and posteriorly rotated", "HP:0000358"): ("HP:0000369", "HP:0000358"),
+    }
