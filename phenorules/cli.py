@@ -68,6 +68,31 @@ def _quieten(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
     return quiet
 
 
+class IsoTime(click.ParamType):
+    """An ISO 8601 date or time ('2026-03-01', '2026-03-01T12:00:00+02:00'), in UTC (a
+    time without an offset is UTC)."""
+
+    name = "ISO-8601"
+
+    def convert(self, value, param, ctx):
+        from datetime import datetime, timezone
+
+        if isinstance(value, datetime):
+            return value
+        try:
+            when = datetime.fromisoformat(value)
+        except ValueError:
+            self.fail(f"{value!r} is no ISO 8601 date or time (2026-03-01, 2026-03-01T12:00:00Z)", param, ctx)
+        return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+
+
+CREATED_OPTION = click.option(
+    "--created",
+    type=IsoTime(),
+    default=None,
+    metavar="ISO-8601",
+    help="The Phenopackets' metaData.created (default: the HPO release's date; SOURCE_DATE_EPOCH, when set, comes first).",
+)
 QUIET_OPTION = click.option(
     "-q", "--quiet", is_flag=True, callback=_quieten, help="No progress bar (it shows only on a terminal anyway) and no messages."
 )
@@ -145,6 +170,7 @@ def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config:
 )
 @click.option("--explain", "explain_path", default=None, metavar="EVIDENCE.jsonl", help="Also write, per article, why each phenotype went to its patients.")
 @click.option("--phenopackets", "phenopackets_dir", default=None, metavar="DIR", help="Also write one GA4GH Phenopacket (JSON) per given patient into DIR.")
+@CREATED_OPTION
 @click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Worker processes sharing the pipeline built once (0: all cores).")
 @click.option("--resume", is_flag=True, help="Keep the articles an interrupted run wrote (OUT.partial) and annotate the rest.")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Annotate on the workers of this Dask scheduler (pip install 'phenorules[dask]').")
@@ -162,6 +188,7 @@ def predict(
     output_format: str,
     explain_path: str | None,
     phenopackets_dir: str | None,
+    created,
     jobs: int,
     resume: bool,
     scheduler: str | None,
@@ -182,6 +209,12 @@ def predict(
     from .pipeline import parse_settings
     from .streaming import input_paths
 
+    if phenopackets_dir is not None:
+        from .formats.phenopackets import source_date
+
+        source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
+    elif created is not None:
+        raise InputError("--created: the Phenopackets' metaData.created, for --phenopackets only")
     writer = Writer([*input_paths(input_path), hpo])
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
@@ -205,10 +238,10 @@ def predict(
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
+    _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
 
 
-def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
+def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from . import registry
     from .annotated import annotate
@@ -231,7 +264,7 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     results = progress(annotate(nlp, articles), len(articles), quiet)
     if phenopackets_dir is not None:
-        results = _writing_phenopackets(results, phenopackets_dir, hpo, quiet, writer)
+        results = _writing_phenopackets(results, phenopackets_dir, created, hpo, quiet, writer)
     results = list(results)
     output = written.write(results)
     writer.write(output_path, [output], written.what, binary=isinstance(output, bytes))
@@ -240,7 +273,7 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
         writer.write(explain_path, [explained(result) for result in results], "evidence")
 
 
-def _writing_phenopackets(results, directory: str, hpo: str | None, quiet: bool, writer: Writer):
+def _writing_phenopackets(results, directory: str, created, hpo: str | None, quiet: bool, writer: Writer):
     """The results, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
     from .resources import load_resources
@@ -249,7 +282,7 @@ def _writing_phenopackets(results, directory: str, hpo: str | None, quiet: bool,
     ontology = load_resources(hpo).ontology
     count = 0
     for result in results:
-        count += write_phenopackets(directory, [full_record(result)], ontology, writer)
+        count += write_phenopackets(directory, [full_record(result)], ontology, writer, created)
         yield result
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
@@ -259,18 +292,20 @@ def _writing_phenopackets(results, directory: str, hpo: str | None, quiet: bool,
 @click.argument("pred_path", metavar="PRED.jsonl")
 @click.option("-o", "--output-dir", "output_dir", required=True, metavar="DIR", help="Where the Phenopackets go, one <article>_<patient>.json per patient.")
 @click.option("--articles", "articles_path", default=None, metavar="IN.jsonl", help="The input articles: their patients' given mentions give sex and age.")
-@click.option("--evidence", "evidence_path", default=None, metavar="EVIDENCE.jsonl", help="predict's --explain output: whom each negated mention is attributed to (excluded features).")
+@click.option("--evidence", "evidence_path", default=None, metavar="EVIDENCE.jsonl", help="predict's --explain output: whom each mention is attributed to, and its assertion flags (excluded features, findings stated uncertain or hypothetical).")
+@CREATED_OPTION
 @HPO_OPTION
 @QUIET_OPTION
-def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, hpo: str | None, quiet: bool) -> None:
+def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, created, hpo: str | None, quiet: bool) -> None:
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
-    from .formats.phenopackets import check_directory, text_subjects, with_patients, write_phenopackets
+    from .formats.phenopackets import check_directory, source_date, text_subjects, with_patients, write_phenopackets
     from .inputs import read_input
     from .resources import load_resources
     from .tasks.patientphex.io import read_predictions
     from .tasks.patientphex.predict import patient_entries
 
+    source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     require("phenopackets")
     writer = Writer([pred_path, articles_path, evidence_path, hpo])
     check_directory(output_dir)
@@ -278,7 +313,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     articles = read_input(articles_path, "jsonl") if articles_path else []
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
     evidence = _read_evidence(evidence_path) if evidence_path else None
-    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, writer)
+    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, writer, created)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
 
@@ -297,6 +332,8 @@ def _read_evidence(path: str) -> list[dict]:
             for reason in record["evidence"]:
                 if not all(isinstance(reason.get(key), kind) for key, kind in (("offset", int), ("length", int), ("identifier", str), ("patients", list))):
                     raise ValueError("an evidence entry lacks offset, length, identifier or patients")
+                if not isinstance(reason.get("assertions", []), list) or not all(isinstance(flag, str) for flag in reason.get("assertions", [])):
+                    raise ValueError("an evidence entry's assertions are not a list of flags")
         except (ValueError, AttributeError) as error:
             raise InputError(f"{path}, line {number}: not an evidence record of predict --explain ({error})") from None
         lines.append(record)
@@ -554,9 +591,11 @@ def serve(
         from .serve.guard import BODY_SECONDS, served_policy
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
+    from .formats.phenopackets import source_date
     from .inputs import format_profile
     from .pipeline import parse_settings
 
+    source_date()  # the Phenopackets export's metaData.created: a bad SOURCE_DATE_EPOCH is refused at start
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)
 

@@ -11,6 +11,7 @@ business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.lexi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from spacy.tokens import Doc
 
@@ -20,6 +21,9 @@ from .lexicon.tsv import format_ids
 HpoIds = tuple[str, ...]
 # The assertion flags on a mention (medspaCy's names), as the assertion stage sets them.
 ASSERTION_FLAGS = ("is_negated", "is_uncertain", "is_hypothetical", "is_historical", "is_family")
+# A mention with one of these flags states neither that the patient has the finding nor that
+# it has not ("hypothyroidism is suspected but not confirmed", "return if fever occurs").
+UNSTATED_FLAGS = frozenset({"is_uncertain", "is_hypothetical"})
 
 
 def association_values(hpo_ids: HpoIds | None, text: str) -> list[str]:
@@ -49,6 +53,41 @@ class Phenotype:
     @property
     def unknown(self) -> bool:
         return not self.hpo_ids
+
+
+@dataclass(frozen=True)
+class PatientFeatures:
+    """What a patient is stated to have (``observed``) and not to have (``excluded``): the
+    features of its Phenopacket, each sorted."""
+
+    observed: tuple[str, ...]
+    excluded: tuple[str, ...]
+
+
+def patient_features(patient_id: str, association: Iterable[str], mentions: Iterable[Phenotype]) -> PatientFeatures:
+    """The one rule of what a patient's association and the mentions attributed to it state.
+
+    Observed: the association's values less the ids whose every non-negated mention
+    attributed to the patient is uncertain or hypothetical (:data:`UNSTATED_FLAGS`); an
+    id no mention attributed to it gives (an association written without its mentions)
+    stays. Excluded: the ids of the negated mentions attributed to the patient that are
+    neither uncertain nor hypothetical, unless observed. Attribution alone says whose a
+    finding is: ``is_family`` takes nothing from the patient a mention is attributed to
+    (the patient stage gives a relative's finding to that relative when it is a listed
+    patient, and to nobody else)."""
+    stated: set[str] = set()
+    unstated: set[str] = set()
+    absent: set[str] = set()
+    for mention in mentions:
+        if patient_id not in mention.patients:
+            continue
+        certain = UNSTATED_FLAGS.isdisjoint(mention.assertions)
+        if mention.negated:
+            absent.update(mention.hpo_ids if certain else ())
+        else:
+            (stated if certain else unstated).update(mention.hpo_ids)
+    observed = set(association) - (unstated - stated)
+    return PatientFeatures(tuple(sorted(observed)), tuple(sorted(absent - observed)))
 
 
 def patient_ids(value: object) -> list[str]:

@@ -4,6 +4,7 @@ the same mentions, offsets and texts as the submission JSONL, and the same patie
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from bioc import biocjson, biocxml
 import pytest
@@ -14,7 +15,7 @@ from phenopackets import Phenopacket, Sex
 
 from phenorules.cli import main
 from phenorules.formats.bioc import annotation_infons
-from phenorules.formats.phenopackets import phenopackets_for_record
+from phenorules.formats.phenopackets import phenopacket_file_name, phenopackets_for_record
 from phenorules.inputs import read_input
 from phenorules.article import layout_passages
 from phenorules.phenotype import Phenotype
@@ -23,6 +24,7 @@ from phenorules.tasks.patientphex.io import article_text
 
 from conftest import FIXTURES, MINI_OBO
 
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "patientphex" / "train.jsonl"
 BIOC_JSON = str(FIXTURES / "bioc_article.json")
 BIOC_XML = str(FIXTURES / "bioc_article.xml")
 CASE = (
@@ -265,14 +267,145 @@ def test_pubtator_for_a_full_text_is_a_one_line_error(tmp_path):
     assert not out.exists()
 
 
-def test_a_hypothetical_or_relatives_finding_is_not_in_the_patients_phenopacket(mini_ontology):
-    def entity(offset, identifier, assertions):
-        return {"identifier": identifier, "offset": offset, "length": 5, "text": "x", "type": "Phenotype", "note": None, "patients": ["P1"], "assertions": assertions}
+def test_created_is_never_the_clock(mini_ontology, monkeypatch):
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
 
-    entities = [entity(0, "HP:0001250", ["is_hypothetical"]), entity(10, "HP:0001251", ["is_family"]), entity(20, "HP:0001252", []), entity(30, "HP:0001252", ["is_family"])]
-    record = {"pmc_id": "abc", "pmid": None, "entities": entities, "association": [{"patient_id": "P1", "phenotype": ["HP:0001250", "HP:0001251", "HP:0001252"]}]}
-    (packet,) = phenopackets_for_record(record, mini_ontology, hpo_version="v1")
-    assert [f["type"]["id"] for f in packet["phenotypicFeatures"]] == ["HP:0001252"]  # stated of P1 itself once
+    from phenorules.formats.phenopackets import created_time
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    dated = SimpleNamespace(data_version="hp/releases/2024-04-26")
+    given = datetime(2026, 3, 1, 12, 30, 5, 999, tzinfo=timezone.utc)
+    assert created_time(dated) == "2024-04-26T00:00:00Z"  # the loaded release's date
+    assert created_time(mini_ontology) == "1970-01-01T00:00:00Z"  # hp/releases/test-mini names none
+    assert created_time(dated, given) == "2026-03-01T12:30:05Z"  # --created
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    assert created_time(dated, given) == "1970-01-02T00:00:00Z"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")  # empty: unset
+    assert created_time(dated) == "2024-04-26T00:00:00Z"
+
+
+def test_every_phenopacket_has_its_created_from_the_input_or_an_option(tmp_path):
+    source = write_jsonl(tmp_path / "in.jsonl", [case_article()])
+    created = {}
+    for name, options, env in (("default", [], {}), ("option", ["--created", "2026-03-01T12:00:00+02:00"], {}), ("epoch", ["--created", "2026-03-01"], {"SOURCE_DATE_EPOCH": "1700000000"})):
+        directory = tmp_path / name
+        result = CliRunner().invoke(main, ["predict", source, "-o", str(tmp_path / f"{name}.jsonl"), "--phenopackets", str(directory), *options, "--hpo", MINI_OBO, "-q"], env={"SOURCE_DATE_EPOCH": None, **env})
+        assert result.exit_code == 0, result.output
+        created[name] = {json.loads(p.read_text(encoding="utf-8"))["metaData"]["created"] for p in directory.iterdir()}
+    assert created == {"default": {"1970-01-01T00:00:00Z"}, "option": {"2026-03-01T10:00:00Z"}, "epoch": {"2023-11-14T22:13:20Z"}}
+    again = tmp_path / "again"
+    result = CliRunner().invoke(main, ["phenopackets", str(tmp_path / "option.jsonl"), "-o", str(again), "--created", "2026-03-01T10:00:00Z", "--hpo", MINI_OBO, "-q"], env={"SOURCE_DATE_EPOCH": None})
+    assert result.exit_code == 0, result.output
+    assert {json.loads(p.read_text(encoding="utf-8"))["metaData"]["created"] for p in again.iterdir()} == {"2026-03-01T10:00:00Z"}
+    result = CliRunner().invoke(main, ["predict", source, "--created", "2026-03-01", "--hpo", MINI_OBO])
+    assert result.exit_code == 2 and "--created" in result.output and "--phenopackets" in result.output
+    result = CliRunner().invoke(main, ["predict", source, "--phenopackets", str(tmp_path / "x"), "--created", "March 1st", "--hpo", MINI_OBO])
+    assert result.exit_code == 2 and "'March 1st' is no ISO 8601 date" in result.output
+
+
+@pytest.mark.parametrize("epoch", ["99999999999999999", "253402300800", "-1", "1.5", "12a", " 12", "\u00b2", "9" * 5000])
+def test_a_bad_source_date_epoch_is_one_line_naming_it_before_any_work(tmp_path, epoch):
+    source = write_jsonl(tmp_path / "in.jsonl", [case_article()])
+    out, directory = tmp_path / "out.jsonl", tmp_path / "pp"
+    prediction = write_jsonl(tmp_path / "pred.jsonl", [{"pmc_id": "1", "pmid": None, "entities": [], "association": []}])
+    for args in (["predict", source, "-o", str(out), "--phenopackets", str(directory)], ["phenopackets", prediction, "-o", str(directory)]):
+        result = CliRunner().invoke(main, [*args, "--hpo", MINI_OBO], env={"SOURCE_DATE_EPOCH": epoch})
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("phenorules: error: SOURCE_DATE_EPOCH: ") and "Traceback" not in result.output
+        assert not out.exists() and not directory.exists()
+
+
+def _entity(offset, identifier, patients, assertions=(), negated=False):
+    return {
+        "identifier": identifier, "offset": offset, "length": 5, "text": "x", "type": "Phenotype", "note": "NO" if negated else None,
+        "patients": list(patients), "assertions": ["is_negated", *assertions] if negated else list(assertions),
+    }
+
+
+def _features(record, ontology) -> dict[str, list[tuple[str, bool]]]:
+    return {p["subject"]["id"]: [(f["type"]["id"], f.get("excluded", False)) for f in p.get("phenotypicFeatures", [])] for p in phenopackets_for_record(record, ontology)}
+
+
+def _record(entities, association):
+    patients = [{"patient_id": patient_id, "mention": [], "subject": None} for patient_id in association]
+    return {"pmc_id": "abc", "pmid": None, "entities": entities, "association": [{"patient_id": p, "phenotype": ids} for p, ids in association.items()], "patient": patients}
+
+
+@pytest.mark.parametrize(
+    "entities, observed",
+    [
+        ([_entity(0, "HP:0001250", ["P1"], ["is_uncertain"])], []),  # "seizures are suspected but not confirmed"
+        ([_entity(0, "HP:0001250", ["P1"], ["is_hypothetical"])], []),  # "return if seizures occur"
+        ([_entity(0, "HP:0001250", ["P1"], ["is_uncertain"]), _entity(9, "HP:0001250", ["P1"])], ["HP:0001250"]),  # stated plainly once
+        ([_entity(0, "HP:0001250", ["P1"], ["is_uncertain"]), _entity(9, "HP:0001250", ["P2"])], []),  # plainly of another patient
+        ([_entity(0, "HP:0001250", ["P1"], ["is_historical"])], ["HP:0001250"]),  # a past finding is observed
+        ([], ["HP:0001250"]),  # an association written without its mentions is taken as it is
+    ],
+)
+def test_an_id_only_stated_uncertain_or_hypothetical_of_the_patient_is_not_observed(mini_ontology, entities, observed):
+    record = _record(entities, {"P1": ["HP:0001250"], "P2": []})
+    assert _features(record, mini_ontology)["abc_P1"] == [(hpo_id, False) for hpo_id in observed]
+
+
+def test_a_relatives_finding_belongs_to_the_relative_who_is_a_listed_patient(mini_ontology):
+    """'the father (P2) presented with hearing impairment': flagged is_family, attributed to P2."""
+    record = _record([_entity(0, "HP:0000365", ["P2"], ["is_family"]), _entity(9, "HP:0001251", ["P1"], ["is_family"])], {"P1": ["HP:0001251"], "P2": ["HP:0000365"]})
+    assert _features(record, mini_ontology) == {"abc_P1": [("HP:0001251", False)], "abc_P2": [("HP:0000365", False)]}
+
+
+def test_a_negated_mention_of_the_patient_is_an_excluded_feature_unless_observed(mini_ontology):
+    entities = [
+        _entity(0, "HP:0000252", ["P1"], negated=True),  # "no microcephaly"
+        _entity(9, "HP:0001263", ["P1"], negated=True), _entity(18, "HP:0001263", ["P1"]),  # stated absent and present: observed
+        _entity(27, "HP:0001252", ["P1"], ["is_uncertain"], negated=True),  # "hypotonia could not be excluded": neither
+        _entity(36, "HP:0001250", ["P2"], negated=True),  # another patient's
+    ]
+    record = _record(entities, {"P1": ["HP:0001263"], "P2": []})
+    assert _features(record, mini_ontology) == {"abc_P1": [("HP:0001263", False), ("HP:0000252", True)], "abc_P2": [("HP:0001250", True)]}
+
+
+def stated_features(record: dict, evidence: dict, resolve) -> dict[str, set[tuple[str, bool]]]:
+    """Each patient's features by the rule, read from a prediction record and its
+    --explain line: observed, the association's ids less those whose every non-negated
+    mention attributed to the patient is uncertain or hypothetical; excluded, the ids of its
+    negated mentions that are neither, unless observed."""
+    unstated = {"is_uncertain", "is_hypothetical"}
+    features = {}
+    for entry in record["association"]:
+        patient = entry["patient_id"]
+        mentions = [item for item in evidence["evidence"] if patient in item["patients"]]
+        plain = {i for m in mentions if m["note"] != "NO" and not unstated & set(m["assertions"]) for i in m["identifier"].split(";")}
+        hedged = {i for m in mentions if m["note"] != "NO" and unstated & set(m["assertions"]) for i in m["identifier"].split(";")}
+        absent = {i for m in mentions if m["note"] == "NO" and not unstated & set(m["assertions"]) for i in m["identifier"].split(";")}
+        observed = {i for i in entry["phenotype"] if i.startswith("HP:")} - (hedged - plain)
+        features[patient] = {(resolve(i), False) for i in observed} | {(resolve(i), True) for i in absent - observed}
+    return features
+
+
+@pytest.mark.skipif(not SHARED.is_file(), reason="the shared task file is not there")
+def test_the_phenopackets_of_the_shared_file_state_what_the_association_and_the_mentions_state(tmp_path):
+    from phenorules.ontology import default_obo_path, load_ontology
+
+    out, evidence, directory, again = tmp_path / "out.jsonl", tmp_path / "evidence.jsonl", tmp_path / "pp", tmp_path / "again"
+    result = CliRunner().invoke(main, ["predict", str(SHARED), "-o", str(out), "--explain", str(evidence), "--phenopackets", str(directory), "-q"], env={"SOURCE_DATE_EPOCH": None})
+    assert result.exit_code == 0, result.output
+    ontology = load_ontology(default_obo_path())
+    resolve = ontology.resolve
+    explained = {line["pmc_id"]: line for line in map(json.loads, open(evidence, encoding="utf-8"))}
+    checked = 0
+    for record in map(json.loads, open(out, encoding="utf-8")):
+        for patient, features in stated_features(record, explained[record["pmc_id"]], resolve).items():
+            packet = json.loads((directory / phenopacket_file_name(f"PMID_{record['pmid']}_{patient}")).read_text(encoding="utf-8"))
+            assert {(f["type"]["id"], f.get("excluded", False)) for f in packet.get("phenotypicFeatures", [])} == features, (record["pmc_id"], patient)
+            checked += 1
+    assert checked > 100
+    father = json.loads((directory / "PMID_26467218_P2.json").read_text(encoding="utf-8"))  # "the father in our family presented with ..."
+    assert "HP:0008527" in {f["type"]["id"] for f in father["phenotypicFeatures"]}  # Congenital sensorineural hearing impairment
+    assert father["metaData"]["created"] == ontology.data_version.removeprefix("hp/releases/") + "T00:00:00Z"
+    args = ["phenopackets", str(out), "--articles", str(SHARED), "--evidence", str(evidence), "-o", str(again), "-q"]
+    assert CliRunner().invoke(main, args, env={"SOURCE_DATE_EPOCH": None}).exit_code == 0
+    assert {p.name: p.read_bytes() for p in again.iterdir()} == {p.name: p.read_bytes() for p in directory.iterdir()}
 
 
 def test_bioc_infons_carry_every_assertion_and_its_cue():

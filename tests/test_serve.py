@@ -270,6 +270,24 @@ def test_phenopackets_export_follows_the_curation(client, engine):
     assert "HP:0000252" not in {f["type"]["id"] for f in curated[0]["phenotypicFeatures"]}
 
 
+def test_phenopackets_export_takes_an_age_the_browser_sends_as_a_whole_number(client):
+    """JavaScript writes the age 3.0 of /annotate back as 3."""
+    (result,) = client.post("/annotate", json=articles()[1]).json()["articles"]
+    payload = curation_payload(result, {})
+    patient = payload["articles"][0]["patient"][0]
+    assert patient["subject"]["age"] == [3.0, "year"]
+    patient["subject"]["age"] = [3, "year"]
+    body = json.dumps(payload)
+    assert '"age": [3, "year"]' in body
+    packets = exported(client.post("/export/phenopackets", content=body, headers=JSON))
+    assert packets[0]["subject"]["timeAtLastEncounter"] == {"age": {"iso8601duration": "P3Y"}}
+    for age, problem in ((["3", "year"], "'3' is no number"), ([3, "decade"], "unit 'decade'"), ([-1, "year"], "-1 is no number"), ([3], "expected [number, unit]")):
+        patient["subject"]["age"] = age
+        assert_error(client.post("/export/phenopackets", json=payload), 422, "articles[0].patient[0].subject.age", problem)
+    patient["subject"] = {"sex": "unknown", "age": None}
+    assert_error(client.post("/export/phenopackets", json=payload), 422, "articles[0].patient[0].subject.sex")
+
+
 def test_export_errors(client):
     (result,) = client.post("/annotate", json={"text": TEXT}).json()["articles"]
     assert_error(client.post("/export/jsonl", json=curation_payload(result, {0: ("changed", "HP:1234567")})), 422, "HP:1234567", "mentions[0]")
@@ -354,3 +372,15 @@ def test_a_taken_port_is_one_line_and_exit_2():
         result = CliRunner().invoke(main, ["serve", "--port", str(port), "--hpo", str(FIXTURES / "mini_hp.obo")])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [f"phenorules: error: 127.0.0.1:{port}: cannot listen (Address already in use)"]
+
+
+def test_a_bad_source_date_epoch_is_refused_before_the_server_starts_and_by_the_export(client, monkeypatch):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--hpo", str(FIXTURES / "mini_hp.obo")], env={"SOURCE_DATE_EPOCH": "-1"})
+    assert result.exit_code == 2 and result.output.startswith("phenorules: error: SOURCE_DATE_EPOCH: ") and result.output.count("\n") == 1
+    (result,) = client.post("/annotate", json=articles()[1]).json()["articles"]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "99999999999999999")
+    assert_error(client.post("/export/phenopackets", json=curation_payload(result, {})), 422, "SOURCE_DATE_EPOCH")

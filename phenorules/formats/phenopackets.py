@@ -7,13 +7,12 @@ subject's ``sex`` and ``timeAtLastEncounter`` only where the rows of
 4-year-old sister" is FEMALE, P4Y; :mod:`phenorules.patients.subjects`), or, for a record
 without its text, in the patient's given mentions; never guessed. A text that lists no
 patient has one, its proband.
-One ``phenotypicFeature`` per HPO id: the patient's association, less the ids stated of it
-only hypothetically or as a relative's (``is_hypothetical``, ``is_family``: not the
-patient's phenotype), and ``excluded`` for a negated mention attributed to it that the
-association does not hold; each cites the
-article (``ECO:0000033`` author statement supported by traceable reference, the PMID or
-PMCID). ``metaData`` names the HPO release loaded, phenorules' version and the article.
-The message is built with the ``phenopackets`` protobuf bindings, so every field name and
+One ``phenotypicFeature`` per HPO id, observed or ``excluded`` as
+:func:`phenorules.phenotype.patient_features` states it from the patient's association and
+the mentions attributed to it; each cites the article (``ECO:0000033`` author statement
+supported by traceable reference, the PMID or PMCID). ``metaData`` names the HPO release
+loaded, phenorules' version and the article, and ``created`` (:func:`created_time`: never
+the clock, so the same input gives the same bytes). The message is built with the ``phenopackets`` protobuf bindings, so every field name and
 type is the schema's; the dict is what ``json_format.MessageToDict`` gives.
 """
 
@@ -21,9 +20,10 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 from .. import __version__
 from ..errors import InputError
@@ -34,11 +34,11 @@ from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
 from ..resources import data_dir, data_file
 from ..lexicon.tsv import parse_ids
+from ..phenotype import Phenotype, patient_features
 from ..writer import Writer
 from . import require
 
 NEGATED = "NO"
-NOT_OWN_FLAGS = frozenset({"is_hypothetical", "is_family"})  # a mention with one states no phenotype of the patient
 EVIDENCE_CODE = {"id": "ECO:0000033", "label": "author statement supported by traceable reference"}
 HPO_RESOURCE = {
     "id": "hp",
@@ -50,16 +50,23 @@ HPO_RESOURCE = {
 SCHEMA_VERSION = "2.0"
 HPO_ID = re.compile(r"HP:\d{7}")
 _UNITS = {"year": "Y", "month": "M", "week": "W", "day": "D"}
+_SEXES = ("male", "female")
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+_LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: the last second a four-digit year writes
+_RELEASE_DATE = re.compile(r"releases/(\d{4}-\d{2}-\d{2})")  # data-version: hp/releases/2025-01-16
+_UNDATED = datetime(1970, 1, 1, tzinfo=timezone.utc)  # created of a release that names no date
 _FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: str | None = None) -> list[dict]:
+def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: str | None = None, created: datetime | None = None) -> list[dict]:
     """One Phenopacket (a JSON dict) per given patient, in the record's patient order.
 
     ``record`` is a prediction record (``pmc_id``, ``pmid``, ``entities``, ``association``)
-    with, when known, the article's ``patient`` list and each entity's ``patients`` (see
-    ``tasks.patientphex.predict.full_record``): without them no sex, age or excluded
-    feature can be stated. ``hpo_version`` defaults to the ontology's data-version.
+    with, when known, the article's ``patient`` list and each entity's ``patients`` and
+    ``assertions`` (see ``tasks.patientphex.predict.full_record``): without them no sex,
+    age or excluded feature can be stated, and the association is taken as it is.
+    ``hpo_version`` defaults to the ontology's data-version; ``created`` is the command's
+    ``--created`` (:func:`created_time`).
     """
     from google.protobuf import json_format
 
@@ -67,27 +74,23 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     article = _article_key(record)
     references = _references(record)
     meta = {
+        "created": created_time(ontology, created),
         "createdBy": f"phenorules {__version__}",
         "resources": [dict(HPO_RESOURCE, version=hpo_version or ontology.data_version)],
         "phenopacketSchemaVersion": SCHEMA_VERSION,
         "externalReferences": references,
     }
-    created = _created()
-    if created:
-        meta["created"] = created
     evidence = [{"evidenceCode": EVIDENCE_CODE, "reference": references[0]}] if references else []
     given = {patient["patient_id"]: patient for patient in record.get("patient") or []}
     associated = {entry["patient_id"]: entry["phenotype"] for entry in record.get("association") or []}
     order = list(given) + [patient_id for patient_id in associated if patient_id not in given]
-    excluded = _excluded_ids(record)
-    not_own = _not_own_ids(record)
-    subjects = _subjects(list(given.values()))
+    mentions = [_mention(entity) for entity in record.get("entities") or []]
+    subjects = _subjects(article, list(given.values()))
     packets = []
     for patient_id in order:
-        present = sorted({value for value in associated.get(patient_id, []) if HPO_ID.fullmatch(value)} - not_own.get(patient_id, set()))
-        absent = sorted(excluded.get(patient_id, set()) - set(present))
-        features = [_feature(hpo_id, ontology, article, False, evidence) for hpo_id in present]
-        features += [_feature(hpo_id, ontology, article, True, evidence) for hpo_id in absent]
+        stated = patient_features(patient_id, associated.get(patient_id, []), mentions)
+        features = [_feature(hpo_id, ontology, article, False, evidence) for hpo_id in stated.observed if HPO_ID.fullmatch(hpo_id)]
+        features += [_feature(hpo_id, ontology, article, True, evidence) for hpo_id in stated.excluded if HPO_ID.fullmatch(hpo_id)]
         identifier = f"{article}_{patient_id}"
         subject = {"id": identifier}
         age, sex = subjects.get(patient_id, (None, None))
@@ -101,7 +104,7 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     return packets
 
 
-def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writer | None = None) -> int:
+def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writer | None = None, created: datetime | None = None) -> int:
     """Write each record's Phenopackets as ``DIR/<id>.json`` through the command's
     ``writer``; returns how many were written. All the records' file names are claimed
     first: two packets whose ids give one file name (articles sharing a PMID, patients
@@ -109,7 +112,7 @@ def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writ
     writer = writer or Writer()
     named = []
     for record in records:
-        for packet in phenopackets_for_record(record, ontology):
+        for packet in phenopackets_for_record(record, ontology, created=created):
             path = os.path.join(directory, phenopacket_file_name(packet["id"]))
             what = f"Phenopacket {packet['id']} of article {record['pmc_id']}"
             writer.claim(path, what)
@@ -121,14 +124,16 @@ def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writ
 
 def with_patients(records: list[dict], patients: dict[str, list[dict]] | None, evidence: list[dict] | None) -> list[dict]:
     """Submission records completed with the input articles' ``patient`` lists (article id
-    -> entries with their ``subject``) and the ``--explain`` evidence (whom each negated
-    mention is attributed to), as ``full_record`` gives them directly."""
+    -> entries with their ``subject``) and the ``--explain`` evidence (whom each mention is
+    attributed to, and its assertion flags), as ``full_record`` gives them directly."""
     patients = patients or {}
-    attributed: dict[tuple, list[str]] = {}
+    attributed: dict[tuple, tuple[list[str], list[str]]] = {}
     for line in evidence or []:
         for reason in line.get("evidence") or []:
             key = (line["pmc_id"], reason["offset"], reason["length"], reason["identifier"])
-            attributed.setdefault(key, []).extend(reason.get("patients") or [])
+            whom, flags = attributed.setdefault(key, ([], []))
+            whom.extend(reason.get("patients") or [])
+            flags.extend(flag for flag in reason.get("assertions") or [] if flag not in flags)
     completed = []
     for record in records:
         record = dict(record, entities=[dict(entity) for entity in record["entities"]])
@@ -137,7 +142,8 @@ def with_patients(records: list[dict], patients: dict[str, list[dict]] | None, e
         for entity in record["entities"]:
             key = (record["pmc_id"], entity["offset"], entity["length"], entity["identifier"])
             if key in attributed:
-                entity["patients"] = sorted(set(attributed[key]))
+                whom, flags = attributed[key]
+                entity["patients"], entity["assertions"] = sorted(set(whom)), flags
         completed.append(record)
     return completed
 
@@ -179,40 +185,51 @@ def _references(record: dict) -> list[dict]:
     return references
 
 
-def _created() -> str | None:
-    """``metaData.created`` from ``SOURCE_DATE_EPOCH`` (the reproducible-builds convention);
-    left out otherwise, so the same input gives the same bytes."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+def source_date() -> datetime | None:
+    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org) as a UTC time, None when unset or
+    empty; refused, naming it, unless a whole number of seconds from 0 to the end of
+    9999 (the commands check it before any work)."""
+    epoch = os.environ.get(SOURCE_DATE_EPOCH)
     if not epoch:
         return None
-    if not epoch.isdigit():
-        raise InputError(f"SOURCE_DATE_EPOCH: {epoch!r} is not a number of seconds")
-    return datetime.fromtimestamp(int(epoch), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if not re.fullmatch(r"[0-9]{1,12}", epoch) or int(epoch) > _LAST_SECOND:
+        shown = epoch if len(epoch) <= 40 else epoch[:40] + "..."
+        raise InputError(f"{SOURCE_DATE_EPOCH}: {shown!r} is not a whole number of seconds from 0 to {_LAST_SECOND} (9999-12-31T23:59:59Z)")
+    return datetime.fromtimestamp(int(epoch), timezone.utc)
 
 
-def _excluded_ids(record: dict) -> dict[str, set[str]]:
-    """Patient id -> HPO ids of the negated mentions attributed to it."""
-    excluded: dict[str, set[str]] = {}
-    for entity in record.get("entities") or []:
-        if entity.get("note") != NEGATED:
-            continue
-        ids = [part for part in parse_ids(entity["identifier"]) if HPO_ID.fullmatch(part)]
-        for patient_id in entity.get("patients") or []:
-            excluded.setdefault(patient_id, set()).update(ids)
-    return excluded
+def created_time(ontology: Ontology, created: datetime | None = None) -> str:
+    """``metaData.created``, never the clock: ``SOURCE_DATE_EPOCH`` when set, else
+    ``created`` (a command's ``--created``), else the loaded HPO release's date (its
+    data-version ``hp/releases/YYYY-MM-DD``) at 00:00:00Z, else (a release that names no
+    date) 1970-01-01T00:00:00Z; in UTC, to the second."""
+    when = source_date() or created or _release_date(ontology.data_version) or _UNDATED
+    return when.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
-def _not_own_ids(record: dict) -> dict[str, set[str]]:
-    """Patient id -> HPO ids its attributed mentions state only hypothetically or of a
-    relative (every mention of the id for that patient has one of those flags)."""
-    flagged: dict[str, set[str]] = {}
-    own: dict[str, set[str]] = {}
-    for entity in record.get("entities") or []:
-        ids = [part for part in parse_ids(entity["identifier"]) if HPO_ID.fullmatch(part)]
-        other = bool(set(entity.get("assertions") or ()) & NOT_OWN_FLAGS)
-        for patient_id in entity.get("patients") or []:
-            (flagged if other else own).setdefault(patient_id, set()).update(ids)
-    return {patient_id: ids - own.get(patient_id, set()) for patient_id, ids in flagged.items()}
+def _release_date(data_version: str) -> datetime | None:
+    found = _RELEASE_DATE.search(data_version)
+    try:
+        day = date.fromisoformat(found.group(1)) if found else None
+    except ValueError:  # 2025-13-45
+        return None
+    return None if day is None else datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+
+
+def _mention(entity: dict) -> Phenotype:
+    """A record's entity as the core's mention: its ids, whom it is attributed to, its flags."""
+    start = entity["offset"]
+    return Phenotype(
+        start,
+        start + entity["length"],
+        entity["text"],
+        parse_ids(entity["identifier"]),
+        entity.get("label") or "",
+        entity.get("note") == NEGATED,
+        tuple(entity.get("patients") or ()),
+        tuple(entity.get("provenance") or ()),
+        tuple(entity.get("assertions") or ()),
+    )
 
 
 def _feature(hpo_id: str, ontology: Ontology, article: str, excluded: bool, evidence: list[dict]) -> dict:
@@ -250,7 +267,7 @@ def text_subjects(article: Article) -> dict[str, dict]:
     return {patient_id: subject.data() for patient_id, subject in found.items()}
 
 
-def _subjects(patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
+def _subjects(article: str, patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
     """Patient id -> (ISO 8601 age, MALE/FEMALE): the record's ``subject`` (what the text
     says), else what the given mentions say; None where nothing is said or it disagrees."""
     subjects = {}
@@ -259,17 +276,41 @@ def _subjects(patients: list[dict]) -> dict[str, tuple[str | None, str | None]]:
         subject = patient.get("subject")
         if subject is None:
             subject = read_subject([m["text"] for m in patient.get("mention") or []], _subject_rules(), rules.cues, rules.number_words).data()
-        age = _duration(*subject["age"]) if subject["age"] else None
-        subjects[patient["patient_id"]] = (age, subject["sex"].upper() if subject["sex"] else None)
+        problem = subject_problem(subject)
+        if problem is not None:
+            raise InputError(f"{article}: patient {patient['patient_id']}: {problem[0]}: {problem[1]}")
+        age = _duration(*subject["age"]) if subject.get("age") else None
+        subjects[patient["patient_id"]] = (age, subject["sex"].upper() if subject.get("sex") else None)
     return subjects
 
 
+def subject_problem(subject: object) -> tuple[str, str] | None:
+    """(field, problem) of a patient's ``subject`` that a Phenopacket cannot state: ``sex``
+    is male, female or null, ``age`` [a number of at least 0, a unit of year, month, week,
+    day] or null (a number: 4 as well as 4.0)."""
+    if not isinstance(subject, dict):
+        return "subject", "expected an object with sex and age, or null"
+    sex, age = subject.get("sex"), subject.get("age")
+    if sex is not None and sex not in _SEXES:
+        return "subject.sex", f"{sex!r} is none of {', '.join(_SEXES)}, null"
+    if age is None:
+        return None
+    if not isinstance(age, (list, tuple)) or len(age) != 2:
+        return "subject.age", "expected [number, unit] or null"
+    value, unit = age
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return "subject.age", f"{value!r} is no number of at least 0"
+    if unit not in _UNITS:
+        return "subject.age", f"unit {unit!r} is none of {', '.join(_UNITS)}"
+    return None
+
+
 def _duration(value: float, unit: str) -> str | None:
-    """'P10Y' for (10, 'year'), 'P1Y6M' for 1.5 years; None where a unit would be rounded."""
-    if value.is_integer():
+    """'P10Y' for (10, 'year') or (10.0, 'year'), 'P1Y6M' for 1.5 years; None where a unit
+    would be rounded."""
+    if float(value).is_integer():
         return f"P{int(value)}{_UNITS[unit]}"
     months = (value - int(value)) * 12
     if unit == "year" and abs(months - round(months)) < 1e-9:
         return f"P{int(value)}Y{round(months)}M"
     return None
-

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import InputError
-from ..formats.phenopackets import phenopackets_for_record
+from ..formats.phenopackets import phenopackets_for_record, subject_problem
 from ..phenotype import ASSERTION_FLAGS, association_values
 from ..ontology import Ontology
 from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
@@ -37,10 +37,12 @@ class PatientMention(Shape):
 
 
 class PatientShape(Shape):
-    """The task's patient list (ids and given mentions, where sex and age are read from)."""
+    """The task's patient list (ids and given mentions, where sex and age are read from,
+    unless /annotate's ``subject`` says them: a JSON number, 4 as well as 4.0, for an age)."""
 
     patient_id: NonEmpty
     mention: list[PatientMention] = []
+    subject: dict | None = None
 
 
 class Mention(Shape):
@@ -86,6 +88,10 @@ def curated_records(payload: Any, ontology: Ontology) -> list[dict]:
 
 def curated_record(article: CuratedArticle, patient_list: list[dict], ontology: Ontology, place: str) -> dict:
     """One article's record; ``patient_list`` is its patient list as sent."""
+    for i, patient in enumerate(article.patient):
+        problem = None if patient.subject is None else subject_problem(patient.subject)
+        if problem is not None:
+            raise InputError(f"{place}.patient[{i}].{problem[0]}: {problem[1]}")
     found: dict[str, set[str]] = {patient.patient_id: set() for patient in article.patient}
     entities = []
     for i, mention in enumerate(article.mentions):

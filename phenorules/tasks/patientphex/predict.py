@@ -82,7 +82,7 @@ def patient_entries(patients: Iterable[Patient], subjects: dict[str, dict]) -> l
 
 def evidence_record(result: AnnotatedArticle) -> dict:
     """Why each phenotype went to its patients (``Phenotype.evidence``), one line per
-    article: every attributed mention, per association (patient, phenotype) the mentions
+    article: every attributed mention with its assertion flags, per association (patient, phenotype) the mentions
     that made it with their chains of rule rows, and the mentions a stage dropped with the
     rule row that dropped them."""
     evidence = [
@@ -92,6 +92,7 @@ def evidence_record(result: AnnotatedArticle) -> dict:
             "text": phenotype.text,
             "identifier": task_identifier(phenotype.hpo_ids),
             "note": "NO" if phenotype.negated else None,
+            "assertions": list(phenotype.assertions),
             **reason,
         }
         for phenotype in result.phenotypes
