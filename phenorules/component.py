@@ -26,6 +26,7 @@ from .phenotype import ASSERTION_FLAGS
 from .pipeline import add_stages, stage_plan
 from .profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
+from .stages.match import off_marks
 
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
@@ -122,9 +123,10 @@ def phenotype_terms(doc: Doc, ontology: Ontology) -> list[Span]:
         parts = span._.parts or [(span.start_char, span.end_char, (hpo_id,)) for hpo_id in hpo_ids]
         for start, end, part_ids in parts:
             for hpo_id in part_ids:
-                term = doc.char_span(start, end, label=PHENOTYPE_LABEL, kb_id=hpo_id, alignment_mode="expand")
+                term = off_marks(doc.char_span(start, end, label=PHENOTYPE_LABEL, alignment_mode="expand"))
                 if term is None:
                     continue
+                term.kb_id_ = hpo_id
                 if (term.start_char, term.end_char) != (span.start_char, span.end_char):
                     term._.hpo_ids, term._.hpo_label, term._.parts = part_ids, ontology.label(part_ids), None
                     for name in MENTION_EXTENSIONS:

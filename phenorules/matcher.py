@@ -3,7 +3,8 @@
 One automaton (pyahocorasick) holds every normalised lexicon key. The text is normalised
 with a length-preserving map (:mod:`phenorules.lexicon.normalize`), so a hit at ``[i, j)``
 in the normal form is the span ``text[i:j]`` of the original. Hits that start or end
-inside a word are dropped; overlapping hits are resolved longest-first, then leftmost,
+inside a word are dropped; combining marks are read through ("hypo\u0301tonia" is a hit,
+and one ends after the marks of its last letter); overlapping hits are resolved longest-first, then leftmost,
 and among the terms one key maps to, the entry with the best priority (curated files, term
 names, exact synonyms, other synonyms; variants after their base forms), then the
 lowest id.
@@ -12,6 +13,7 @@ lowest id.
 from __future__ import annotations
 
 import math
+import re
 from array import array
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
@@ -20,7 +22,7 @@ import ahocorasick
 from sortedcontainers import SortedList
 
 from .lexicon import Entry, Lexicon
-from .lexicon.normalize import is_word_char, normalize_text
+from .lexicon.normalize import grapheme_end, is_word_char, marks_in, normalize_text
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,21 @@ class PhraseMatcher:
         return self.automaton.get(key)
 
     def candidates(self, text: str, normal: str | None = None) -> list[Match]:
-        """Every word-bounded hit, with the best entry its key and surface allow."""
+        """Every word-bounded hit, with the best entry its key and surface allow; in a text
+        with combining marks, the hits of the text without them, each from the first letter
+        to the last mark of its last letter."""
         if not self.rows:
             return []
         normal = normalize_text(text) if normal is None else normal
+        marks = marks_in(normal)
+        if not marks:
+            return self._candidates(text, normal)
+        mark = re.compile(f"[{re.escape(marks)}]")
+        kept = [i for run in re.finditer(f"[^{re.escape(marks)}]+", normal) for i in range(run.start(), run.end())]
+        hits = self._candidates(mark.sub("", text), mark.sub("", normal))
+        return [Match(kept[hit.start], grapheme_end(normal, kept[hit.end - 1] + 1), hit.entry) for hit in hits]
+
+    def _candidates(self, text: str, normal: str) -> list[Match]:
         out = []
         for last, index in self.automaton.iter(normal):
             length, entries = self.entries(index)

@@ -2,21 +2,34 @@
 
 Tokens are runs of letters and digits, single other characters, and white space; spaCy's
 default rules (prefixes, suffixes, exceptions) are not needed for phenotype matching, and
-this is several times faster on long articles. Registered so that ``nlp.config`` names it.
+this is several times faster on long articles. A combining mark stays in the token of the
+character before it ("hypotonia\u0301", "(\u0301"), so no token boundary cuts a grapheme
+and a mention never starts on a mark. Registered so that ``nlp.config`` names it.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
+from .lexicon.normalize import marks_in
+
 # A word-character run or any other non-space character, with the one space after it
 # (that token's trailing space), or a white-space run that is a token of its own, as in spaCy.
 _PIECE = re.compile(r"([^\W_]+|\S)( ?)|(\s+)")
+
+
+@lru_cache(maxsize=64)
+def _pieces_with_marks(marks: str) -> re.Pattern:
+    """:data:`_PIECE` where each character also takes the combining ``marks`` after it (a
+    mark after white space, or at the start, is a token of its own)."""
+    mark = f"[{re.escape(marks)}]"
+    return re.compile(rf"((?:[^\W_]{mark}*)+|\S{mark}*)( ?)|(\s+)")
 
 
 class WordTokenizer:
@@ -24,7 +37,8 @@ class WordTokenizer:
         self.vocab = vocab
 
     def __call__(self, text: str) -> Doc:
-        pieces = _PIECE.findall(text)
+        marks = marks_in(text)
+        pieces = (_pieces_with_marks(marks) if marks else _PIECE).findall(text)
         words = [token or white_space for token, _, white_space in pieces]
         spaces = [bool(space) for _, space, _ in pieces]
         return Doc(self.vocab, words=words, spaces=spaces)

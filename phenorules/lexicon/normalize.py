@@ -1,7 +1,10 @@
 """One normal form for lexicon keys and article text, with a 1:1 character map.
 
 Normalising never changes the length of a string, so an offset into the normal form is the
-same offset into the original text: matches map back to exact spans for free.
+same offset into the original text: matches map back to exact spans for free. A combining
+mark (U+0301 in "hypotonia\u0301") stays where it is: it belongs to the character before
+it, and a mention starts and ends on such grapheme boundaries only (:func:`is_mark`,
+:func:`grapheme_end`).
 """
 
 from __future__ import annotations
@@ -53,3 +56,25 @@ def normalize_key(phrase: str) -> str:
 
 def is_word_char(char: str) -> bool:
     return char.isalnum()
+
+
+def is_mark(char: str) -> bool:
+    """A combining mark (Unicode category M: Mn, Mc, Me), part of the grapheme of the
+    character before it; no word character of its own."""
+    return unicodedata.category(char)[0] == "M"
+
+
+def marks_in(text: str) -> str:
+    """The distinct combining marks of ``text``, sorted; "" for most text (an ASCII text is
+    told in C, and a set of its characters is read otherwise)."""
+    if text.isascii():
+        return ""
+    return "".join(sorted(char for char in set(text) if is_mark(char)))
+
+
+def grapheme_end(text: str, end: int) -> int:
+    """``end`` moved past the combining marks that follow it: an end that never cuts a
+    letter from its marks."""
+    while end < len(text) and is_mark(text[end]):
+        end += 1
+    return end

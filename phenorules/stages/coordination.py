@@ -18,7 +18,7 @@ Rules: ``rules/coordination.tsv`` (conjunctions per pattern), ``rules/ordinals.t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Iterator
@@ -30,7 +30,7 @@ from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..errors import InputError, SettingError
 from ..intervals import Extents
 from ..knowledge_base import KnowledgeBase
-from ..lexicon.normalize import normalize_key
+from ..lexicon.normalize import grapheme_end, normalize_key
 from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..matcher import non_overlapping
 from ..ontology import Ontology
@@ -609,7 +609,14 @@ def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
 def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Ontology) -> list[Span]:
     """Compounds (longest first) replace the mentions they overlap; result in text order.
     The compounds chosen never overlap each other (:func:`~phenorules.matcher.non_overlapping`),
-    and the mentions each covers are looked up in an index of the mentions."""
+    and the mentions each covers are looked up in an index of the mentions. A compound and
+    each of its parts end past the combining marks of their last letter (read as words,
+    "palate\u0301" ends before its mark)."""
+    text = doc_text(doc)
+    compounds = [
+        replace(compound, end=grapheme_end(text, compound.end), parts=tuple((start, grapheme_end(text, end), ids) for start, end, ids in compound.parts))
+        for compound in compounds
+    ]
     placed = [compound for compound in compounds if doc.char_span(compound.start, compound.end) is not None]
     index = Extents((s.start_char, s.end_char) for s in spans)
     chosen: list[Span] = []

@@ -12,7 +12,7 @@ from spacy.tokens import Doc, Span
 from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
 from ..knowledge_base import KnowledgeBase
 from ..lexicon import Entry
-from ..lexicon.normalize import normalize_key
+from ..lexicon.normalize import grapheme_end, is_mark, normalize_key
 from ..matcher import Match, PhraseMatcher
 from .knowledge import KB_CONFIG
 
@@ -87,7 +87,7 @@ class PhenotypeMatcher:
         for match in self.kb.matcher(doc_text(doc)):
             span, provenance = align(doc, match)
             # Two matches inside one foreign token would share the span's extension values.
-            if (span.start, span.end) in taken:
+            if span is None or (span.start, span.end) in taken:
                 continue
             taken.add((span.start, span.end))
             spans.append(annotate(span, match.entry, provenance, self.kb))
@@ -95,15 +95,34 @@ class PhenotypeMatcher:
         return doc
 
 
-def align(doc: Doc, match: Match) -> tuple[Span, list[str]]:
-    """The span at the match's exact offsets; with a foreign tokenizer whose tokens do
-    not end where the match does, the tokens that hold it (so that no match is lost)."""
+def align(doc: Doc, match: Match) -> tuple[Span | None, list[str]]:
+    """The span at the match's exact offsets, its end past the combining marks of its last
+    letter; with a foreign tokenizer whose tokens do not end where the match does, the
+    tokens that hold it (so that no match is lost), and the tokens before those while
+    they would begin on a combining mark (spaCy leaves the mark of "(" on the next word:
+    "(\u0301hypotonia"). None where the tokens begin on one at the start of the text or
+    after white space: a span never begins on a mark."""
     provenance = [match.entry.provenance]
-    span = doc.char_span(match.start, match.end, label=PHENOTYPE_LABEL)
+    end = grapheme_end(doc_text(doc), match.end)
+    span = doc.char_span(match.start, end, label=PHENOTYPE_LABEL)
     if span is None:
-        span = doc.char_span(match.start, match.end, label=PHENOTYPE_LABEL, alignment_mode="expand")
+        span = off_marks(doc.char_span(match.start, end, label=PHENOTYPE_LABEL, alignment_mode="expand"))
         provenance.append(EXPANDED_TO_TOKENS)
     return span, provenance
+
+
+def off_marks(span: Span | None) -> Span | None:
+    """``span`` with the tokens before it that it takes while it would begin on a combining
+    mark (tokens written together, with no white space between); None if it still would,
+    or if there is no span."""
+    if span is None:
+        return None
+    doc, start = span.doc, span.start
+    while is_mark(doc[start].text[0]) and start and not doc[start - 1].whitespace_:
+        start -= 1
+    if is_mark(doc[start].text[0]):
+        return None
+    return span if start == span.start else Span(doc, start, span.end, label=PHENOTYPE_LABEL)
 
 
 def annotate(span: Span, entry: Entry, provenance: list[str], kb: KnowledgeBase) -> Span:

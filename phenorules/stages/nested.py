@@ -47,6 +47,8 @@ class NestedTerms:
                     continue
                 taken.add((start, end))
                 span, provenance = align(doc, Match(start, end, match.entry))
+                if span is None:
+                    continue
                 nested.append(annotate(span, match.entry, provenance + [NESTED], self.kb))
         if nested:
             doc.spans[PHENOTYPES] = sorted(mentions + nested, key=lambda s: (s.start_char, -s.end_char))

@@ -75,6 +75,8 @@ class WordOrder(RefinesMatches):
             if any(spans[i].start_char == start and spans[i].end_char == end for i in overlapping):
                 continue  # the dictionary found this span as it is written
             span, provenance = align(doc, match)
+            if span is None:
+                continue
             for i in overlapping:
                 spans[i] = None
             added.append(annotate(span, match.entry, provenance + [RULE, *self.families(text, match)], self.kb))
@@ -91,6 +93,8 @@ class WordOrder(RefinesMatches):
             if added_reach > match.start or index.overlaps_any(match.start, match.end):
                 continue  # only where no mention lies
             span, provenance = align(doc, match)
+            if span is None:
+                continue
             added.append(annotate(span, match.entry, provenance + [SKIP_RULE, *self.families(text, match)], self.kb))
             added_reach = max(added_reach, span.end_char)
         return added
