@@ -12,8 +12,9 @@ One ``phenotypicFeature`` per HPO id, observed or ``excluded`` as
 the mentions attributed to it; each cites the article (``ECO:0000033`` author statement
 supported by traceable reference, the PMID or PMCID). ``metaData`` names the HPO release
 loaded, phenorules' version and the article, and ``created`` (:func:`created_time`: never
-the clock, so the same input gives the same bytes). The message is built with the ``phenopackets`` protobuf bindings, so every field name and
-type is the schema's; the dict is what ``json_format.MessageToDict`` gives.
+the clock, so the same input gives the same bytes). The message is built with the
+``phenopackets`` protobuf bindings, so every field name and type is the schema's; the dict
+is what ``json_format.MessageToDict`` gives.
 """
 
 from __future__ import annotations
