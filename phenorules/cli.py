@@ -14,7 +14,7 @@ import signal
 import click
 
 from . import __version__
-from .errors import InputError, PhenorulesError
+from .errors import InputError, PhenorulesError, one_line
 from .files import json_value, remove_temporaries_on_signals
 from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
 from .writer import Writer, silence_stdout
@@ -116,13 +116,13 @@ class PhenorulesGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PhenorulesError as error:
-            click.echo(f"phenorules: error: {error}", err=True)
+            click.echo(f"phenorules: error: {one_line(str(error))}", err=True)
             ctx.exit(2)
         except OSError as error:  # e.g. standard output full; a closed pipe (| head) exits quietly
             if error.errno == errno.EPIPE:
                 raise
             silence_stdout()
-            click.echo(f"phenorules: error: {error.filename or '<stdout>'}: {error.strerror or error}", err=True)
+            click.echo(one_line(f"phenorules: error: {error.filename or '<stdout>'}: {error.strerror or error}"), err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
             click.echo("phenorules: interrupted", err=True)
@@ -403,10 +403,10 @@ def annotate(
     for row in rows:
         if len(articles) > 1 and row["article"] != article:
             article = row["article"]
-            click.echo(f"# {article}")
+            click.echo(one_line(f"# {article}"))
         flag = "NEG" if row["negated"] else "   "
         patients = ",".join(row["patients"]) or "-"
-        click.echo(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  patient {patients}  [{'; '.join(row['provenance'])}]")
+        click.echo(one_line(f"{row['start']:>6}-{row['end']:<6} {flag} {row['hpo_id']:<12} {row['text']!r:<32} {row['label']}  patient {patients}  [{'; '.join(row['provenance'])}]"))
 
 
 @main.command()

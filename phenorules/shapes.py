@@ -132,26 +132,41 @@ def _json_kinds(annotation: Any) -> tuple[type, ...]:
 # A JSON string may escape half of a UTF-16 pair (\ud800), which is no Unicode text and
 # could not be written out.
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def has_surrogate(text: str) -> bool:
-    return any("\ud800" <= char <= "\udfff" for char in text)
+    return SURROGATE.search(text) is not None
 
 
 def surrogate_problem(value: Any, root: str = "article") -> tuple[str, str] | None:
     """(field, problem) for the first string of a JSON value holding a lone UTF-16
     surrogate (a key too), fields named from ``root`` down ("full_text[0].text")."""
+    found = first_character(value, SURROGATE, root)
+    if found is None:
+        return None
+    field, position, char = found
+    if position is None:
+        return field, "a key holds a lone UTF-16 surrogate (not Unicode text)"
+    return field, f"lone UTF-16 surrogate \\u{ord(char):04x} at character {position} (not Unicode text)"
+
+
+def first_character(value: Any, characters: re.Pattern, root: str = "article") -> tuple[str, int | None, str] | None:
+    """(field, position, character) of the first character of a JSON value's strings that
+    ``characters`` matches, fields named from ``root`` down ("full_text[0].text"); in a
+    key, the field is the object's and the position None."""
     stack: list[tuple[str, Any]] = [(root, value)]
     while stack:
         field, item = stack.pop()
         if isinstance(item, str):
-            if has_surrogate(item):
-                position = next(i for i, char in enumerate(item) if "\ud800" <= char <= "\udfff")
-                return field, f"lone UTF-16 surrogate \\u{ord(item[position]):04x} at character {position} (not Unicode text)"
+            found = characters.search(item)
+            if found:
+                return field, found.start(), found.group()
         elif isinstance(item, dict):
             for key, inner in reversed(item.items()):
-                if has_surrogate(key):
-                    return field, "a key holds a lone UTF-16 surrogate (not Unicode text)"
+                found = characters.search(key)
+                if found:
+                    return field, None, found.group()
                 stack.append((key if field == root else f"{field}.{key}", inner))
         elif isinstance(item, list):
             stack.extend((f"{field}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))

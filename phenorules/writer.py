@@ -428,9 +428,20 @@ def _pmc_id(path: str, number: int, line: bytes) -> str:
     return record["pmc_id"]
 
 
+# Line ends other than "\n" that JSON leaves unescaped in a string; str.splitlines() and
+# other readers of lines end a line at each.
+_LINE_ENDS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def json_line(value, sort_keys: bool = False) -> str:
+    """``value`` as one line of JSON (UTF-8 text, no ASCII escapes but for the line ends a
+    reader of lines would break it at), with its newline."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys).translate(_LINE_ENDS) + "\n"
+
+
 def jsonl_line(record: dict) -> str:
     """A record as a JSON line as it is (keys sorted): the ``--explain`` evidence file."""
-    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    return json_line(record, sort_keys=True)
 
 
 def write_jsonl(path: str, records: Iterable[dict], what: str = "records", writer: Writer | None = None) -> None:

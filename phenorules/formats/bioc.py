@@ -24,10 +24,10 @@ import re
 from typing import Any, Callable
 
 from ..annotated import AnnotatedArticle
-from ..article import Article, Passage
+from ..article import Article, Passage, article_fields
 from ..errors import InputError
 from ..lexicon.tsv import format_ids
-from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check
+from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check, first_character
 from ..phenotype import ASSERTION_FLAGS, Phenotype
 from .admit import admitted, decode
 from ..registry import Format, register
@@ -38,6 +38,9 @@ PMID_INFON = "article-id_pmid"
 COLLECTION_FIELDS = ("source", "date", "key", "infons")
 SENTENCE_GAP = " "  # between the sentences of a passage that has no text of its own
 XML_START = re.compile(rb"<\?xml\b|<!DOCTYPE\s+collection\b|<collection\b")
+# What XML 1.0 cannot hold, not even as a character reference (NUL, most control
+# characters, U+FFFE, U+FFFF): lxml refuses to write it.
+NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 class _Invalid(Exception):
@@ -338,5 +341,18 @@ def _bioc_installed(articles: list[Article]) -> None:
     require("bioc")
 
 
+def _xml_writable(articles: list[Article]) -> None:
+    """Refuse, naming the article and the field, a string XML cannot hold: in the article
+    (its id, pmid, passages, patient ids) or in the BioC document it was read from."""
+    _bioc_installed(articles)
+    for article in articles:
+        source = {"source": article.source} if article.source is not None else {}
+        found = first_character(article_fields(article) | source, NOT_XML)
+        if found is not None:
+            field, position, char = found
+            where = "in a key" if position is None else f"at character {position}"
+            raise InputError(f"article {article.id}: {field}: {char!r} {where} cannot be written in XML: write it as BioC JSON (--output-format bioc)")
+
+
 BIOC = register(Format("bioc", "BioC JSON (and XML, told by the content)", "BioC JSON", extensions=(".xml",), read=read_bioc, write=_written(bioc_json), check=_bioc_installed))
-BIOC_XML = register(Format("bioc-xml", "BioC XML", "BioC XML", read=read_bioc, write=_written(bioc_xml), check=_bioc_installed))
+BIOC_XML = register(Format("bioc-xml", "BioC XML", "BioC XML", read=read_bioc, write=_written(bioc_xml), check=_xml_writable))

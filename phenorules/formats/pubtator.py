@@ -4,9 +4,14 @@ per mention, a blank line after each article.
 
 Offsets count in the title, a space and the abstract, as PubTator's do. An abstract split
 into several passages (structured abstracts) is written as one, the gaps between its
-passages as spaces, so every offset maps by a shift. The form holds no negation, patient
-or provenance (BioC does). A full text with other sections is not PubTator's to hold (it
-serves them as BioC): that is an error naming the article and the sections.
+passages as spaces, so every offset maps by a shift; a tab or a line break in a text
+(any that ``str.splitlines`` breaks at, U+2028 too) is written as a space, which keeps
+the offsets. The id (the PMID, else the article's id) opens every line of the article, so
+one that a reader would not read back (empty, with a ``|``, a tab, a line break or
+spaces at its ends) is an error naming the article and the field, before any work. The
+form holds no negation, patient or provenance (BioC does). A full text with other
+sections is not PubTator's to hold (it serves them as BioC): that is an error naming the
+article and the sections.
 """
 
 from __future__ import annotations
@@ -22,11 +27,17 @@ from ..registry import Format, register
 TITLE, ABSTRACT = "TITLE", "ABSTRACT"
 TEXT = "TEXT"  # the one passage of a plain-text article: written as an abstract without title
 ENTITY_TYPE = "Phenotype"
-_BREAKS = re.compile(r"[\t\r\n]")  # would end a PubTator line or field; same length in spaces
+_BREAKS = re.compile(r"[\t\n\x0b\x0c\r\x1c-\x1e\x85\u2028\u2029]")  # end a PubTator line or field; same length in spaces
+ID_SEPARATOR = "|"  # between the id and t or a
 
 
 def check_pubtator(article: Article) -> None:
-    """Refuse, naming the article and its sections, what is not a title and an abstract."""
+    """Refuse, naming the article, an id PubTator cannot hold and what is not a title and an
+    abstract."""
+    field, written_id = ("pmid", article.pmid) if article.pmid else ("id", article.id)
+    problem = id_problem(written_id or "")
+    if problem:
+        raise InputError(f"article {article.id}: {field}: {problem}: PubTator could not read it back")
     sections = [passage.section_type for passage in article.passages]
     body = sections[1:] if sections[:1] == [TITLE] else sections
     if sections != [TEXT] and not all(section == ABSTRACT for section in body):
@@ -63,9 +74,18 @@ def pubtator_article(result: AnnotatedArticle) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def id_problem(identifier: str) -> str | None:
+    """Why ``identifier`` cannot open a PubTator line (``ID|t|``, ``ID<tab>``), or None."""
+    unfit = next((char for char in identifier if char == ID_SEPARATOR or (char.isspace() and char != " ")), None)
+    if unfit:
+        return f"holds {unfit!r}"
+    if identifier != identifier.strip():
+        return "spaces at its ends"
+    return None if identifier else "empty"
+
+
 def _flat(text: str) -> str:
     return _BREAKS.sub(" ", text)
-
 
 
 def write_pubtator(results: list[AnnotatedArticle]) -> str:

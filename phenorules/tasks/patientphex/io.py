@@ -8,13 +8,12 @@ deterministically (same predictions, same bytes) and atomically (never a half-wr
 from __future__ import annotations
 
 import io
-import json
 import re
 from typing import Any, Callable, Iterable
 
 from phenorules.errors import ON_ERROR, InputError, warn
 from phenorules.files import json_value, read_bytes
-from phenorules.writer import Writer
+from phenorules.writer import Writer, json_line
 from phenorules.article import Article as CoreArticle, passages_problem as core_passages_problem
 from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
 
@@ -317,7 +316,7 @@ def write_predictions(path: str, records: Iterable[dict], writer: Writer | None 
 
 def prediction_line(record: dict) -> str:
     """A record as its line of the predictions file."""
-    return json.dumps(_canonical(record), ensure_ascii=False) + "\n"
+    return json_line(_canonical(record))
 
 
 _ENTITY_KEYS = ("identifier", "type", "offset", "length", "text", "note")
