@@ -65,7 +65,7 @@ def article_of(item: Item, on_error: str) -> Article | None:
     if item.raw is None:
         return item.article
     try:
-        return registry.get(item.format).read_line(item.source, item.lineno, item.raw)
+        return registry.get(item.format).article_of_line(item.source, item.lineno, item.raw)
     except InputError as error:
         if on_error == "fail":
             raise

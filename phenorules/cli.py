@@ -38,7 +38,20 @@ class FormatName(click.ParamType):
         return "[" + "|".join(self.names()) + "]"
 
     def convert(self, value, param, ctx):
-        if value not in self.names():
+        """``value`` if it names a format that reads (writes); a plugin that fails to load
+        is one line naming it, not click's usage message."""
+        from . import registry
+        from .errors import SettingError
+
+        if self.auto and value == "auto":
+            return value
+        try:
+            format_ = registry.get(value)
+        except registry.BrokenPlugin as error:
+            raise SettingError(f"{param.opts[-1]} {value}: {error}") from None
+        except SettingError:
+            format_ = None
+        if format_ is None or (format_.write is None and format_.line is None if self.writes else format_.read is None):
             self.fail(f"{value!r} is not one of {', '.join(map(repr, self.names()))}.", param, ctx)
         return value
 
@@ -259,14 +272,13 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
         require("phenopackets")
         check_directory(phenopackets_dir)
     articles, chosen = read_input_format(input_path, input_format, on_error)
-    if written.check is not None:
-        written.check(articles)  # before the work
+    written.check_articles(articles)  # before the work
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     results = progress(annotate(nlp, articles), len(articles), quiet)
     if phenopackets_dir is not None:
         results = _writing_phenopackets(results, phenopackets_dir, created, hpo, quiet, writer)
     results = list(results)
-    output = written.write(results)
+    output = written.write_results(results)
     writer.write(output_path, [output], written.what, binary=isinstance(output, bytes))
     if explain_path is not None:
         explained = registry.get(STREAMED_FORMAT).explain

@@ -30,6 +30,11 @@ def one_line(message: str) -> str:
     return message.translate(_UNPRINTED)
 
 
+def describe(error: BaseException) -> str:
+    """An exception raised by code not ours (a plugin) as one line: its type and message."""
+    return one_line(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
+
+
 def warn(message: str) -> None:
     """A problem the run goes on past (an article skipped, an odd gold identifier): one
     line on stderr."""

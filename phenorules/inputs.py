@@ -58,7 +58,7 @@ def parse_input_format(name: str, data: bytes, input_format: str = "auto", text_
         warn(f"{name}: empty: no article to read")
         return [], chosen
     chosen = detect_format(data, name) if input_format == "auto" else input_format
-    return registry.get(chosen).read(name, data, text_id, on_error), chosen
+    return registry.get(chosen).read_articles(name, data, text_id, on_error), chosen
 
 
 def format_profile(input_format: str, profile: str = AUTO) -> str:

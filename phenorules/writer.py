@@ -90,6 +90,8 @@ class Writer:
             with atomic_file(target, mode, permissions=0o644) as out:
                 out.writelines(chunks)
             self.written(path, what)
+        except UnicodeEncodeError as error:
+            raise InputError(f"{path}: cannot write the {what}: {error.object[error.start]!r} is a lone UTF-16 surrogate, not Unicode text") from None
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise  # the reader stopped early (| head): click exits quietly
