@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -81,8 +82,9 @@ def forget_temporary(temporary: str) -> None:
 
 @contextmanager
 def atomic_file(path: str | os.PathLike, mode: str = "w", permissions: int = 0o600) -> Iterator[IO]:
-    """A temporary file beside ``path``, renamed over it when the block ends without an
-    error and removed otherwise (or on SIGTERM/SIGHUP)."""
+    """A temporary file beside ``path``, renamed over it with ``permissions`` when the
+    block ends without an error and removed otherwise (or on SIGTERM/SIGHUP); until then
+    it is the user's alone (mkstemp's 0600)."""
     path = os.fspath(path)
     handle, temporary = temporary_beside(path)
     try:
@@ -91,12 +93,30 @@ def atomic_file(path: str | os.PathLike, mode: str = "w", permissions: int = 0o6
             yield out
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, permissions)  # mkstemp creates 0600; outputs are meant to be shared
+        os.chmod(temporary, permissions)
         os.replace(temporary, path)
     finally:
         forget_temporary(temporary)
         if os.path.lexists(temporary):
             os.unlink(temporary)
+
+
+def output_mode(path: str) -> int:
+    """The permissions of a file written at ``path``: those of the file it replaces (an
+    output made private stays private), else what the umask leaves of 0o666, as for any
+    file a program creates."""
+    info = stat_or_none(path)
+    if info is not None and stat.S_ISREG(info.st_mode):
+        return stat.S_IMODE(info.st_mode) & 0o777
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask. ``os.umask`` is the only portable reader and sets it too: for
+    that instant it is 0o077, so a file another thread creates then is private, never open."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def remove_stale_temporaries(directory: str | os.PathLike, name: str | None = None, spare: Callable[[str], bool] | None = None) -> None:

@@ -13,7 +13,8 @@ and renamed over it at the end, so a failed or killed run leaves the previous ou
 was; the temporary is removed on an error, on SIGTERM and SIGHUP, and, after a SIGKILL, by
 the next run that writes there (see :mod:`phenorules.files`). A symlink is followed (the
 file it points to is replaced, the link stays); what is not a regular file (a device, a
-FIFO, ``/dev/stdout``) is written through; ``-`` is standard output.
+FIFO, ``/dev/stdout``) is written through; ``-`` is standard output. A file replaced keeps
+its permissions, a new one gets what the umask leaves (:func:`~phenorules.files.output_mode`).
 
 :class:`LineOutput` streams ``predict``'s lines into ``OUT.partial``: see its docstring.
 """
@@ -32,7 +33,16 @@ import zlib
 from typing import BinaryIO, Iterable, Iterator
 
 from .errors import InputError
-from .files import GZIP_MAGIC, STDIN, atomic_file, forget_temporary, remove_stale_temporaries, stat_or_none, temporary_beside
+from .files import (
+    GZIP_MAGIC,
+    STDIN,
+    atomic_file,
+    forget_temporary,
+    output_mode,
+    remove_stale_temporaries,
+    stat_or_none,
+    temporary_beside,
+)
 
 STDOUT = "-"
 PARTIAL_SUFFIX = ".partial"
@@ -87,7 +97,7 @@ class Writer:
                 return
             target = os.path.realpath(path)
             remove_stale_temporaries(os.path.dirname(target), os.path.basename(target), spare=self.claimed)
-            with atomic_file(target, mode, permissions=0o644) as out:
+            with atomic_file(target, mode, permissions=output_mode(target)) as out:
                 out.writelines(chunks)
             self.written(path, what)
         except UnicodeEncodeError as error:
@@ -280,11 +290,13 @@ class LineOutput:
 
     def _fresh_partial(self, keep: int) -> BinaryIO:
         """A new ``.partial`` with the first ``keep`` lines of the source, locked: made as an
-        exclusive temporary file and renamed over the name."""
+        exclusive temporary file and renamed over the name, with the mode of the output it
+        becomes (writable by its owner, for a ``resume``)."""
         remove_stale_temporaries(os.path.dirname(self.partial), os.path.basename(self.partial), spare=self._writer.claimed)
         handle, temporary = temporary_beside(self.partial)
         out = os.fdopen(handle, "r+b")
         try:
+            os.fchmod(handle, output_mode(self.target) | stat.S_IWUSR)
             fcntl.flock(out, fcntl.LOCK_EX | fcntl.LOCK_NB)
             for number, line in enumerate(_complete_lines(self._source) if keep else (), start=1):
                 if number > keep:
@@ -341,12 +353,12 @@ class LineOutput:
             if self.gzip:
                 self._file.seek(0)
                 remove_stale_temporaries(os.path.dirname(self.target), os.path.basename(self.target), spare=self._writer.claimed)
-                with atomic_file(self.target, "wb", permissions=0o644) as out:
+                with atomic_file(self.target, "wb", permissions=output_mode(self.target)) as out:
                     with self._compressor(out) as compressed:
                         shutil.copyfileobj(self._file, compressed, 1 << 20)
                 os.unlink(self.partial)
             else:
-                os.chmod(self.partial, 0o644)
+                os.chmod(self.partial, output_mode(self.target))
                 os.replace(self.partial, self.target)
             self._writer.written(self.path, self.what)
         except OSError as error:

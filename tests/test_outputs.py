@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -237,3 +238,76 @@ def test_a_resumed_gzip_output_is_the_bytes_of_a_whole_run(tmp_path):
     assert run("predict", str(ANNOTATED), "-o", str(resumed), "--resume", "-q").exit_code == 0
     assert resumed.read_bytes() == whole.read_bytes()
     assert gzip.decompress(whole.read_bytes()) == plain.read_bytes()
+
+
+# --- modes: an output is as private as the file it replaces, or as the umask says -----------
+
+PREVIOUS = b"previous output\n"
+ABSTRACT = {"pmc_id": "A1", "pmid": "11", "patient": [{"patient_id": "P1", "mention": []}], "full_text": [
+    {"section_type": "TITLE", "type": "front", "offset": 0, "text": "Seizures."},
+    {"section_type": "ABSTRACT", "type": "abstract", "offset": 10, "text": "A girl had ataxia and no hypotonia."},
+]}
+# (options, the files they write, relative to the test's directory): every way the writer writes
+ROUTES = {
+    "predictions through OUT.partial": (["predict", "{in}", "-o", "out.jsonl"], ["out.jsonl"]),
+    "gzipped predictions": (["predict", "{in}", "-o", "out.jsonl.gz", "--explain", "why.jsonl"], ["out.jsonl.gz", "why.jsonl"]),
+    "BioC and evidence": (["predict", "{in}", "--to", "bioc", "-o", "out.json", "--explain", "why.jsonl.gz"], ["out.json", "why.jsonl.gz"]),
+    "gzipped DocBin": (["predict", "{in}", "--to", "docbin", "-o", "out.spacy.gz"], ["out.spacy.gz"]),
+    "Phenopackets": (["predict", "{in}", "-o", "out.jsonl", "--phenopackets", "pp"], ["out.jsonl", "pp/PMID_11_P1.json"]),
+    "HTML view": (["annotate", "{in}", "--html", "view.html"], ["view.html"]),
+}
+
+
+def run_route(tmp_path, route):
+    source = jsonl(tmp_path / "in.jsonl", ABSTRACT)
+    options, files = ROUTES[route]
+    (tmp_path / "pp").mkdir(exist_ok=True)
+    result = CliRunner().invoke(main, [option.format(**{"in": source}) for option in options] + ["--hpo", MINI_OBO, "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return [tmp_path / name for name in files]
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_replaced_output_keeps_its_mode(tmp_path, monkeypatch, route):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pp").mkdir()
+    for name in ROUTES[route][1]:
+        (tmp_path / name).write_bytes(PREVIOUS)
+        (tmp_path / name).chmod(0o600 if name != "why.jsonl" else 0o640)
+    for path in run_route(tmp_path, route):
+        assert path.read_bytes() != PREVIOUS and mode(path) == (0o600 if path.name != "why.jsonl" else 0o640), path
+
+
+@pytest.mark.parametrize("umask, expected", [(0o077, 0o600), (0o022, 0o644), (0o027, 0o640)])
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_new_output_has_the_mode_the_umask_gives(tmp_path, monkeypatch, route, umask, expected):
+    monkeypatch.chdir(tmp_path)
+    previous = os.umask(umask)
+    try:
+        paths = run_route(tmp_path, route)
+    finally:
+        os.umask(previous)
+    assert [mode(path) for path in paths] == [expected] * len(paths)
+
+
+@pytest.mark.parametrize("umask, replaced, expected", [(0o022, None, 0o644), (0o077, None, 0o600), (0o022, 0o600, 0o600)])
+def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(tmp_path, umask, replaced, expected):
+    from phenorules.writer import Writer
+
+    out = tmp_path / "out.jsonl"
+    if replaced is not None:
+        out.write_bytes(PREVIOUS)
+        out.chmod(replaced)
+    previous = os.umask(umask)
+    try:
+        lines = Writer().lines(str(out), "predictions")
+        lines.start(0)
+        lines.write('{"pmc_id": "A1"}\n')
+        lines.close()  # as an interrupted run leaves it
+    finally:
+        os.umask(previous)
+    assert mode(tmp_path / "out.jsonl.partial") == expected
