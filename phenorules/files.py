@@ -11,6 +11,7 @@ a command may write, and how, is :mod:`phenorules.writer`'s business.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from .errors import InputError
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
+GZIP_SUFFIX = ".gz"  # an output so named is written gzip-compressed
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp")
 _TEMPORARIES: set[str] = set()  # this process's temporary files, removed on a signal
 
@@ -117,6 +119,12 @@ def _umask() -> int:
     mask = os.umask(0o077)
     os.umask(mask)
     return mask
+
+
+def gzip_writer(raw: BinaryIO) -> gzip.GzipFile:
+    """A gzip stream onto ``raw`` whose header holds no time and no file name, so the same
+    bytes give the same file; closing it leaves ``raw`` open."""
+    return gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
 
 
 def remove_stale_temporaries(directory: str | os.PathLike, name: str | None = None, spare: Callable[[str], bool] | None = None) -> None:

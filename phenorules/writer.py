@@ -14,7 +14,8 @@ was; the temporary is removed on an error, on SIGTERM and SIGHUP, and, after a S
 the next run that writes there (see :mod:`phenorules.files`). A symlink is followed (the
 file it points to is replaced, the link stays); what is not a regular file (a device, a
 FIFO, ``/dev/stdout``) is written through; ``-`` is standard output. A file replaced keeps
-its permissions, a new one gets what the umask leaves (:func:`~phenorules.files.output_mode`).
+its permissions, a new one gets what the umask leaves (:func:`~phenorules.files.output_mode`);
+a name ending in ``.gz`` is written gzip-compressed, the same bytes for the same input.
 
 :class:`LineOutput` streams ``predict``'s lines into ``OUT.partial``: see its docstring.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import gzip
 import json
 import os
 import shutil
@@ -35,9 +35,11 @@ from typing import BinaryIO, Iterable, Iterator
 from .errors import InputError
 from .files import (
     GZIP_MAGIC,
+    GZIP_SUFFIX,
     STDIN,
     atomic_file,
     forget_temporary,
+    gzip_writer,
     output_mode,
     remove_stale_temporaries,
     stat_or_none,
@@ -83,22 +85,23 @@ class Writer:
 
     def write(self, path: str, chunks: Iterable[str] | Iterable[bytes], what: str, binary: bool = False) -> None:
         """Claim ``path`` (if not yet) and write ``chunks`` (bytes if ``binary``) to it, as
-        the module docstring says; an OSError becomes one line naming ``path``."""
+        the module docstring says, gzip-compressed when its name ends in ``.gz``; an
+        OSError becomes one line naming ``path``."""
         self.claim(path, what)
-        mode, text = ("wb", {}) if binary else ("w", {"encoding": "utf-8", "newline": "\n"})
         try:
             if path == STDOUT:
                 _write_stdout(chunks, what, binary)
                 return
+            compress = path.endswith(GZIP_SUFFIX)
             info = stat_or_none(path)
             if info is not None and not stat.S_ISREG(info.st_mode):
-                with open(path, mode, **text) as out:
-                    out.writelines(chunks)
+                with open(path, "wb") as out:
+                    _write_chunks(out, chunks, binary, compress)
                 return
             target = os.path.realpath(path)
             remove_stale_temporaries(os.path.dirname(target), os.path.basename(target), spare=self.claimed)
-            with atomic_file(target, mode, permissions=output_mode(target)) as out:
-                out.writelines(chunks)
+            with atomic_file(target, "wb", permissions=output_mode(target)) as out:
+                _write_chunks(out, chunks, binary, compress)
             self.written(path, what)
         except UnicodeEncodeError as error:
             raise InputError(f"{path}: cannot write the {what}: {error.object[error.start]!r} is a lone UTF-16 surrogate, not Unicode text") from None
@@ -132,6 +135,16 @@ class Writer:
     def claimed(self, path: str) -> bool:
         """Whether ``path`` is an input or an output of this command."""
         return self._taken(path) is not None
+
+
+def _write_chunks(raw: BinaryIO, chunks: Iterable[str] | Iterable[bytes], binary: bool, compress: bool) -> None:
+    """``chunks`` (text: as UTF-8) onto ``raw``, through gzip if ``compress``."""
+    encoded = chunks if binary else (chunk.encode("utf-8") for chunk in chunks)
+    if not compress:
+        raw.writelines(encoded)
+        return
+    with gzip_writer(raw) as out:
+        out.writelines(encoded)
 
 
 def _check_writable(path: str, what: str) -> None:
@@ -192,7 +205,7 @@ class LineOutput:
     def __init__(self, writer: Writer, path: str, what: str):
         self.path = path
         self.what = what
-        self.gzip = path.endswith(".gz")
+        self.gzip = path.endswith(GZIP_SUFFIX)
         info = None if path == STDOUT else stat_or_none(path)
         self.through = path == STDOUT or (info is not None and not stat.S_ISREG(info.st_mode))
         self.target = path if self.through else os.path.realpath(path)
@@ -313,8 +326,7 @@ class LineOutput:
         return out
 
     def _compressor(self, raw: BinaryIO):
-        # mtime=0 and no file name: the same lines give the same bytes.
-        return gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if self.gzip else raw
+        return gzip_writer(raw) if self.gzip else raw
 
     def _failure(self, error: OSError) -> OSError | InputError:
         """What a failed write raises: a broken pipe as it is (the reader stopped early:

@@ -311,3 +311,23 @@ def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(t
     finally:
         os.umask(previous)
     assert mode(tmp_path / "out.jsonl.partial") == expected
+
+
+# --- gzip: OUT.gz is the plain output compressed, the same bytes every run --------------------
+
+
+@pytest.mark.parametrize("options", [["--to", "jsonl"], ["--to", "bioc"], ["--to", "bioc-xml"], ["--to", "pubtator"], ["--to", "docbin"], ["--phenopackets", "pp"]])
+def test_a_gz_output_of_every_format_is_its_plain_output_compressed_the_same_every_run(tmp_path, options):
+    pytest.importorskip("bioc")
+    source = jsonl(tmp_path / "in.jsonl", ABSTRACT)
+    outputs = {}
+    for name in ("plain", "first.gz", "second.gz"):
+        (tmp_path / "pp").mkdir(exist_ok=True)
+        out, why = tmp_path / f"out.{name}", tmp_path / f"why.{name}"
+        result = run("predict", str(source), "-o", str(out), "--explain", str(why), *[str(tmp_path / o) if o == "pp" else o for o in options], "-q")
+        assert result.exit_code == 0, result.output
+        outputs[name] = (out.read_bytes(), why.read_bytes())
+    plain, first, second = outputs["plain"], outputs["first.gz"], outputs["second.gz"]
+    assert first == second and [gzip.decompress(data) for data in first] == list(plain)
+    for data in first:  # no time (bytes 4-8) and no file name (flag 0x08) in the header
+        assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0" and not data[3] & 0x08
