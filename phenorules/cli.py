@@ -66,6 +66,7 @@ FORMAT_OPTION = click.option(
     help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
 STREAMED_FORMAT = "jsonl"  # written a line per article as the corpus goes (--jobs, --resume, --scheduler)
+PHENOPACKETS = "Phenopackets"  # what the files of a --phenopackets directory are called in messages
 ON_ERROR_OPTION = click.option(
     "--on-error",
     type=click.Choice(("fail", "skip")),
@@ -267,10 +268,9 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
         writer.claim(explain_path, "evidence")
     if phenopackets_dir is not None:
         from .formats import require
-        from .formats.phenopackets import check_directory
 
         require("phenopackets")
-        check_directory(phenopackets_dir)
+        writer.claim_directory(phenopackets_dir, PHENOPACKETS)
     articles, chosen = read_input_format(input_path, input_format, on_error)
     written.check_articles(articles)  # before the work
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
@@ -311,7 +311,7 @@ def _writing_phenopackets(results, directory: str, created, hpo: str | None, qui
 def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, created, hpo: str | None, quiet: bool) -> None:
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
-    from .formats.phenopackets import check_directory, source_date, text_subjects, with_patients, write_phenopackets
+    from .formats.phenopackets import source_date, text_subjects, with_patients, write_phenopackets
     from .inputs import read_input
     from .resources import load_resources
     from .tasks.patientphex.io import read_predictions
@@ -320,7 +320,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     require("phenopackets")
     writer = Writer([pred_path, articles_path, evidence_path, hpo])
-    check_directory(output_dir)
+    writer.claim_directory(output_dir, PHENOPACKETS)
     records = read_predictions(pred_path)
     articles = read_input(articles_path, "jsonl") if articles_path else []
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}

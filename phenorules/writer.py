@@ -6,6 +6,8 @@ with one line naming both files, when the path is, or links to, an input or anot
 of the command (the same resolved path, or the same device and inode), the temporary file
 of one included: writing there would destroy what is there, or write one output over
 another (two Phenopackets whose names differ only in characters a file name cannot hold).
+An output directory (``--phenopackets DIR``) is claimed too: no other output may be it or
+lie inside it, and a file output may not name a directory (``out/``, ``..``).
 
 A regular file is written to a temporary file created beside it with
 ``O_CREAT|O_EXCL|O_NOFOLLOW`` (a planted file or symlink of that name is never opened)
@@ -57,14 +59,16 @@ class Writer:
     def __init__(self, inputs: Iterable[str | None] = ()):
         self._by_path: dict[str, tuple[str | None, str]] = {}  # resolved path -> (what, path); what None: an input
         self._by_inode: dict[tuple[int, int], tuple[str | None, str]] = {}
+        self._directories: dict[str, tuple[str, str]] = {}  # resolved path -> (what, path) of an output directory
         self._stdout: str | None = None
         for path in inputs:
             if path is not None and path != STDIN:
                 self._register(path, None)
 
-    def claim(self, path: str, what: str) -> None:
+    def claim(self, path: str, what: str, directory: str | None = None) -> None:
         """Reserve ``path`` for ``what`` (a phrase: 'predictions', 'the Phenopacket X'), or
-        fail now, naming it, if it is taken or could not be written later."""
+        fail now, naming it, if it is taken or could not be written later; ``directory``:
+        the claimed output directory it is a file of."""
         if path == STDOUT:
             if self._stdout not in (None, what):
                 raise InputError(f"<stdout>: the {what} and the {self._stdout} would both be written to standard output")
@@ -80,8 +84,24 @@ class Writer:
             if other_what is None:
                 raise InputError(f"{path}: the {what} would overwrite the input {other}")
             raise InputError(f"{path}: the {what} and the {other_what} would be written to the same file")
+        real = os.path.realpath(path)
+        own = os.path.realpath(directory) if directory is not None else None
+        for held, (held_what, held_path) in self._directories.items():
+            if held != own and _within(real, held):
+                raise InputError(f"{path}: the {what} would be written into {held_path}, the directory of the {held_what}")
         _check_writable(path, what)
         self._register(path, what)
+
+    def claim_directory(self, path: str, what: str) -> None:
+        """Reserve the directory ``path`` for the files of ``what`` ('Phenopackets'), made
+        now if it is missing; fail now, naming both, if an output of the command is it or
+        lies inside it (one claimed later there is refused by :meth:`claim`)."""
+        real = os.path.realpath(path)
+        for held, (held_what, held_path) in self._by_path.items():
+            if held_what is not None and _within(held, real):
+                raise InputError(f"{held_path}: the {held_what} would be written into {path}, the directory of the {what}")
+        _make_directory(path, what)
+        self._directories[real] = (what, path)
 
     def write(self, path: str, chunks: Iterable[str] | Iterable[bytes], what: str, binary: bool = False) -> None:
         """Claim ``path`` (if not yet) and write ``chunks`` (bytes if ``binary``) to it, as
@@ -137,6 +157,11 @@ class Writer:
         return self._taken(path) is not None
 
 
+def _within(path: str, directory: str) -> bool:
+    """Whether the resolved ``path`` is the resolved ``directory`` or lies inside it."""
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def _write_chunks(raw: BinaryIO, chunks: Iterable[str] | Iterable[bytes], binary: bool, compress: bool) -> None:
     """``chunks`` (text: as UTF-8) onto ``raw``, through gzip if ``compress``."""
     encoded = chunks if binary else (chunk.encode("utf-8") for chunk in chunks)
@@ -149,6 +174,8 @@ def _write_chunks(raw: BinaryIO, chunks: Iterable[str] | Iterable[bytes], binary
 
 def _check_writable(path: str, what: str) -> None:
     """Fail now, naming ``path``, if ``what`` could not be written there later."""
+    if os.path.basename(path) in ("", os.curdir, os.pardir):
+        raise InputError(f"{path}: cannot write the {what}: names a directory, not a file")
     info = stat_or_none(path)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: cannot write the {what}: is a directory")
@@ -161,6 +188,21 @@ def _check_writable(path: str, what: str) -> None:
         raise InputError(f"{path}: cannot write the {what}: no such directory {directory}")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise InputError(f"{path}: cannot write the {what}: directory {directory} is not writable")
+
+
+def _make_directory(path: str, what: str) -> None:
+    """Fail now, naming ``path``, if the files of ``what`` could not be written into it;
+    make it if it is missing and its parent is a directory."""
+    if not os.path.isdir(path):
+        parent = os.path.dirname(os.path.abspath(path))
+        if os.path.exists(path) or not os.path.isdir(parent):
+            raise InputError(f"{path}: cannot write {what}: not a directory")
+        try:
+            os.mkdir(path)
+        except OSError as error:
+            raise InputError(f"{path}: cannot write {what}: {error.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: cannot write {what}: directory is not writable")
 
 
 def silence_stdout() -> None:

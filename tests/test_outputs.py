@@ -331,3 +331,50 @@ def test_a_gz_output_of_every_format_is_its_plain_output_compressed_the_same_eve
     assert first == second and [gzip.decompress(data) for data in first] == list(plain)
     for data in first:  # no time (bytes 4-8) and no file name (flag 0x08) in the header
         assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0" and not data[3] & 0x08
+
+
+# --- directories: no file output is, or lies in, the Phenopackets directory ---------------------
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """The pipeline never built: a refusal comes before any work."""
+    import phenorules.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "_pipeline", lambda *_: pytest.fail("the work started"))
+
+
+INTO = "would be written into pp, the directory of the Phenopackets"
+
+
+@pytest.mark.parametrize("made", [False, True])
+@pytest.mark.parametrize(
+    "options, when_missing, when_made",
+    [
+        (["-o", "out.jsonl", "--explain", "pp"], f"pp: the evidence {INTO}", "pp: cannot write the evidence: is a directory"),
+        (["-o", "pp"], f"pp: the predictions {INTO}", "pp: cannot write the predictions: is a directory"),
+        (["-o", "pp/out.jsonl"], "pp/out.jsonl: cannot write the predictions: no such directory", f"pp/out.jsonl: the predictions {INTO}"),
+        (["--to", "bioc", "-o", "x.json", "--explain", "pp/deeper/../e.jsonl"], "pp/deeper/../e.jsonl: cannot write the evidence: no such", f"pp/deeper/../e.jsonl: the evidence {INTO}"),
+        (["-o", "link/out.jsonl"], "link/out.jsonl: cannot write the predictions: no such directory", f"link/out.jsonl: the predictions {INTO}"),
+    ],
+)
+def test_an_output_in_the_phenopackets_directory_is_refused_before_the_work_naming_both(tmp_path, monkeypatch, no_work, options, when_missing, when_made, made):
+    pytest.importorskip("phenopackets")
+    monkeypatch.chdir(tmp_path)
+    source = jsonl(tmp_path / "in.jsonl", ABSTRACT)
+    if made:
+        (tmp_path / "pp" / "deeper").mkdir(parents=True)
+    (tmp_path / "link").symlink_to("pp")
+    assert_refused(run("predict", str(source), *options, "--phenopackets", "pp"), when_made if made else when_missing)
+    assert sorted(os.listdir(tmp_path)) == ["in.jsonl", "link"] + (["pp"] if made else [])
+    assert not made or os.listdir(tmp_path / "pp") == ["deeper"]
+
+
+@pytest.mark.parametrize("output", ["out/", "new/.", "..", "out/.."])
+def test_a_file_output_that_names_a_directory_is_refused_before_the_work(tmp_path, monkeypatch, no_work, output):
+    monkeypatch.chdir(tmp_path)
+    source = jsonl(tmp_path / "in.jsonl", ABSTRACT)
+    for options in (["-o", output], ["-o", "out.jsonl", "--explain", output], ["--to", "bioc", "-o", output]):
+        result = run("predict", str(source), *options)
+        assert_refused(result, f"{output}: cannot write the ")
+        assert os.listdir(tmp_path) == ["in.jsonl"]

@@ -116,7 +116,7 @@ def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writ
         for packet in phenopackets_for_record(record, ontology, created=created):
             path = os.path.join(directory, phenopacket_file_name(packet["id"]))
             what = f"Phenopacket {packet['id']} of article {record['pmc_id']}"
-            writer.claim(path, what)
+            writer.claim(path, what, directory=directory)
             named.append((path, what, packet))
     for path, what, packet in named:
         writer.write(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], what)
@@ -151,20 +151,6 @@ def with_patients(records: list[dict], patients: dict[str, list[dict]] | None, e
 
 def phenopacket_file_name(identifier: str) -> str:
     return _FILE_UNSAFE.sub("_", identifier) + ".json"
-
-
-def check_directory(directory: str) -> None:
-    """Fail now, naming the directory, if Phenopackets could not be written into it."""
-    if not os.path.isdir(directory):
-        parent = os.path.dirname(os.path.abspath(directory))
-        if os.path.exists(directory) or not os.path.isdir(parent):
-            raise InputError(f"{directory}: cannot write Phenopackets: not a directory")
-        try:
-            os.mkdir(directory)
-        except OSError as error:
-            raise InputError(f"{directory}: cannot write Phenopackets: {error.strerror}") from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise InputError(f"{directory}: cannot write Phenopackets: directory is not writable")
 
 
 def _article_key(record: dict) -> str:
