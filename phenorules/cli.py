@@ -20,9 +20,16 @@ from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, 
 from .writer import Writer, silence_stdout
 
 
+# The formats of registry.BUILT_IN that read and that write, for --help, which must not
+# import them (they import spaCy); tests/test_cli.py holds them equal to the registry's.
+BUILT_IN_READERS = ("bioc", "bioc-xml", "jsonl", "text")
+BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "jsonl", "pubtator")
+
+
 class FormatName(click.ParamType):
     """A format of the registry (``phenorules.registry``) that reads (or writes); the
-    registry is loaded when an option is given, not when the command line is imported."""
+    registry is loaded when an option is given, not when the command line is imported
+    nor for --help, which lists the built-in formats."""
 
     name = "format"
 
@@ -32,10 +39,13 @@ class FormatName(click.ParamType):
     def names(self) -> list[str]:
         from . import registry
 
-        return (["auto"] if self.auto else []) + (registry.writers() if self.writes else registry.readers())
+        return self._choices(registry.writers() if self.writes else registry.readers())
 
     def get_metavar(self, param, *args, **kwargs) -> str:
-        return "[" + "|".join(self.names()) + "]"
+        return "[" + "|".join(self._choices(BUILT_IN_WRITERS if self.writes else BUILT_IN_READERS)) + "]"
+
+    def _choices(self, formats) -> list[str]:
+        return (["auto"] if self.auto else []) + list(formats)
 
     def convert(self, value, param, ctx):
         """``value`` if it names a format that reads (writes); a plugin that fails to load

@@ -222,3 +222,45 @@ def test_annotate_and_predict_help_name_bioc_xml_which_they_read():
     for command in ("annotate", "predict"):
         result = CliRunner().invoke(main, [command, "--help"])
         assert "BioC JSON or XML" in " ".join(result.output.split()), command
+
+
+# Runs every command's --help in one fresh interpreter and prints what each left imported.
+HELP_IMPORTS = """
+import json, sys
+import click
+from phenorules.cli import main
+
+def commands(group, path):
+    for name, command in sorted(group.commands.items()):
+        yield [*path, name]
+        if isinstance(command, click.Group):
+            yield from commands(command, [*path, name])
+
+heavy = ("spacy", "phenorules.registry", "phenorules.pipeline")
+found = {}
+for path in [[], *commands(main, [])]:
+    try:
+        main([*path, "--help"], prog_name="phenorules", standalone_mode=False)
+    except SystemExit:
+        pass
+    found[" ".join(path)] = [module for module in heavy if module in sys.modules]
+print(json.dumps(found))
+"""
+
+
+def test_help_imports_neither_spacy_nor_the_formats_nor_the_pipeline():
+    """--help of every command answers at once: nothing imports spaCy, the format registry
+    or the pipeline to print it (the formats' names come from the command line's list)."""
+    done = subprocess.run([sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, cwd=ROOT, check=True)
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert {"", "annotate", "predict", "serve", "info", "jnlpba evaluate"} <= set(found)
+    assert {command: modules for command, modules in found.items() if modules} == {}
+
+
+def test_help_lists_the_built_in_formats_the_registry_has():
+    from phenorules import registry
+    from phenorules.cli import BUILT_IN_READERS, BUILT_IN_WRITERS
+
+    assert list(BUILT_IN_READERS) == registry.readers() and list(BUILT_IN_WRITERS) == registry.writers()
+    help_text = " ".join(CliRunner().invoke(main, ["predict", "--help"]).output.split())
+    assert f"--to [{'|'.join(BUILT_IN_WRITERS)}]" in help_text and f"--from [auto|{'|'.join(BUILT_IN_READERS)}]" in help_text
