@@ -15,7 +15,8 @@ beside phenorules' own evaluation of the same items (``make evalscope``).
    ``HF_DATASETS_CACHE`` under WORK_DIR.
 2. Starts ``phenorules serve --port 0 --jnlpba-train DIR --enable measurements
    --request-timeout 600`` on 127.0.0.1 (``phenorules medxpertqa`` switches the
-   measurements stage on; the JNLPBA tagger does not use the pipeline).
+   measurements stage on; the JNLPBA tagger does not use the pipeline) and waits until
+   ``GET /health`` answers 200 (503 while it loads).
 3. Runs ``evalscope eval --model phenorules --api-url http://127.0.0.1:PORT/v1 --datasets
    jnlpba medxpertqa`` zero-shot (rules make no use of the prompt's examples).
 4. Runs ``phenorules jnlpba evaluate --json`` and ``phenorules medxpertqa evaluate --json``
@@ -42,6 +43,9 @@ from pathlib import Path
 
 from phenorules.tasks.jnlpba.io import read_iob2
 
+# The server answers /health at once, 200 once its pipeline and the JNLPBA tagger are
+# loaded (a first start also builds the lexicon and learns the tagger).
+READY_SECONDS = 600
 NEAR_RANDOM = (
     "(near random: ten options, random 0.10; MedXpertQA asks mostly for mechanisms, tests and drugs, which no "
     "phenotype-knowledge answerer can tell apart; docs/medxpertqa.md)"
@@ -101,14 +105,15 @@ def start_server(jnlpba_train: Path | None) -> tuple[subprocess.Popen, str]:
         server.kill()
         sys.exit(f"evalscope: phenorules serve did not start: {line!r}")
     url = line.split()[2].rstrip("/")
-    for _ in range(200):
+    deadline = time.monotonic() + READY_SECONDS
+    while server.poll() is None and time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"{url}/health", timeout=5):
+            with urllib.request.urlopen(f"{url}/health", timeout=5):  # 200 once loaded; 503 (an OSError) before
                 return server, url
         except OSError:
             time.sleep(0.1)
     server.kill()
-    sys.exit("evalscope: phenorules serve does not answer /health")
+    sys.exit(f"evalscope: phenorules serve did not get ready (GET /health 200) within {READY_SECONDS} s")
 
 
 def report_scores(runs: Path, name: str, expected: int) -> dict:

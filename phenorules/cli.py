@@ -600,34 +600,36 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @QUIET_OPTION
 def serve(
     host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
-    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], profile: str, quiet: bool,
+    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None,
+    disable: tuple[str, ...], enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
-    """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md)."""
-    from .errors import PhenorulesError
-
+    """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md).
+    The server answers /health as soon as it listens and loads the pipeline meanwhile."""
     try:
-        from .serve import MAX_REQUEST_BYTES
-        from .serve.app import serve as run
-        from .serve.engine import REQUEST_SECONDS, Engine
+        from .serve import MAX_REQUEST_BYTES, REQUEST_SECONDS
         from .serve.guard import BODY_SECONDS, served_policy
+        from .serve.server import serve as run
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
     from .formats.phenopackets import source_date
-    from .inputs import format_profile
-    from .pipeline import parse_settings
 
     source_date()  # the Phenopackets export's metaData.created: a bad SOURCE_DATE_EPOCH is refused at start
-    stage_config = parse_settings(stage_settings)
-    _check_plan(disable, enable, stage_config, profile)
 
-    def engine() -> Engine:
+    def engine():
+        """The engine, built by the server's loading thread: a bad setting fails there too."""
+        from .inputs import format_profile
+        from .pipeline import parse_settings
+        from .serve.engine import Engine
+
+        stage_config = parse_settings(stage_settings)
+        _check_plan(disable, enable, stage_config, profile)
+        nlp = _pipeline(hpo, disable, enable, stage_config, format_profile("text", profile))
         tagger = None
         if jnlpba_train:
             from .tasks.jnlpba.model import load_model, make_tagger
 
             tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(_pipeline(hpo, disable, enable, stage_config, format_profile("text", profile)), tagger)
+        return Engine(nlp, tagger)
 
     def policy(bound_port: int):
         limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}

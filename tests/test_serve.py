@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,11 +23,13 @@ from starlette.testclient import TestClient  # noqa: E402
 from phenorules.serve.app import create_app  # noqa: E402
 from phenorules.serve.engine import Engine  # noqa: E402
 from phenorules.serve.guard import served_policy  # noqa: E402
+from phenorules.serve.loading import ARRIVAL, Loading  # noqa: E402
 from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from phenorules.tasks.patientphex.articles import to_article  # noqa: E402
 from phenorules.annotated import annotate  # noqa: E402
+from phenorules.errors import PhenorulesError  # noqa: E402
 from phenorules.tasks.patientphex.predict import full_record  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -97,13 +104,90 @@ def assert_error(response, status: int, *words: str, code: str | None = None) ->
 
 
 def test_health_and_info(client, mini_nlp):
-    assert client.get("/health").json() == {"status": "ok"}
+    assert client.get("/health").json() == {"status": "ready"}
     info = client.get("/info").json()
     assert info["hpo_release"] == "hp/releases/test-mini"
     assert info["stages"] == mini_nlp.pipe_names
     assert info["jnlpba"] is True and "jsonl" in info["exports"]
     assert info["max_request_bytes"] == 50_000
     assert info["ontology"] == "mini_hp.obo"
+
+
+def loading(build, request_seconds: float = 30) -> TestClient:
+    """A test client of the app ``phenorules serve`` runs while ``build()`` (in a thread of its own) makes the real one."""
+    app = Loading(build, served_policy("127.0.0.1", PORT), request_seconds)
+    app.start()
+    return TestClient(app, base_url=f"http://127.0.0.1:{PORT}", raise_server_exceptions=False)
+
+
+def test_health_answers_while_the_pipeline_loads_and_requests_wait_for_it(engine):
+    released = threading.Event()
+
+    def build():
+        released.wait(60)
+        return create_app(engine, served_policy("127.0.0.1", PORT))
+
+    client = loading(build)
+    starting = client.get("/health")
+    assert (starting.status_code, starting.json(), starting.headers["retry-after"]) == (503, {"status": "starting"}, "1")
+    assert_error(client.get("/health", headers={"host": "attacker.example"}), 403, code="host_not_allowed")  # checked as ever
+    with ThreadPoolExecutor(2) as pool:
+        waiting = [pool.submit(client.post, "/annotate", json={"text": TEXT}), pool.submit(client.get, "/info")]
+        time.sleep(0.3)
+        assert not any(request.done() for request in waiting)  # they wait for the pipeline ...
+        released.set()
+        annotated, info = (request.result(60) for request in waiting)
+    assert len(annotated.json()["articles"][0]["mentions"]) == 3  # ... and are answered once it is there
+    assert info.json()["hpo_release"] == "hp/releases/test-mini"
+    assert client.get("/health").json() == {"status": "ready"}
+
+
+def test_waiting_for_the_pipeline_to_load_counts_against_the_budget(engine):
+    released = threading.Event()
+    client = loading(lambda: released.wait(60) and create_app(engine, served_policy("127.0.0.1", PORT)), request_seconds=0.2)
+    try:
+        assert_error(client.post("/annotate", json={"text": TEXT}), 503, "still loading", "0.2 s", code="over_time_budget")
+    finally:
+        released.set()
+
+    async def arrived_long_ago(scope, receive, send):  # as Loading passes on a request that waited
+        scope.setdefault("state", {})[ARRIVAL] = time.monotonic() - 61
+        await create_app(engine, served_policy("127.0.0.1", PORT))(scope, receive, send)
+
+    late = TestClient(arrived_long_ago, base_url=f"http://127.0.0.1:{PORT}", raise_server_exceptions=False)
+    assert_error(late.post("/annotate", json={"text": TEXT}), 503, code="over_time_budget")
+    assert late.get("/health").json() == {"status": "ready"}
+
+
+def test_a_pipeline_that_fails_to_load_stops_the_server():
+    failed = []
+
+    def build():
+        raise PhenorulesError("mini.obo: no such ontology file")
+
+    app = Loading(build, served_policy("127.0.0.1", PORT), 30)
+    app.start(on_failure=lambda: failed.append(True)).join(30)
+    assert failed == [True] and str(app.failure) == "mini.obo: no such ontology file"
+    client = TestClient(app, base_url=f"http://127.0.0.1:{PORT}", raise_server_exceptions=False)
+    error = assert_error(client.post("/annotate", json={"text": TEXT}), 503, code="not_ready")
+    assert "mini.obo" not in error["message"]
+
+
+def test_serve_reports_a_pipeline_that_fails_to_load_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--quiet", "--hpo", str(tmp_path / "missing.obo")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"phenorules: error: {tmp_path / 'missing.obo'}: no such ontology file"]
+
+
+def test_what_answers_before_the_pipeline_imports_no_spacy():
+    """``phenorules serve`` answers as soon as it listens: the server, its connection limits
+    and the loading app import neither spaCy nor the app's modules."""
+    check = "import sys, phenorules.cli, phenorules.serve.server; print([m for m in ('spacy', 'phenorules.serve.app') if m in sys.modules])"
+    assert subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 
 def test_no_response_shows_a_file_path(client):
@@ -183,7 +267,7 @@ def test_bad_requests_get_a_json_error_and_the_server_keeps_serving(client):
     assert_error(client.post("/annotate", content=b"<a/>", headers={"content-type": "application/xml"}), 415, code="unsupported_media_type")
     assert_error(client.get("/nowhere"), 404)
     assert_error(client.get("/annotate"), 405)
-    assert client.get("/health").json() == {"status": "ok"}
+    assert client.get("/health").json() == {"status": "ready"}
     assert len(client.post("/annotate", json={"text": TEXT}).json()["articles"][0]["mentions"]) == 3
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -17,15 +16,16 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
 
-from phenorules.serve.app import create_app, listen  # noqa: E402
+from phenorules.serve.app import create_app  # noqa: E402
 from phenorules.serve.engine import Engine  # noqa: E402
 from phenorules.serve.guard import served_policy  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from chromium import HOSTILE, chromium_driver, injected, wait_for  # noqa: E402
 from test_serve import ARTICLES, FIXTURES, NER_PROMPT, NER_RESPONSE, TEXT  # noqa: E402
+from test_serve_security import live  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 
@@ -39,19 +39,8 @@ def screenshot_path(tmp_path: Path) -> Path:
 def server(general_nlp):
     """The app on uvicorn in a thread, on a free port of 127.0.0.1; its base URL."""
     engine = Engine(general_nlp, make_tagger(learn_model_from(read_standoff(FIXTURES / "jnlpba_train"))))
-    sock = listen("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    instance = uvicorn.Server(uvicorn.Config(create_app(engine, served_policy("127.0.0.1", port)), log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not instance.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(10)
-    sock.close()
+    with live(lambda port: create_app(engine, served_policy("127.0.0.1", port))) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def post_json(url: str, payload: dict) -> tuple[int, dict]:

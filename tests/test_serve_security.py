@@ -21,10 +21,11 @@ import pytest
 pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 
-from phenorules.serve.app import create_app, listen  # noqa: E402
+from phenorules.serve.app import create_app  # noqa: E402
 from phenorules.serve.body import MAX_DEPTH  # noqa: E402
 from phenorules.serve.engine import Budget, Engine  # noqa: E402
 from phenorules.serve.guard import RequestError, served_policy  # noqa: E402
+from phenorules.serve.server import listen, server_config  # noqa: E402
 from test_serve import FIXTURES, JSON, PORT, TEXT, assert_error, chat, served  # noqa: E402
 
 SAME_ORIGIN = f"http://127.0.0.1:{PORT}"
@@ -170,10 +171,11 @@ def test_waiting_for_the_pipeline_counts_against_the_budget(engine):
 
 @contextmanager
 def live(app_for_port):
-    """``app_for_port(port)`` on uvicorn in a thread, on a free port of 127.0.0.1."""
+    """``app_for_port(port)`` on uvicorn in a thread, on a free port of 127.0.0.1, as
+    ``phenorules serve`` runs it."""
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app_for_port(port), log_level="critical", lifespan="off"))
+    server = uvicorn.Server(server_config(app_for_port(port)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -250,3 +252,4 @@ def test_a_slow_sender_gets_408(engine):
         assert status == 408 and answer["error"]["code"] == "request_timeout"
         with raw_request(port, chat_head(port, body).replace("/v1/chat/completions", "/annotate"), body) as whole:
             assert read_response(whole)[0] == 200
+

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -36,8 +35,10 @@ from ..view import page_config, render_template
 from .body import parse_json
 from .chat import ANSWERERS, check_model, completion, last_user_text, models
 from .curation import EXPORTS, curated_records
-from .engine import REQUEST_SECONDS, Answerer, Budget, Engine
-from .guard import Guard, Policy, RequestError, error_response, host_name
+from . import REQUEST_SECONDS
+from .engine import Answerer, Budget, Engine
+from .guard import Guard, Policy, RequestError, error_response
+from .loading import ARRIVAL
 
 STATIC_DIR = Path(__file__).with_name("static")
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'", "X-Content-Type-Options": "nosniff"}
@@ -79,9 +80,10 @@ async def request_articles(request: Request) -> list[Article]:
 
 
 async def within_budget(request: Request, seconds: float, work: Callable[[Budget], T]) -> T:
-    """``work(budget)`` in a worker thread; the budget ends early if the client disconnects
-    (a task waits for that message meanwhile)."""
-    budget = Budget(seconds)
+    """``work(budget)`` in a worker thread; the budget counts from the request's arrival
+    when it waited for the app to load, and ends early if the client disconnects (a task
+    waits for that message meanwhile)."""
+    budget = Budget(seconds, since=getattr(request.state, ARRIVAL, None))
 
     async def watch() -> None:
         while (await request.receive())["type"] != "http.disconnect":
@@ -106,7 +108,7 @@ def create_app(engine: Engine, policy: Policy, request_seconds: float = REQUEST_
         return HTMLResponse(render_template("curation.html.j2", config=page_config()), headers=PAGE_HEADERS)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "ready"})
 
     async def info(request: Request) -> Response:
         limits = {"max_request_bytes": policy.max_request_bytes, "request_seconds": request_seconds, "body_seconds": policy.body_seconds}
@@ -174,36 +176,3 @@ def create_app(engine: Engine, policy: Policy, request_seconds: float = REQUEST_
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.add_middleware(Guard, policy=policy)
     return app
-
-
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A listening socket, bound before the pipeline loads so a taken port fails at once."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        sock = socket.socket(family, kind, proto)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as error:
-        raise PhenorulesError(f"{host}:{port}: cannot listen ({error.strerror or error})") from None
-    return sock
-
-
-def serve(engine_factory, host: str, port: int, policy_for: Callable[[int], Policy], request_seconds: float, quiet: bool) -> None:
-    """Listen on ``host:port``, build the engine, and serve until interrupted;
-    ``policy_for(port)`` is the policy for the port bound."""
-    import uvicorn
-
-    sock = listen(host, port)
-    engine = engine_factory()
-    bound_port = sock.getsockname()[1]
-    app = create_app(engine, policy_for(bound_port), request_seconds)
-    if host not in LOCAL_HOSTS:
-        LOG.warning("phenorules serve: listening on %s, reachable from other machines; there is no authentication (--allow-host names the hosts it is reached by)", host)
-    if not quiet:
-        print(f"phenorules: serving http://{host_name(host)}:{bound_port}/ (HPO {engine.hpo_release}; stages {', '.join(engine.nlp.pipe_names)})", flush=True)
-    config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])

@@ -26,6 +26,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .. import __version__
+from . import REQUEST_SECONDS
 from ..article import Article
 from ..document import annotate_articles
 from .. import registry
@@ -34,7 +35,6 @@ from ..view import article_view
 from .guard import RequestError
 from .terms import TermIndex
 
-REQUEST_SECONDS = 60.0  # a request's budget, waiting for the pipeline included
 RECORD_FORMAT = "jsonl"  # the "record" of each /annotate result: the PatientPheX submission record with labels, patients and provenance
 _LOCK_POLL = 0.1  # seconds between budget checks while the lock is taken
 
@@ -43,11 +43,12 @@ Answerer = Callable[[str, "Engine"], "str | None"]
 
 
 class Budget:
-    """A request's time budget (None: unlimited) and whether its client is still there."""
+    """A request's time budget (None: unlimited), counted from ``since`` (a
+    ``time.monotonic()``; default now), and whether its client is still there."""
 
-    def __init__(self, seconds: float | None = REQUEST_SECONDS):
+    def __init__(self, seconds: float | None = REQUEST_SECONDS, since: float | None = None):
         self.seconds = seconds
-        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.deadline = None if seconds is None else (time.monotonic() if since is None else since) + seconds
         self._left = threading.Event()
 
     def client_left(self) -> None:
