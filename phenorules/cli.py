@@ -592,6 +592,8 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @click.option("--body-timeout", "body_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request body to arrive; past it the answer is 408 (default 30).")
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Also answer requests addressed to this Host (repeatable; '*' any). By default only localhost, 127.0.0.1, [::1] and --host, with the port.")
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL", help="Also answer browser requests from pages of this origin, e.g. http://localhost:3000 (repeatable; '*' any). By default only the server's own pages.")
+@click.option("--header-timeout", "header_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request's line and headers to arrive on a connection; past it the connection is closed (default 5).")
+@click.option("--max-connections", type=click.IntRange(min=1), default=None, metavar="N", help="Connections open at once; one more closes the one idle or waiting longest for its headers (default 512, or half of ulimit -n if that is lower).")
 @HPO_OPTION
 @DISABLE_OPTION
 @ENABLE_OPTION
@@ -600,13 +602,14 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
 @QUIET_OPTION
 def serve(
     host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
-    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], hpo: str | None,
+    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], header_seconds: float | None, max_connections: int | None, hpo: str | None,
     disable: tuple[str, ...], enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, quiet: bool,
 ) -> None:
     """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md).
     The server answers /health as soon as it listens and loads the pipeline meanwhile."""
     try:
         from .serve import MAX_REQUEST_BYTES, REQUEST_SECONDS
+        from .serve.connections import HEADER_SECONDS, ConnectionLimits, default_max_connections, open_file_limit
         from .serve.guard import BODY_SECONDS, served_policy
         from .serve.server import serve as run
     except ImportError as error:
@@ -635,7 +638,11 @@ def serve(
         limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}
         return served_policy(host, bound_port, allow_hosts, allow_origins, **limits)
 
-    run(engine, host, port, policy, request_seconds or REQUEST_SECONDS, quiet)
+    files = open_file_limit()
+    if max_connections is not None and files is not None and max_connections >= files:
+        raise InputError(f"--max-connections {max_connections}: not below the limit of open files, {files} (ulimit -n)")
+    limits = ConnectionLimits(header_seconds or HEADER_SECONDS, max_connections or default_max_connections())
+    run(engine, host, port, policy, request_seconds or REQUEST_SECONDS, limits, quiet)
 
 
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)

@@ -11,9 +11,14 @@ client, or a uvicorn server on a free port of 127.0.0.1 for what needs a real so
 from __future__ import annotations
 
 import json
+import resource
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 
 import pytest
@@ -23,6 +28,7 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from phenorules.serve.app import create_app  # noqa: E402
 from phenorules.serve.body import MAX_DEPTH  # noqa: E402
+from phenorules.serve.connections import ConnectionLimits  # noqa: E402
 from phenorules.serve.engine import Budget, Engine  # noqa: E402
 from phenorules.serve.guard import RequestError, served_policy  # noqa: E402
 from phenorules.serve.server import listen, server_config  # noqa: E402
@@ -170,12 +176,12 @@ def test_waiting_for_the_pipeline_counts_against_the_budget(engine):
 
 
 @contextmanager
-def live(app_for_port):
+def live(app_for_port, limits: ConnectionLimits = ConnectionLimits()):
     """``app_for_port(port)`` on uvicorn in a thread, on a free port of 127.0.0.1, as
     ``phenorules serve`` runs it."""
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(server_config(app_for_port(port)))
+    server = uvicorn.Server(server_config(app_for_port(port), limits))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -253,3 +259,103 @@ def test_a_slow_sender_gets_408(engine):
         with raw_request(port, chat_head(port, body).replace("/v1/chat/completions", "/annotate"), body) as whole:
             assert read_response(whole)[0] == 200
 
+
+# Slow clients below the app: request heads that never end, connections piling up
+
+
+def partial_heads(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections that each send part of a request head and stop, one at a time
+    (each answered by its connection's accept before the next)."""
+    connections = []
+    for i in range(count):
+        connection = socket.create_connection(("127.0.0.1", port), timeout=20)
+        connection.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1" if i % 2 else b"GET /hea")
+        connections.append(connection)
+    return connections
+
+
+def closed_by_server(connection: socket.socket) -> bool:
+    """Whether the server closed it (end of stream or reset) within the socket's timeout."""
+    try:
+        return connection.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def health(port: int) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as probe:
+        probe.sendall(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        return read_response(probe)[0]
+
+
+def test_unfinished_request_heads_are_closed_after_the_header_deadline(engine):
+    with live(lambda port: create_app(engine, served_policy("127.0.0.1", port)), ConnectionLimits(header_seconds=0.5)) as port:
+        slow = partial_heads(port, 40)
+        trickling = socket.create_connection(("127.0.0.1", port), timeout=20)
+        assert health(port) == 200
+        closed = []
+        for byte in b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" * 4:  # a byte every 0.05 s: never idle, never done
+            try:
+                trickling.sendall(bytes([byte]))
+            except OSError:
+                closed.append(True)
+                break
+            time.sleep(0.05)
+        assert closed or closed_by_server(trickling)  # the deadline is for the whole head
+        for connection in slow:
+            assert closed_by_server(connection)
+            connection.close()
+        assert health(port) == 200
+        with raw_request(port, f"GET /health HTTP/1.1\nHost: 127.0.0.1:{port}\n") as whole:  # a head in time is served
+            assert read_response(whole)[0] == 200
+
+
+def test_connections_beyond_the_cap_close_the_longest_waiting_and_health_answers(engine):
+    limits = ConnectionLimits(header_seconds=60, max_connections=10)
+    with live(lambda port: create_app(engine, served_policy("127.0.0.1", port)), limits) as port:
+        slow = partial_heads(port, 30)
+        for connection in slow:
+            connection.settimeout(0.5)
+        assert health(port) == 200  # closes the longest waiting of the ten left
+        assert [closed_by_server(connection) for connection in slow] == [True] * 21 + [False] * 9
+        for connection in slow:
+            connection.close()
+
+
+def test_slow_clients_beyond_the_open_file_limit_leave_health_answering():
+    """``phenorules serve`` with 256 open files (ulimit -n): 400 connections that never end
+    their heads would take every descriptor, after which no connection is accepted; the
+    default cap (half the limit) closes the longest waiting instead, long before the
+    header deadline."""
+
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    command = [sys.executable, "-m", "phenorules", "serve", "--port", "0", "--header-timeout", "60", "--hpo", str(FIXTURES / "mini_hp.obo")]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=few_files)
+    slow = []
+    try:
+        url = server.stdout.readline().split()[2]  # phenorules: serving http://127.0.0.1:PORT/ (...)
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        deadline = time.monotonic() + 120
+        while not ready(url):
+            assert server.poll() is None and time.monotonic() < deadline, "phenorules serve did not get ready"
+            time.sleep(0.1)
+        slow = partial_heads(port, 400)
+        assert health(port) == 200
+    finally:
+        for connection in slow:
+            connection.close()
+        server.terminate()
+        server.wait(20)
+
+
+def ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "health", timeout=20) as answer:
+            return json.loads(answer.read()) == {"status": "ready"}
+    except urllib.error.HTTPError as error:  # 503 while the pipeline loads
+        assert json.loads(error.read()) == {"status": "starting"}
+        return False

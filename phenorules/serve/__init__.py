@@ -1,6 +1,7 @@
 """``phenorules serve``: the curation page and the HTTP APIs (``pip install 'phenorules[serve]'``).
 
-:mod:`.server` runs uvicorn with :mod:`.loading`'s answers while the app loads; :mod:`.engine` holds the loaded pipeline, :mod:`.app` the
+:mod:`.server` runs uvicorn with the limits of :mod:`.connections` and :mod:`.loading`'s
+answers while the app loads; :mod:`.engine` holds the loaded pipeline, :mod:`.app` the
 Starlette application, :mod:`.chat` the OpenAI-compatible chat answerers,
 :mod:`.curation` the curated export and :mod:`.terms` the ontology autocomplete; the page
 is the template ``phenorules/templates/curation.html.j2`` with its script and style in ``static/``.

@@ -1,5 +1,5 @@
-"""``phenorules serve``'s process: the socket, uvicorn, and the app, loaded behind /health
-(:mod:`.loading`).
+"""``phenorules serve``'s process: the socket, uvicorn with its connection limits, and the
+app, loaded behind /health (:mod:`.loading`).
 
 Only what answers before the pipeline is loaded is imported here (uvicorn, Starlette's
 responses, the guard); the app's modules, which import spaCy, the formats and the
@@ -16,6 +16,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from ..errors import PhenorulesError
+from .connections import MAX_HEAD_BYTES, ConnectionLimits
 from .guard import Policy, host_name
 from .loading import Loading
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # imported by the loading thread (it imports spaCy)
 
 LOG = logging.getLogger("uvicorn.error")  # uvicorn prints this logger
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+KEEP_ALIVE_SECONDS = 5  # an idle connection between requests is closed after this
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -39,12 +41,22 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def server_config(app: ASGIApp, quiet: bool = True) -> uvicorn.Config:
-    """uvicorn's settings: no lifespan, no access log."""
-    return uvicorn.Config(app, lifespan="off", access_log=False, log_level="warning" if quiet else "info")
+def server_config(app: ASGIApp, limits: ConnectionLimits = ConnectionLimits(), quiet: bool = True) -> uvicorn.Config:
+    """uvicorn's settings: HTTP/1.1 by h11 with :class:`.connections.ConnectionLimits`, no
+    WebSocket, no lifespan, no access log."""
+    return uvicorn.Config(
+        app,
+        http=limits.protocol(),
+        ws="none",
+        lifespan="off",
+        access_log=False,
+        log_level="warning" if quiet else "info",
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+    )
 
 
-def serve(build_engine: Callable[[], Engine], host: str, port: int, policy_for: Callable[[int], Policy], request_seconds: float, quiet: bool) -> None:
+def serve(build_engine: Callable[[], Engine], host: str, port: int, policy_for: Callable[[int], Policy], request_seconds: float, limits: ConnectionLimits, quiet: bool) -> None:
     """Listen on ``host:port`` and serve until interrupted: /health at once (503 while
     loading), the app over ``build_engine()`` once built; ``policy_for(port)`` is the
     policy for the port bound. A failed build stops the server and is raised here."""
@@ -66,7 +78,7 @@ def serve(build_engine: Callable[[], Engine], host: str, port: int, policy_for: 
         LOG.warning("phenorules serve: listening on %s, reachable from other machines; there is no authentication (--allow-host names the hosts it is reached by)", host)
     if not quiet:
         print(f"phenorules: serving http://{host_name(host)}:{bound_port}/ (loading the pipeline: GET /health answers 503 until it is ready)", flush=True)
-    server = uvicorn.Server(server_config(loading, quiet))
+    server = uvicorn.Server(server_config(loading, limits, quiet))
     loading.start(on_failure=lambda: setattr(server, "should_exit", True))
     server.run(sockets=[sock])
     if loading.failure is not None:
