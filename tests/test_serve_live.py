@@ -11,6 +11,7 @@ import os
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,48 @@ def test_hostile_fields_stay_text_in_the_page(server, tmp_path):
         assert [mark.text for mark in driver.find_elements(By.CSS_SELECTOR, "mark.mention")] == ["seizures", "hypotonia", "hypotonia"]
     finally:
         driver.quit()
+
+
+@contextmanager
+def page(server: str, tmp_path, width: int = 1280):
+    """The curation page in a fresh headless Chromium, once it has the server's info."""
+    from selenium.webdriver.common.by import By
+
+    (tmp_path / "downloads").mkdir(exist_ok=True)
+    driver = chromium_driver(tmp_path / "downloads", tmp_path / "profile", width=width)
+    try:
+        driver.get(server + "/")
+        wait_for(lambda: "HPO hp/releases/test-mini" in driver.find_element(By.ID, "info").text, "the info line")
+        yield driver
+    finally:
+        driver.quit()
+
+
+def annotate_text(driver, text: str) -> list:
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.ID, "input-text")
+    box.clear()
+    box.send_keys(text)
+    driver.find_element(By.ID, "annotate").click()
+    return wait_for(lambda: "phenotype mention" in driver.find_element(By.ID, "status").text and driver.find_elements(By.CSS_SELECTOR, "mark.mention"), "the highlights")
+
+
+def test_an_upload_replaces_the_pasted_text_and_a_paste_the_upload(server, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    def upload():
+        driver.find_element(By.ID, "upload").send_keys(str(ARTICLES))
+        wait_for(lambda: "in 2 articles" in driver.find_element(By.ID, "status").text, "the uploaded articles")
+
+    with page(server, tmp_path) as driver:
+        annotate_text(driver, TEXT)
+        upload()
+        assert driver.find_element(By.ID, "input-text").get_attribute("value") == ""  # what is shown is the file's
+        assert driver.find_element(By.ID, "status").text.startswith("patientphex_annotated.jsonl: ")
+        marks = annotate_text(driver, TEXT)
+        assert [mark.text for mark in marks] == ["seizures", "microcephaly", "hypotonia"]
+        assert driver.find_element(By.ID, "upload").get_attribute("value") == ""
+        assert driver.find_element(By.ID, "input-text").get_attribute("value") == TEXT
+        upload()  # the same file again is read again
+        assert len(driver.find_elements(By.CSS_SELECTOR, "article")) == 2

@@ -52,7 +52,11 @@ async function loadInfo() {
   }
 }
 
-async function annotate(body) {
+// The inputs show only what the page shows the result of: once a text is annotated the
+// file input is emptied, once a file is, the text box (a refused input leaves the box and
+// the result as they were). A file input is emptied as soon as its file is read, so that
+// the same file can be chosen again.
+async function annotate(body, source, emptied) {
   setStatus("annotating…");
   try {
     const result = await requestJson("/annotate", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -60,11 +64,12 @@ async function annotate(body) {
       ...article,
       mentions: article.mentions.map((mention) => ({ ...mention, status: "unreviewed", predicted_id: mention.hpo_id })),
     }));
+    emptied.value = "";
     render();
     const count = state.articles.reduce((sum, article) => sum + article.mentions.length, 0);
-    setStatus(`${count} phenotype mention${count === 1 ? "" : "s"} in ${state.articles.length} article${state.articles.length === 1 ? "" : "s"}`);
+    setStatus(`${source}: ${count} phenotype mention${count === 1 ? "" : "s"} in ${state.articles.length} article${state.articles.length === 1 ? "" : "s"}`);
   } catch (error) {
-    setStatus(error.message, true);
+    setStatus(`${source}: ${error.message}`, true);
   }
 }
 
@@ -74,7 +79,7 @@ function annotateText() {
     setStatus("Nothing to annotate: paste a text or upload a file.");
     return;
   }
-  annotate({ text });
+  annotate({ text }, "the pasted text", document.getElementById("upload"));
 }
 
 function annotateFile(event) {
@@ -89,7 +94,10 @@ function annotateFile(event) {
     return;
   }
   const reader = new FileReader();
-  reader.onload = () => annotate({ document: reader.result, name: file.name });
+  reader.onload = () => {
+    event.target.value = "";
+    annotate({ document: reader.result, name: file.name }, file.name, document.getElementById("input-text"));
+  };
   reader.onerror = () => setStatus(`${file.name}: cannot read the file`, true);
   reader.readAsText(file);
 }
