@@ -203,6 +203,58 @@ def annotate_text(driver, text: str) -> list:
     return wait_for(lambda: "phenotype mention" in driver.find_element(By.ID, "status").text and driver.find_elements(By.CSS_SELECTOR, "mark.mention"), "the highlights")
 
 
+# The characters after which each line of a cell ends (a space that ends a line is there,
+# with no width).
+LINE_ENDS = """
+const cell = arguments[0], ends = [];
+const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+let last = null;
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (let i = 0; i < node.data.length; i++) {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const box = range.getClientRects()[0];
+    if (!box) continue;
+    if (last && box.top > last.top + 1) ends.push(last.char);
+    last = { char: node.data[i], top: box.top };
+  }
+}
+return ends;
+"""
+
+
+def test_a_provenance_breaks_between_its_tokens(server, tmp_path):
+    """A narrow table: the provenance column wraps, at a separator or a space only."""
+    from selenium.webdriver.common.by import By
+
+    with page(server, tmp_path, width=900) as driver:
+        annotate_text(driver, SHORT_FORMS)
+        cells = driver.find_elements(By.CSS_SELECTOR, "td.provenance")
+        ends = [end for cell in cells for end in driver.execute_script(LINE_ENDS, cell)]
+        assert ends, "no provenance wrapped: nothing was checked"
+        assert set(ends) <= set(";:+>|,/= ·"), ends
+
+
+def test_a_bad_id_is_said_at_its_row(server, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    with page(server, tmp_path) as driver:
+        annotate_text(driver, TEXT)
+        driver.find_element(By.ID, "change-0-2").send_keys("no such finding")
+        driver.find_element(By.CSS_SELECTOR, "#row-0-2 button.change").click()
+        error = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#row-0-2 .row-error"), "the row's error")
+        assert error.text == 'no term of HPO hp/releases/test-mini matches "no such finding"'
+        assert "no such finding" not in driver.find_element(By.ID, "status").text
+        assert driver.find_element(By.ID, "change-0-2").get_attribute("value") == "no such finding"  # to be mended
+        assert not driver.find_elements(By.CSS_SELECTOR, "#row-0-1 .row-error")
+        driver.find_element(By.ID, "change-0-2").clear()
+        driver.find_element(By.ID, "change-0-2").send_keys("HP:0001250")
+        driver.find_element(By.CSS_SELECTOR, "#row-0-2 button.change").click()
+        wait_for(lambda: driver.find_element(By.ID, "mark-0-2").get_attribute("data-hpo-id") == "HP:0001250", "the changed id")
+        assert not driver.find_elements(By.CSS_SELECTOR, ".row-error")
+
+
 def test_an_upload_replaces_the_pasted_text_and_a_paste_the_upload(server, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -221,3 +273,39 @@ def test_an_upload_replaces_the_pasted_text_and_a_paste_the_upload(server, tmp_p
         assert driver.find_element(By.ID, "input-text").get_attribute("value") == TEXT
         upload()  # the same file again is read again
         assert len(driver.find_elements(By.CSS_SELECTOR, "article")) == 2
+
+
+SHORT_FORMS = "The proband had global developmental delay (GDD) and no hypotonia. GDD was evident by 9 months, and GDD persisted. Her brother had seizures."
+
+
+def test_changing_the_id_of_a_short_form_changes_its_every_use(server, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    with page(server, tmp_path) as driver:
+        marks = annotate_text(driver, SHORT_FORMS)
+        texts = [mark.text for mark in marks]
+        assert texts == ["global developmental delay", "GDD", "hypotonia", "GDD", "GDD", "seizures"]
+        assert driver.find_element(By.CSS_SELECTOR, "#row-0-3 label.uses").text == "for all 3 uses of “GDD”"
+        assert not driver.find_elements(By.CSS_SELECTOR, "#row-0-0 label.uses")  # the long form is no use of it
+        driver.find_element(By.ID, "change-0-3").send_keys("HP:0001249")
+        driver.find_element(By.CSS_SELECTOR, "#row-0-3 button.change").click()
+        ids = lambda: [mark.get_attribute("data-hpo-id") for mark in driver.find_elements(By.CSS_SELECTOR, "mark.mention")]  # noqa: E731
+        wait_for(lambda: ids()[3] == "HP:0001249", "the changed id")
+        assert ids() == ["HP:0001263", "HP:0001249", "HP:0001252", "HP:0001249", "HP:0001249", "HP:0001250"]
+        assert "mention 4 and 2 other uses of “GDD”" in driver.find_element(By.ID, "status").text
+        # One use alone, when the box is unticked.
+        driver.find_element(By.CSS_SELECTOR, "#row-0-4 input.every-use").click()
+        driver.find_element(By.ID, "change-0-4").send_keys("HP:0001263")
+        driver.find_element(By.CSS_SELECTOR, "#row-0-4 button.change").click()
+        wait_for(lambda: ids()[4] == "HP:0001263", "the one changed use")
+        assert ids()[1:5] == ["HP:0001249", "HP:0001252", "HP:0001249", "HP:0001263"]
+        driver.find_element(By.ID, "download-jsonl").click()
+        path = tmp_path / "downloads" / "curated-jsonl.jsonl"
+        wait_for(lambda: path.exists() and path.stat().st_size > 0, "the download")
+        (record,) = [json.loads(line) for line in path.read_text().splitlines()]
+        uses = [(e["identifier"], e["curation"], e["provenance"][-1]) for e in record["entities"] if e["text"] == "GDD"]
+        assert uses == [
+            ("HP:0001249", "changed", "curation:changed_from:HP:0001263"),
+            ("HP:0001249", "changed", "curation:changed_from:HP:0001263"),
+            ("HP:0001263", "accepted", "patient:focus:proband>focus"),
+        ]

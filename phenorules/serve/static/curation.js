@@ -219,7 +219,7 @@ function showTooltip(target, mention) {
     element("div", { text: ["patient: " + (mention.patients.join(", ") || "none"), ...mention.flags.map(flagText), mention.status].join(" · ") }),
   ];
   if (mention.hpo_id !== mention.predicted_id) lines.push(element("div", { text: `predicted: ${mention.predicted_id}` }));
-  lines.push(element("div", { className: "provenance", text: mention.provenance.join(" · ") }));
+  lines.push(element("div", { className: "provenance" }, ...provenanceText(mention)));
   tooltip.replaceChildren(...lines);
   const box = target.getBoundingClientRect();
   tooltip.style.left = `${window.scrollX + box.left}px`;
@@ -248,10 +248,35 @@ function renderTable(article, articleIndex) {
   return element("table", { className: "mentions" }, element("thead", {}, head), element("tbody", {}, ...rows));
 }
 
+// A provenance is rules joined by " · ", each of tokens joined by separators
+// ("context:NEGATED_EXISTENCE:no:context_rules.tsv:85"): a line breaks after a separator
+// (a <wbr> there), never inside a token.
+const PROVENANCE_SEPARATOR = /(?<=[;:+>|,/=])/;
+
+function provenanceText(mention) {
+  return mention.provenance.join(" · ").split(PROVENANCE_SEPARATOR).flatMap((piece, i) => (i ? [element("wbr"), piece] : [piece]));
+}
+
+// The uses of a short form are the mentions of the same text whose abbreviation rule
+// names the same sense ("abbreviation:defined:global developmental delay", with
+// "|defined_uses" on uses after the definition); a mention of no short form is its only use.
+function shortFormSense(mention) {
+  const rule = mention.provenance.find((entry) => entry.startsWith("abbreviation:"));
+  return rule === undefined ? null : `${mention.text}\n${rule.split("|")[0]}`;
+}
+
+function shortFormUses(article, index) {
+  const sense = shortFormSense(article.mentions[index]);
+  if (sense === null) return [index];
+  return article.mentions.flatMap((mention, i) => (i === index || (mention.status !== "rejected" && shortFormSense(mention) === sense) ? [i] : []));
+}
+
 function renderRow(article, articleIndex, index) {
   const mention = article.mentions[index];
   const idInput = element("input", { type: "text", list: "term-options", placeholder: "new id or term name", id: `change-${articleIndex}-${index}`, "aria-label": "new HPO id" });
   idInput.addEventListener("input", () => suggest(idInput.value));
+  const uses = shortFormUses(article, index);
+  const everyUse = element("input", { type: "checkbox", className: "every-use", checked: "" });
   const actions = element(
     "td",
     { className: "actions" },
@@ -261,8 +286,10 @@ function renderRow(article, articleIndex, index) {
     " ",
     idInput,
     " ",
-    element("button", { type: "button", text: "Set id", className: "change", onclick: () => changeId(articleIndex, index, idInput.value) }),
+    element("button", { type: "button", text: "Set id", className: "change", onclick: () => changeId(articleIndex, everyUse.checked ? uses : [index], index, idInput.value) }),
   );
+  if (uses.length > 1) actions.append(element("label", { className: "uses" }, everyUse, ` for all ${uses.length} uses of “${mention.text}”`));
+  if (mention.error) actions.append(rowError(mention.error));
   return element(
     "tr",
     { id: `row-${articleIndex}-${index}`, className: mention.status, onclick: (event) => { if (event.target.tagName === "TD") select(articleIndex, index); } },
@@ -273,7 +300,7 @@ function renderRow(article, articleIndex, index) {
     element("td", { text: mention.hpo_id === "-1" ? "(no HPO term)" : mention.label || "" }),
     element("td", { text: mention.patients.join(", ") || "–" }),
     element("td", { className: "flags", text: mention.flags.map(flagText).join(", ") }),
-    element("td", { className: "provenance", text: mention.provenance.join(" · ") }),
+    element("td", { className: "provenance" }, ...provenanceText(mention)),
     element("td", { className: `status-${mention.status}`, text: mention.status }),
     actions,
   );
@@ -282,26 +309,45 @@ function renderRow(article, articleIndex, index) {
 function setDecision(articleIndex, index, status) {
   const mention = state.articles[articleIndex].mentions[index];
   mention.status = status === "accepted" && mention.hpo_id !== mention.predicted_id ? "changed" : status;
+  mention.error = "";
   refreshArticle(articleIndex, index);
 }
 
-async function changeId(articleIndex, index, wanted) {
+// The id the curator typed (or the best match of a name) for the mentions ``indices`` (the
+// row's, or every use of its short form); a failure is said at the row, its text kept.
+async function changeId(articleIndex, indices, index, wanted) {
   if (!wanted.trim()) return;
+  let terms;
   try {
-    const { terms } = await requestJson(`/terms?limit=1&q=${encodeURIComponent(wanted)}`);
-    if (!terms.length) {
-      setStatus(`no term of HPO ${state.info.hpo_release} matches ${JSON.stringify(wanted)}`, true);
-      return;
-    }
-    const mention = state.articles[articleIndex].mentions[index];
-    mention.hpo_id = terms[0].id;
-    mention.label = terms[0].label;
-    mention.status = mention.hpo_id === mention.predicted_id ? "accepted" : "changed";
-    refreshArticle(articleIndex, index);
-    setStatus(`mention ${index + 1}: ${terms[0].id} ${terms[0].label}`);
+    ({ terms } = await requestJson(`/terms?limit=1&q=${encodeURIComponent(wanted)}`));
   } catch (error) {
-    setStatus(error.message, true);
+    showRowError(articleIndex, index, error.message);
+    return;
   }
+  if (!terms.length) {
+    showRowError(articleIndex, index, `no term of HPO ${state.info.hpo_release} matches ${JSON.stringify(wanted)}`);
+    return;
+  }
+  const [term] = terms;
+  const mentions = state.articles[articleIndex].mentions;
+  for (const mention of indices.map((i) => mentions[i])) {
+    Object.assign(mention, { hpo_id: term.id, label: term.label, error: "" });
+    mention.status = mention.hpo_id === mention.predicted_id ? "accepted" : "changed";
+  }
+  refreshArticle(articleIndex, index);
+  const others = indices.length - 1;
+  setStatus(`mention ${index + 1}${others ? ` and ${others} other use${others === 1 ? "" : "s"} of “${mentions[index].text}”` : ""}: ${term.id} ${term.label}`);
+}
+
+function rowError(message) {
+  return element("div", { className: "row-error", role: "alert", text: message });
+}
+
+function showRowError(articleIndex, index, message) {
+  state.articles[articleIndex].mentions[index].error = message;
+  const cell = document.querySelector(`#row-${articleIndex}-${index} td.actions`);
+  cell.querySelector(".row-error")?.remove();
+  cell.append(rowError(message));
 }
 
 function refreshArticle(articleIndex, index) {
