@@ -5,6 +5,7 @@
 # `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
 # `make assertions` measures the assertion stage beside medspaCy's ConText (docs/assertions.md).
 # `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
+# `make pictures` takes the docs' pictures (docs/html_view.png, docs/serve.png) in headless Chromium.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,7 +17,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing evalscope assertions clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing evalscope assertions pictures clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +98,11 @@ public: install $(BENCH_VENV)/bin/python
 # (coordination, ordinals, predicative order, adjectival forms: phenorules/evaluation/phrasing.py).
 phrasing: install
 	$(BIN)/python benchmarks/phrasing_suites.py
+
+# The HTML view of the example article and the curation page, from this tree's code, in
+# Debian's headless chromium (apt-get install chromium chromium-driver).
+pictures: install
+	$(BIN)/python benchmarks/pictures.py
 
 $(EVALSCOPE_VENV)/bin/evalscope:
 	$(PYTHON) -m venv $(EVALSCOPE_VENV)

@@ -36,14 +36,20 @@ HOSTILE = (
 )
 
 
-def chromium_driver(download_dir: Path, profile_dir: Path, width: int = 1280, height: int = 1000):
-    """A headless Chromium with a fresh profile, downloads into ``download_dir`` and the
-    browser console's messages kept (``driver.get_log("browser")``)."""
+def require_chromium() -> None:
+    """Skips the test without Debian's chromium and chromium-driver (fails it under CI)."""
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} and {CHROMEDRIVER} are needed (.ci/run installs chromium and chromium-driver)")
         pytest.skip("Debian's chromium and chromium-driver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
+
+
+def chromium_driver(download_dir: Path, profile_dir: Path, width: int = 1280, height: int = 1000):
+    """A headless Chromium with a fresh profile, downloads into ``download_dir`` and the
+    browser console's messages kept (``driver.get_log("browser")``)."""
+    require_chromium()
+    from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

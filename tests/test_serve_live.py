@@ -1,13 +1,13 @@
 """phenorules serve on a real uvicorn server at 127.0.0.1: the ``openai`` client's call for
 JNLPBA's NER prompt, 50 concurrent requests, and the curation page in headless Chromium
-(Debian's chromium and chromium-driver, which .ci/run installs) driven by Selenium. The
-browser test takes a screenshot of the page: into the test's temporary directory, or into
-docs/serve.png when PHENORULES_SCREENSHOTS=docs (the docs' picture, refreshed on purpose)."""
+(Debian's chromium and chromium-driver, which .ci/run installs) driven by Selenium
+(``make pictures`` takes the docs' picture of it: benchmarks/pictures.py)."""
 
 from __future__ import annotations
 
 import json
-import os
+import subprocess
+import sys
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -24,17 +24,9 @@ from phenorules.serve.engine import Engine  # noqa: E402
 from phenorules.serve.guard import served_policy  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
-from chromium import HOSTILE, chromium_driver, injected, wait_for  # noqa: E402
+from chromium import HOSTILE, chromium_driver, injected, require_chromium, wait_for  # noqa: E402
 from test_serve import ARTICLES, FIXTURES, NER_PROMPT, NER_RESPONSE, TEXT  # noqa: E402
 from test_serve_security import live  # noqa: E402
-
-ROOT = Path(__file__).parent.parent
-
-
-def screenshot_path(tmp_path: Path) -> Path:
-    """docs/serve.png only when asked: a test run leaves the work tree as it found it."""
-    return ROOT / "docs" / "serve.png" if os.environ.get("PHENORULES_SCREENSHOTS") == "docs" else tmp_path / "serve.png"
-
 
 @pytest.fixture(scope="module")
 def server(general_nlp):
@@ -81,7 +73,7 @@ def test_the_page_highlights_rejects_downloads_and_shows_patients(server, tmp_pa
     from selenium.webdriver.common.by import By
 
     downloads = tmp_path / "downloads"
-    screenshot = screenshot_path(tmp_path)
+    screenshot = tmp_path / "serve.png"
     downloads.mkdir()
     driver = chromium_driver(downloads, tmp_path / "profile")
     try:
@@ -309,3 +301,20 @@ def test_changing_the_id_of_a_short_form_changes_its_every_use(server, tmp_path)
             ("HP:0001249", "changed", "curation:changed_from:HP:0001263"),
             ("HP:0001263", "accepted", "patient:focus:proband>focus"),
         ]
+
+
+def test_make_pictures_takes_the_docs_pictures(tmp_path):
+    """benchmarks/pictures.py (``make pictures``), here on the mini ontology: the whole
+    HTML view 1,200 pixels wide, the curation page 1,280 by 1,400."""
+    import struct
+
+    require_chromium()
+    script = Path(__file__).parent.parent / "benchmarks" / "pictures.py"
+    subprocess.run([sys.executable, str(script), "--out", str(tmp_path), "--hpo", str(FIXTURES / "mini_hp.obo")], check=True, capture_output=True)
+    sizes = {}
+    for name in ("html_view.png", "serve.png"):
+        head = (tmp_path / name).read_bytes()[:24]
+        assert head[:8] == b"\x89PNG\r\n\x1a\n"
+        sizes[name] = struct.unpack(">II", head[16:24])
+    assert sizes["html_view.png"][0] == 1200 and sizes["html_view.png"][1] > 600
+    assert sizes["serve.png"] == (1280, 1400)
