@@ -234,7 +234,7 @@ def predict(
     from .streaming import input_paths
 
     if phenopackets_dir is not None:
-        from .formats.phenopackets import source_date
+        from .source_date import source_date
 
         source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     elif created is not None:
@@ -321,7 +321,8 @@ def _writing_phenopackets(results, directory: str, created, hpo: str | None, qui
 def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, created, hpo: str | None, quiet: bool) -> None:
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
-    from .formats.phenopackets import source_date, text_subjects, with_patients, write_phenopackets
+    from .formats.phenopackets import text_subjects, with_patients, write_phenopackets
+    from .source_date import source_date
     from .inputs import read_input
     from .resources import load_resources
     from .tasks.patientphex.io import read_predictions
@@ -614,7 +615,7 @@ def serve(
         from .serve.server import serve as run
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
-    from .formats.phenopackets import source_date
+    from .source_date import source_date
 
     source_date()  # the Phenopackets export's metaData.created: a bad SOURCE_DATE_EPOCH is refused at start
 

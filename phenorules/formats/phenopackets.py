@@ -28,6 +28,7 @@ from datetime import date, datetime, timezone
 
 from .. import __version__
 from ..errors import InputError
+from ..source_date import source_date
 from ..ontology import Ontology
 from ..article import Article, layout_passages
 from ..patients.mentions import find_people
@@ -52,8 +53,6 @@ SCHEMA_VERSION = "2.0"
 HPO_ID = re.compile(r"HP:\d{7}")
 _UNITS = {"year": "Y", "month": "M", "week": "W", "day": "D"}
 _SEXES = ("male", "female")
-SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
-_LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z: the last second a four-digit year writes
 _RELEASE_DATE = re.compile(r"releases/(\d{4}-\d{2}-\d{2})")  # data-version: hp/releases/2025-01-16
 _UNDATED = datetime(1970, 1, 1, tzinfo=timezone.utc)  # created of a release that names no date
 _FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -170,19 +169,6 @@ def _references(record: dict) -> list[dict]:
     if pmcid.startswith("PMC") and pmcid[3:].isdigit():
         references.append({"id": f"PMCID:{pmcid}", "reference": f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"})
     return references
-
-
-def source_date() -> datetime | None:
-    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org) as a UTC time, None when unset or
-    empty; refused, naming it, unless a whole number of seconds from 0 to the end of
-    9999 (the commands check it before any work)."""
-    epoch = os.environ.get(SOURCE_DATE_EPOCH)
-    if not epoch:
-        return None
-    if not re.fullmatch(r"[0-9]{1,12}", epoch) or int(epoch) > _LAST_SECOND:
-        shown = epoch if len(epoch) <= 40 else epoch[:40] + "..."
-        raise InputError(f"{SOURCE_DATE_EPOCH}: {shown!r} is not a whole number of seconds from 0 to {_LAST_SECOND} (9999-12-31T23:59:59Z)")
-    return datetime.fromtimestamp(int(epoch), timezone.utc)
 
 
 def created_time(ontology: Ontology, created: datetime | None = None) -> str:
