@@ -176,6 +176,30 @@ def _is_running(pid: int, temporary: str) -> bool:
     return True
 
 
+def open_own_regular_file(path: str | os.PathLike) -> BinaryIO | None:
+    """The file at ``path`` opened to read if it is a regular file of this user that no one
+    else may write, else None (missing, a symlink, a FIFO, a socket, a device, a directory).
+    Its type is checked before it is opened, and again on the open descriptor (opened
+    without following a link or waiting for a writer), so nothing put in its place can make
+    the reader wait or read elsewhere."""
+    try:
+        seen = os.lstat(path)
+        if not _own_regular_file(seen):
+            return None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    opened = os.fstat(descriptor)
+    if (opened.st_dev, opened.st_ino) != (seen.st_dev, seen.st_ino) or not _own_regular_file(opened):
+        os.close(descriptor)
+        return None
+    return os.fdopen(descriptor, "rb")
+
+
+def _own_regular_file(info: os.stat_result) -> bool:
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+
+
 def stat_or_none(path: str) -> os.stat_result | None:
     """The file's status (links followed), None when nothing is there."""
     try:

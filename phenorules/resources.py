@@ -8,8 +8,9 @@ One entry is kept per ontology release and lexicon config (the profiles read dif
 lexicon files: ``rules/profiles.tsv``), for a few releases at most. A cache file is data only:
 pyahocorasick's node array (integer values) and msgpack for the rest, each section
 zlib-compressed (its checksum verified as it is inflated), so loading one runs no code from
-it. A file that is corrupt, of another format, or not this user's own (or writable by
-others) is rebuilt.
+it; its header records the key it was written under. A file that is corrupt, of another
+format or another key, not a regular file, or not this user's own (or writable by others)
+is absent: rebuilt.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import gc
 import hashlib
 import logging
 import os
-import stat
 import struct
 import sys
 import time
@@ -36,7 +36,7 @@ import ahocorasick
 import srsly
 
 from . import __version__
-from .files import atomic_file, remove_stale_temporaries
+from .files import atomic_file, open_own_regular_file, remove_stale_temporaries
 from .forking import in_background
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
@@ -102,22 +102,25 @@ def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig, obo_d
     return digest.hexdigest()[:32]
 
 
-CACHE_MAGIC = b"phenorules cache 2\n"
+CACHE_MAGIC = b"phenorules cache 3\n"
 _LENGTH = struct.Struct(">Q")
 _COMPRESSION = 1  # zlib's fastest level: the sections shrink five-fold
 _THREADS = 2  # zlib releases the GIL: sections are compressed and inflated side by side
 
 
-def write_cache_file(path: Path, sections: dict[str, bytes]) -> None:
-    """Write named byte sections to ``path`` atomically: the magic line, a msgpack header
-    of (name, stored length, length) triples, then the zlib-compressed sections back to back."""
+def cache_file_bytes(key: str, sections: dict[str, bytes]) -> list[bytes]:
+    """A cache file's parts: the magic line, the length of a msgpack header holding the key
+    and a (name, stored length, length) triple per section, then the zlib-compressed sections."""
     with ThreadPoolExecutor(_THREADS) as pool:
         stored = list(pool.map(lambda blob: zlib.compress(blob, _COMPRESSION), sections.values()))
-    header = srsly.msgpack_dumps([[name, len(packed), len(blob)] for (name, blob), packed in zip(sections.items(), stored)])
+    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), len(blob)] for (name, blob), packed in zip(sections.items(), stored)]})
+    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *stored]
+
+
+def write_cache_file(path: Path, key: str, sections: dict[str, bytes]) -> None:
+    """Write named byte sections under ``key`` to ``path`` atomically."""
     with atomic_file(path, "wb") as handle:
-        handle.write(CACHE_MAGIC + _LENGTH.pack(len(header)) + header)
-        for packed in stored:
-            handle.write(packed)
+        handle.writelines(cache_file_bytes(key, sections))
 
 
 def _inflate(packed: bytes, length: int) -> bytes:
@@ -149,23 +152,24 @@ def unpacked(blob: bytes):
     return srsly.msgpack.loads(blob, raw=False, use_list=True)
 
 
-def read_cache_file(path: Path) -> CacheFile | None:
-    """The cache file at ``path``, or None for a file that is missing, not a regular file
-    of this user (or writable by others), of another format or truncated. Nothing here
-    runs code from the file: it is bytes, checked before anything trusts its layout."""
+def read_cache_file(path: Path, key: str) -> CacheFile | None:
+    """The cache file at ``path`` written under ``key``, or None for a file that is missing,
+    not a regular file of this user (or writable by others), of another format or key, or
+    truncated. Nothing here runs code from the file: it is bytes, checked before anything
+    trusts its layout."""
+    handle = open_own_regular_file(path)
+    if handle is None:
+        return None
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
-                return None
+        with handle:
             if handle.read(len(CACHE_MAGIC)) != CACHE_MAGIC:
                 return None
             (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
             header = unpacked(handle.read(min(header_length, 1 << 20)))
             start = len(CACHE_MAGIC) + _LENGTH.size + header_length
-            if start + sum(stored for _, stored, _ in header) != info.st_size:
-                return None  # truncated, or lengths that are not this file's
-            stored = {name: (handle.read(stored), length) for name, stored, length in header}
+            if header["key"] != key or start + sum(stored for _, stored, _ in header["sections"]) != os.fstat(handle.fileno()).st_size:
+                return None  # another entry's file, truncated, or lengths that are not this file's
+            stored = {name: (handle.read(stored), length) for name, stored, length in header["sections"]}
     except Exception:  # unreadable, or a header that is not ours
         return None
     return CacheFile(stored)
@@ -291,12 +295,12 @@ def remove_stale_cache_files(directory: Path) -> None:
             pass
 
 
-def store(resources: KnowledgeBase, path: Path) -> None:
+def store(resources: KnowledgeBase, path: Path, key: str) -> None:
     """Write the cache entry ``path`` and prune the cache beside it; an unwritable cache
     directory only costs time."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_cache_file(path, resources_sections(resources))
+        write_cache_file(path, key, resources_sections(resources))
         prune_cache(path.parent, path)
     except OSError:
         pass
@@ -346,7 +350,7 @@ def load_resources(
     if use_cache:
         remove_stale_cache_files(directory)
         with long_lived_objects():
-            cache = read_cache_file(path)
+            cache = read_cache_file(path, key)
             resources = resources_from_cache(cache) if cache is not None else None
     if resources is None:
         started = time.perf_counter()
@@ -357,8 +361,8 @@ def load_resources(
             lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
             morphology = parts.res.morphology
             resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
-        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path))):
-            store(resources, path)
+        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path, key))):
+            store(resources, path, key)
         log.info("built the lexicon in %.1f s", time.perf_counter() - started)
     _LOADED[key] = resources
     return resources

@@ -129,7 +129,8 @@ def _cached_content(path):
     the process's allocations), the rows, the word sets and the ontology."""
     from phenorules.resources import read_cache_file, resources_from_cache
 
-    loaded = resources_from_cache(read_cache_file(path))
+    key = path.stem.rsplit("-", 1)[1]
+    loaded = resources_from_cache(read_cache_file(path, key))
     matcher = loaded.matcher
     return sorted(matcher.automaton.items()), [matcher.rows[i] for i in range(len(matcher.rows))], loaded.word_sets.to_bytes(), loaded.ontology.names
 

@@ -263,8 +263,8 @@ def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
     from phenorules.resources import read_cache_file, resources_from_cache, resources_sections, write_cache_file
 
     compiled = compile_terms([CREATINE, T_CELLS])
-    write_cache_file(tmp_path / "kb.cache", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)))
-    cached = resources_from_cache(read_cache_file(tmp_path / "kb.cache")).word_sets
+    write_cache_file(tmp_path / "kb.cache", "kb", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)))
+    cached = resources_from_cache(read_cache_file(tmp_path / "kb.cache", "kb")).word_sets
     built = compiled.word_sets
     assert built.quantity_sets == {("creatine", "elevated"), ("cell", "decreased", "t")}
     assert (cached.quantity_words, cached.change_words, cached.quantity_sets) == (built.quantity_words, built.change_words, built.quantity_sets)

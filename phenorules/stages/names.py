@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -30,7 +29,7 @@ from ..document import PHENOTYPES, doc_text, drop
 from ..errors import InputError
 from ..lexicon.tsv import RuleRef, read_grouped_rules
 from ..ontology import default_obo_path
-from ..resources import cache_dir, data_file, read_cache_file, unpacked, write_cache_file
+from ..resources import CacheFile, cache_dir, data_file, read_cache_file, unpacked, write_cache_file
 
 GUARDS = ("disease", "mark", "after")
 _NUMBER = "<number>"
@@ -82,24 +81,39 @@ def read_disease_names(path: Path) -> dict[tuple[str, ...], str]:
 
 @lru_cache(maxsize=4)
 def disease_names(path: str) -> dict[tuple[str, ...], str]:
-    """:func:`read_disease_names`, from a cache file keyed by the file's path, size and time."""
+    """:func:`read_disease_names`, from a cache entry keyed by the file's path, size and time."""
     info = Path(path).stat()
-    source = [path, info.st_size, info.st_mtime_ns]
-    cache = cache_dir() / f"disease-names-{hashlib.sha256(repr(source).encode()).hexdigest()[:16]}.cache"
-    cached = read_cache_file(cache)
-    if cached is not None:
+    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
+    entry = cache_dir() / f"disease-names-{key}.cache"
+    cached = read_cache_file(entry, key)
+    names = _cached_disease_names(cached) if cached is not None else None
+    if names is None:
+        names = read_disease_names(Path(path))
         try:
-            if unpacked(cached["source"]) == source:
-                return {tuple(key): disease_id for key, disease_id in unpacked(cached["names"])}
-        except (KeyError, ValueError, zlib.error):
-            pass  # not this file's names, or damaged: read again
-    names = read_disease_names(Path(path))
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        write_cache_file(cache, {"source": srsly.msgpack_dumps(source), "names": srsly.msgpack_dumps(sorted(names.items()))})
-    except OSError:
-        pass  # a read-only cache directory: read the file each time
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            write_cache_file(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))})
+        except OSError:
+            pass  # a read-only cache directory: read the file each time
     return names
+
+
+def _cached_disease_names(cached: CacheFile) -> dict[tuple[str, ...], str] | None:
+    """The names a cache entry holds, or None unless it holds a list of [name key, disease
+    id] pairs, a key a list of strings and an id a string (damaged, or another layout)."""
+    try:
+        pairs = unpacked(cached["names"])
+    except Exception:  # no such section, a failed checksum, or not msgpack
+        return None
+    if not isinstance(pairs, list) or not all(_is_name_pair(pair) for pair in pairs):
+        return None
+    return {tuple(words): disease_id for words, disease_id in pairs}
+
+
+def _is_name_pair(pair) -> bool:
+    return (
+        isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], list)
+        and all(isinstance(word, str) for word in pair[0]) and isinstance(pair[1], str)
+    )
 
 
 @Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None})

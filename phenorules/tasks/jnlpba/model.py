@@ -62,14 +62,15 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
         raise InputError(f"{train_dir}: not a folder of brat .txt/.ann training files")
     if not use_cache:
         return learn_model(train_dir, config)
-    path = cache_dir() / f"jnlpba-{model_key(train_dir, config)}.cache"
-    cache = read_cache_file(path)
+    key = model_key(train_dir, config)
+    path = cache_dir() / f"jnlpba-{key}.cache"
+    cache = read_cache_file(path, key)
     model = model_from_cache(cache) if cache is not None else None
     if model is None:
         model = learn_model(train_dir, config)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_cache_file(path, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))})
+            write_cache_file(path, key, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))})
         except OSError:
             pass  # an unwritable cache only costs time
     return model
