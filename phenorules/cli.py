@@ -439,7 +439,7 @@ def info(hpo: str | None) -> None:
     from . import registry
     from .pipeline import OPTIONAL_STAGES, stage_names
     from .profiles import profiles
-    from .resources import cache_dir, data_dir, load_resources
+    from .resources import data_dir, load_resources
 
     resources = load_resources(hpo)
     click.echo(f"phenorules {__version__}")
@@ -448,7 +448,7 @@ def info(hpo: str | None) -> None:
     click.echo(f"terms:     {len(resources.ontology.names)} under HP:0000118 (Phenotypic abnormality)")
     click.echo(f"lexicon:   {len(resources.matcher.rows)} keys from {data_dir('lexicons')}")
     click.echo(f"word sets: {len(resources.word_sets.rows)} (any word order, for the word_order stage)")
-    click.echo(f"cache:     {cache_dir()}")
+    click.echo(f"cache:     {_cache_line()}")
     click.echo("stages:    " + " -> ".join(f"{name} (off unless --enable {name})" if name in OPTIONAL_STAGES else name for name in stage_names()))
     click.echo(f"profiles:  (--profile; {data_dir('rules') / 'profiles.tsv'})")
     for profile in profiles().values():
@@ -459,6 +459,18 @@ def info(hpo: str | None) -> None:
     for name, format_ in registry.formats().items():
         does = [word for word, present in (("read", format_.read), ("written", format_.write or format_.line)) if present]
         click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else ""))
+
+
+def _cache_line() -> str:
+    """Where the cache is, what it holds of its budget, and how to clear it."""
+    import shlex
+
+    from .resources import CACHE_BUDGET_VARIABLE, MEGABYTE, cache_budget, cache_dir, cache_usage
+
+    directory = cache_dir()
+    entries, used = cache_usage(directory)
+    held = f"{used / MEGABYTE:.1f} MB in {entries} {'entry' if entries == 1 else 'entries'}, at most {cache_budget() / MEGABYTE:g} MB ({CACHE_BUDGET_VARIABLE})"
+    return f"{directory}: {held}; clear: rm -r {shlex.quote(str(directory))}"
 
 
 def _learn_options(command):

@@ -1,16 +1,20 @@
 """Where the data files live, and the on-disk cache of the built ontology and automaton.
 
 Building the lexicon takes seconds (logged, and said on stderr by the CLI); loading it from
-the cache about a second. The cache key is a hash of the ontology file, every lexicon file,
-the lexicon config, the source of the modules that build them (several checkouts share one
-cache) and the versions of the libraries whose data it holds, so a changed input is rebuilt.
-One entry is kept per ontology release and lexicon config (the profiles read different
-lexicon files: ``rules/profiles.tsv``), for a few releases at most. A cache file is data only:
-pyahocorasick's node array (integer values) and msgpack for the rest, each section
-zlib-compressed (its checksum verified as it is inflated), so loading one runs no code from
-it; its header records the key it was written under. A file that is corrupt, of another
-format or another key, not a regular file, or not this user's own (or writable by others)
-is absent: rebuilt.
+the cache about a second. The cache key is a hash of the contents of the ontology file and of
+every lexicon file (by its name in the lexicon folder), the lexicon config, the source of the
+modules that build them and the versions of the libraries whose data it holds: a changed
+input is rebuilt, and checkouts whose inputs are the same share an entry. There is an entry
+per ontology release and lexicon config (the profiles read different lexicon files:
+``rules/profiles.tsv``), and the disease names and the JNLPBA model have theirs; the least
+recently used entries (by the time each was last loaded or written) go when all of them
+would take more than the budget, ``$PHENORULES_CACHE_MB`` megabytes (100 by default).
+
+A cache file is data only: the key it was written under, then pyahocorasick's node array
+(integer values) and msgpack for the rest, each section zlib-compressed (its checksum
+verified as it is inflated), so loading one runs no code from it. A file that is corrupt,
+of another format or another key, not a regular file, or not this user's own (or writable
+by others) is absent: rebuilt.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import gc
 import hashlib
 import logging
 import os
+import re
+import stat
 import struct
 import sys
 import time
@@ -36,6 +42,7 @@ import ahocorasick
 import srsly
 
 from . import __version__
+from .errors import SettingError
 from .files import atomic_file, open_own_regular_file, remove_stale_temporaries
 from .forking import in_background
 from .knowledge_base import KnowledgeBase
@@ -46,6 +53,12 @@ from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_
 from .word_sets import WordSetIndex
 
 CACHE_SUFFIX = ".cache"
+CACHE_BUDGET_VARIABLE = "PHENORULES_CACHE_MB"
+DEFAULT_CACHE_MB = 100  # three lexicon configs of 28 MB each, and the disease names
+MEGABYTE = 1 << 20  # as du -h counts
+# What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
+# file of another name in the folder is never pruned.
+CACHE_ENTRY = re.compile(r"[a-z][a-z-]*-[0-9a-f][0-9a-f-]*\.(cache|pkl)")
 log = logging.getLogger(__name__)
 
 
@@ -68,6 +81,19 @@ def data_file(folder: str, name: str, given: str | Path | None = None) -> Path:
 def cache_dir() -> Path:
     root = os.environ.get("PHENORULES_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phenorules"
     return Path(root)
+
+
+def cache_budget() -> int:
+    """The bytes the cache's entries may take together: ``$PHENORULES_CACHE_MB`` megabytes
+    (a number, 0 or more; 0 keeps nothing), else DEFAULT_CACHE_MB."""
+    given = os.environ.get(CACHE_BUDGET_VARIABLE) or str(DEFAULT_CACHE_MB)
+    try:
+        megabytes = float(given)
+    except ValueError:
+        megabytes = -1.0
+    if not 0 <= megabytes < float("inf"):
+        raise SettingError(f"{CACHE_BUDGET_VARIABLE}: {given!r} is not a number of megabytes (0 or more)")
+    return int(megabytes * MEGABYTE)
 
 
 def file_substitutions(lexicon_dir: Path, config: LexiconConfig) -> list[Substitution]:
@@ -93,13 +119,24 @@ def library_versions() -> str:
 
 
 def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig, obo_digest: str | None = None) -> str:
+    """What the knowledge base is built from, hashed: contents and names, never the folder
+    they are in, so that checkouts whose files are the same share an entry."""
     digest = hashlib.sha256()
     digest.update(f"{__version__}\n{code_digest()}\n{library_versions()}\n{sorted(asdict(config).items())}\n".encode())
     digest.update((obo_digest or file_digest(obo_path)).encode())
-    configured = [lexicon_dir / name for name in config.extra_files + config.blocklist_files]
-    for path in sorted(set(lexicon_dir.glob("*.tsv")) | {p for p in configured if p.is_file()}):
-        digest.update(f"{path}:{file_digest(path)}\n".encode())
+    for name, path in sorted(lexicon_files(lexicon_dir, config).items()):
+        digest.update(f"{name}:{file_digest(path)}\n".encode())
     return digest.hexdigest()[:32]
+
+
+def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
+    """The files a lexicon build may read, by their name in the lexicon folder (a configured
+    file elsewhere by the name the config gives it)."""
+    files = {path.name: path for path in lexicon_dir.glob("*.tsv")}
+    for name in config.extra_files + config.blocklist_files:
+        if (lexicon_dir / name).is_file():
+            files.setdefault(name, lexicon_dir / name)
+    return files
 
 
 CACHE_MAGIC = b"phenorules cache 3\n"
@@ -117,10 +154,19 @@ def cache_file_bytes(key: str, sections: dict[str, bytes]) -> list[bytes]:
     return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *stored]
 
 
-def write_cache_file(path: Path, key: str, sections: dict[str, bytes]) -> None:
-    """Write named byte sections under ``key`` to ``path`` atomically."""
-    with atomic_file(path, "wb") as handle:
-        handle.writelines(cache_file_bytes(key, sections))
+def store_entry(path: Path, key: str, sections: dict[str, bytes], budget: int) -> None:
+    """Write the cache entry ``path`` (unless it alone is over the ``budget``), then remove
+    the least recently used others until the entries fit the budget. An unwritable cache
+    folder only costs time."""
+    parts = cache_file_bytes(key, sections)
+    try:
+        if sum(map(len, parts)) <= budget:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_file(path, "wb") as handle:
+                handle.writelines(parts)
+        prune_cache(path.parent, path, budget)
+    except OSError:
+        pass
 
 
 def _inflate(packed: bytes, length: int) -> bytes:
@@ -155,8 +201,9 @@ def unpacked(blob: bytes):
 def read_cache_file(path: Path, key: str) -> CacheFile | None:
     """The cache file at ``path`` written under ``key``, or None for a file that is missing,
     not a regular file of this user (or writable by others), of another format or key, or
-    truncated. Nothing here runs code from the file: it is bytes, checked before anything
-    trusts its layout."""
+    truncated. Reading it records its use (its time is set to now: the cache is pruned
+    least recently used first). Nothing here runs code from the file: it is bytes, checked
+    before anything trusts its layout."""
     handle = open_own_regular_file(path)
     if handle is None:
         return None
@@ -170,9 +217,17 @@ def read_cache_file(path: Path, key: str) -> CacheFile | None:
             if header["key"] != key or start + sum(stored for _, stored, _ in header["sections"]) != os.fstat(handle.fileno()).st_size:
                 return None  # another entry's file, truncated, or lengths that are not this file's
             stored = {name: (handle.read(stored), length) for name, stored, length in header["sections"]}
+            _record_use(handle)
     except Exception:  # unreadable, or a header that is not ours
         return None
     return CacheFile(stored)
+
+
+def _record_use(handle) -> None:
+    try:
+        os.utime(handle.fileno())
+    except OSError:  # a read-only cache: pruned by the time of writing
+        pass
 
 
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
@@ -210,8 +265,8 @@ def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatch
 
 
 def _ontology_state(ontology: Ontology) -> dict:
+    """The ontology as data; not its path: checkouts whose files are the same share an entry."""
     return {
-        "path": ontology.path,
         "data_version": ontology.data_version,
         "is_a": ontology.is_a,
         "names": ontology.names,
@@ -221,10 +276,10 @@ def _ontology_state(ontology: Ontology) -> dict:
     }
 
 
-def _ontology_from_state(state: dict) -> Ontology:
+def _ontology_from_state(state: dict, path: str) -> Ontology:
     synonyms = {hpo_id: tuple(map(Synonym._make, listed)) for hpo_id, listed in state["synonyms"].items()}
     is_a = list(map(tuple, state["is_a"]))
-    return Ontology(state["path"], state["data_version"], is_a, state["names"], synonyms, state["alt_ids"], state["replaced_by"])
+    return Ontology(path, state["data_version"], is_a, state["names"], synonyms, state["alt_ids"], state["replaced_by"])
 
 
 def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
@@ -234,11 +289,11 @@ def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
     return sections
 
 
-def resources_from_cache(cache: CacheFile) -> KnowledgeBase | None:
-    """The cached resources, or None when the file does not hold them (corrupt, or
-    another layout)."""
+def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | None:
+    """The cached resources of the ontology file ``obo_path``, or None when the file does
+    not hold them (corrupt, or another layout)."""
     try:
-        ontology = _ontology_from_state(unpacked(cache["ontology"]))
+        ontology = _ontology_from_state(unpacked(cache["ontology"]), obo_path)
         word_sets = WordSetIndex.from_bytes(cache["word_sets"])
         return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets)
     except Exception:  # a file of another layout, or damaged: rebuild
@@ -250,35 +305,46 @@ def release_of(obo_digest: str) -> str:
     return obo_digest[:16]
 
 
-def config_tag(lexicon_dir: Path, config: LexiconConfig) -> str:
-    """The part of a cache entry's name that names its lexicon folder and config."""
-    return hashlib.sha256(f"{lexicon_dir}\n{sorted(asdict(config).items())}".encode()).hexdigest()[:8]
+def config_tag(config: LexiconConfig) -> str:
+    """The part of a cache entry's name that names its lexicon config."""
+    return hashlib.sha256(f"{sorted(asdict(config).items())}".encode()).hexdigest()[:8]
 
 
-def prune_cache(directory: Path, kept: Path) -> None:
-    """Keep ``kept``; of the other entries, the newest of each lexicon config of the same
-    ontology release, and of each config of the newest other release: RELEASES_KEPT
-    releases at most (an entry is about 30 MB). Entries of older cache layouts go, as do
-    temporary files their writers left (see :func:`remove_stale_cache_files`)."""
-    _, release, tag, _ = kept.name.split("-")
-    entries = [*directory.glob(f"resources-*{CACHE_SUFFIX}"), *directory.glob("resources-*.pkl")]
-    entries.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    releases, configs = [release], {(release, tag)}
-    for entry in entries:
-        if entry == kept:
+def cache_entries(directory: Path) -> list[tuple[Path, os.stat_result]]:
+    """The regular files of ``directory`` named as cache entries, with their status (a
+    link or anything else in an entry's place is not one)."""
+    try:
+        listing = list(os.scandir(directory))
+    except OSError:
+        return []
+    entries = []
+    for entry in listing:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:  # removed meanwhile
             continue
-        parts = entry.name.split("-")
-        if len(parts) != 4 or entry.suffix != CACHE_SUFFIX:  # an older layout
-            entry.unlink(missing_ok=True)
-            continue
-        other = (parts[1], parts[2])
-        if other[0] not in releases and len(releases) < RELEASES_KEPT:
-            releases.append(other[0])
-        if other in configs or other[0] not in releases:
-            entry.unlink(missing_ok=True)
-        else:
-            configs.add(other)
+        if CACHE_ENTRY.fullmatch(entry.name) and stat.S_ISREG(info.st_mode):
+            entries.append((Path(entry.path), info))
+    return entries
+
+
+def prune_cache(directory: Path, kept: Path, budget: int) -> None:
+    """Remove the least recently used entries (by their time, set as each is read) until
+    the rest, ``kept`` among them, take no more than ``budget`` bytes; and the temporary
+    files that writers no longer running left (see :func:`remove_stale_cache_files`)."""
+    newest_first = sorted(cache_entries(directory), key=lambda entry: (entry[0] != kept, -entry[1].st_mtime_ns, entry[0].name))
+    used = 0
+    for path, info in newest_first:
+        used += info.st_size
+        if used > budget and path != kept:
+            path.unlink(missing_ok=True)
     remove_stale_cache_files(directory)
+
+
+def cache_usage(directory: Path) -> tuple[int, int]:
+    """The number of entries in the cache ``directory`` and the bytes they take."""
+    entries = cache_entries(directory)
+    return len(entries), sum(info.st_size for _, info in entries)
 
 
 OLD_TEMPORARY_AGE = 3600  # seconds; older versions wrote 'resources-KEY.pkl<random>.tmp'
@@ -295,23 +361,16 @@ def remove_stale_cache_files(directory: Path) -> None:
             pass
 
 
-def store(resources: KnowledgeBase, path: Path, key: str) -> None:
-    """Write the cache entry ``path`` and prune the cache beside it; an unwritable cache
-    directory only costs time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_cache_file(path, key, resources_sections(resources))
-        prune_cache(path.parent, path)
-    except OSError:
-        pass
+def store(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:
+    """The knowledge base serialised and stored (in a forked process, for a large one)."""
+    store_entry(path, key, resources_sections(resources), budget)
 
 
 # The HPO lexicon's entry takes 1.5 s to serialise and compress: written by a forked process
 # (:func:`phenorules.forking.in_background`) while the pipeline is put to work; a small
 # lexicon's (a test's) is written before load_resources returns.
 BACKGROUND_CACHE_ROWS = 20_000
-RELEASES_KEPT = 2
-_LOADED: dict[str, KnowledgeBase] = {}
+_LOADED: dict[tuple[str, str], KnowledgeBase] = {}  # (key, ontology path) -> knowledge base
 
 
 @contextmanager
@@ -340,18 +399,19 @@ def load_resources(
     obo_path = str(obo_path or default_obo_path())
     lexicon_dir = data_dir("lexicons", lexicon_dir)
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
+    budget = cache_budget() if use_cache else 0  # a bad setting fails before the build
     obo_digest = file_digest(obo_path)
     key = resources_key(obo_path, lexicon_dir, config, obo_digest)
-    if key in _LOADED:
-        return _LOADED[key]
+    if (key, obo_path) in _LOADED:
+        return _LOADED[key, obo_path]
     directory = cache_dir()
-    path = directory / f"resources-{release_of(obo_digest)}-{config_tag(lexicon_dir, config)}-{key}{CACHE_SUFFIX}"
+    path = directory / f"resources-{release_of(obo_digest)}-{config_tag(config)}-{key}{CACHE_SUFFIX}"
     resources = None
     if use_cache:
         remove_stale_cache_files(directory)
         with long_lived_objects():
             cache = read_cache_file(path, key)
-            resources = resources_from_cache(cache) if cache is not None else None
+            resources = resources_from_cache(cache, obo_path) if cache is not None else None
     if resources is None:
         started = time.perf_counter()
         log.info("building the lexicon from %s%s", obo_path, " (cached for later runs)" if use_cache else "")
@@ -361,8 +421,9 @@ def load_resources(
             lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
             morphology = parts.res.morphology
             resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
-        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path, key))):
-            store(resources, path, key)
+        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path, key, budget))):
+            store(resources, path, key, budget)
         log.info("built the lexicon in %.1f s", time.perf_counter() - started)
-    _LOADED[key] = resources
+    _LOADED[key, obo_path] = resources
     return resources
+

@@ -1,16 +1,19 @@
-"""The on-disk cache: an entry is read only under its own key, only from a regular file of
+"""The on-disk cache: within its budget, least recently used first; shared by checkouts whose
+inputs are the same; an entry is read only under its own key, only from a regular file of
 this user, and only when it holds what it should."""
 
 import os
 import shutil
 import socket
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import srsly
 
 from phenorules import resources
+from phenorules.errors import SettingError
 from phenorules.knowledge_base import without_learned_files
 from phenorules.lexicon import LexiconConfig
 
@@ -18,6 +21,8 @@ from conftest import FIXTURES, MINI_OBO, finishing
 
 PATIENTPHEX = LexiconConfig()  # the patientphex profile's lexicon config
 GENERAL = without_learned_files(LexiconConfig())  # the general profile's
+SHORTER_KEYS = replace(LexiconConfig(), min_key_length=4)  # a kb setting of the spaCy component
+MEGABYTE = 1 << 20  # the unit of PHENORULES_CACHE_MB, as du -h counts
 HPOA = "#description: two diseases\nOMIM:100001\tAtaxia, spastic, type 2\t\tHP:0001251\tPMID:1\nOMIM:100002\tCleft palate, isolated\t\tHP:0000175\tPMID:2\n"
 
 
@@ -39,14 +44,97 @@ def builds(monkeypatch):
     return built
 
 
-def load(monkeypatch, config):
+def load(monkeypatch, config, checkout=None):
     """A fresh process's load: nothing in memory."""
     monkeypatch.setattr(resources, "_LOADED", {})
-    return resources.load_resources(MINI_OBO, config=config)
+    return resources.load_resources(str(checkout / "hp.obo") if checkout else MINI_OBO, checkout / "lexicons" if checkout else None, config)
+
+
+def checkout(root: Path) -> Path:
+    """A checkout's own lexicon folder and ontology file, the same as this one's."""
+    shutil.copytree(resources.data_dir("lexicons"), root / "lexicons")
+    shutil.copyfile(MINI_OBO, root / "hp.obo")
+    return root
 
 
 def entries(folder: Path) -> dict[str, int]:
     return {path.name: path.stat().st_size for path in folder.glob("*.cache")}
+
+
+def test_three_configs_from_two_checkouts_share_three_entries_and_keep_to_the_budget(cache, builds, tmp_path, monkeypatch):
+    first, second = checkout(tmp_path / "first"), checkout(tmp_path / "second")
+    for config in (PATIENTPHEX, GENERAL, SHORTER_KEYS):
+        assert load(monkeypatch, config, first).ontology.path == str(first / "hp.obo")
+    sizes = entries(cache)
+    assert len(sizes) == 3 and len(builds) == 3
+    for config in (PATIENTPHEX, GENERAL, SHORTER_KEYS):
+        assert load(monkeypatch, config, second).ontology.path == str(second / "hp.obo")
+    assert entries(cache).keys() == sizes.keys() and len(builds) == 3  # the second checkout built nothing
+
+    # A budget that holds any two entries but not the three: after each run, the entries fit it.
+    budget = sum(sizes.values()) - min(sizes.values()) // 2
+    monkeypatch.setenv("PHENORULES_CACHE_MB", str(budget / MEGABYTE))
+    shutil.rmtree(cache)
+    for config in (PATIENTPHEX, GENERAL, SHORTER_KEYS, GENERAL):
+        for source in (first, second):
+            load(monkeypatch, config, source)
+            assert sum(entries(cache).values()) <= budget
+    assert len(entries(cache)) == 2
+
+
+def test_the_least_recently_used_entry_goes_first(cache, builds, monkeypatch):
+    load(monkeypatch, PATIENTPHEX)
+    (patientphex,) = entries(cache)
+    load(monkeypatch, GENERAL)
+    (general,) = set(entries(cache)) - {patientphex}
+    sizes = entries(cache)
+    monkeypatch.setenv("PHENORULES_CACHE_MB", str((sum(sizes.values()) + min(sizes.values()) // 2) / MEGABYTE))
+    os.utime(cache / patientphex, (1000, 1000))  # written long ago, the patientphex entry first
+    os.utime(cache / general, (1001, 1001))
+    load(monkeypatch, PATIENTPHEX)  # read: the patientphex entry is now the more recently used
+    load(monkeypatch, SHORTER_KEYS)
+    assert len(builds) == 3
+    load(monkeypatch, PATIENTPHEX)
+    assert len(builds) == 3  # kept; the general entry went
+    load(monkeypatch, GENERAL)
+    assert builds[-1] == GENERAL and len(builds) == 4
+
+
+def test_the_key_is_the_lexicon_files_contents_and_names_not_their_folder(tmp_path):
+    first, second = checkout(tmp_path / "first"), checkout(tmp_path / "second")
+    key = resources.resources_key(MINI_OBO, first / "lexicons", PATIENTPHEX)
+    assert resources.resources_key(MINI_OBO, second / "lexicons", PATIENTPHEX) == key
+    (second / "lexicons" / "extra_terms.tsv").write_text("small head\tHP:0000252\n", encoding="utf-8")
+    assert resources.resources_key(MINI_OBO, second / "lexicons", PATIENTPHEX) != key
+    shutil.copyfile(first / "lexicons" / "extra_terms.tsv", second / "lexicons" / "extra_terms.tsv")
+    (second / "lexicons" / "spelling_variants.tsv").rename(second / "lexicons" / "spellings.tsv")
+    assert resources.resources_key(MINI_OBO, second / "lexicons", PATIENTPHEX) != key
+
+
+@pytest.mark.parametrize("given", ["abc", "-1", "nan", "inf", "1e400"])
+def test_a_budget_that_is_not_a_number_of_megabytes_is_refused_naming_the_variable(given, cache, builds, monkeypatch):
+    monkeypatch.setenv("PHENORULES_CACHE_MB", given)
+    with pytest.raises(SettingError, match=f"^PHENORULES_CACHE_MB: '{given}' is not a number of megabytes"):
+        load(monkeypatch, PATIENTPHEX)
+    assert builds == []
+
+
+def test_a_budget_of_nothing_keeps_nothing(cache, monkeypatch):
+    load(monkeypatch, GENERAL)
+    monkeypatch.setenv("PHENORULES_CACHE_MB", "0")
+    assert load(monkeypatch, PATIENTPHEX).matcher("seizures")
+    assert entries(cache) == {}
+
+
+def test_info_says_where_the_cache_is_what_it_holds_and_how_to_clear_it(cache):
+    from click.testing import CliRunner
+
+    from phenorules.cli import main
+
+    done = CliRunner().invoke(main, ["info", "--hpo", MINI_OBO], env={"PHENORULES_CACHE_MB": "50"})
+    (line,) = [line for line in done.output.splitlines() if line.startswith("cache:")]
+    size = sum(entries(cache).values()) / MEGABYTE
+    assert line == f"cache:     {cache}: {size:.1f} MB in 1 entry, at most 50 MB (PHENORULES_CACHE_MB); clear: rm -r {cache}"
 
 
 def test_an_entry_copied_under_another_entrys_name_is_not_read_as_that_entry(cache, builds, monkeypatch):
@@ -129,7 +217,7 @@ def test_a_cache_file_that_is_not_a_regular_file_is_absent(cached, kind, cache, 
     ],
 )
 def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(contents, cache, tmp_path):
-    from phenorules.resources import read_cache_file, write_cache_file
+    from phenorules.resources import cache_budget, read_cache_file, store_entry
     from phenorules.stages.names import disease_names, read_disease_names
 
     hpoa = tmp_path / "phenotype.hpoa"
@@ -138,10 +226,9 @@ def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(conte
     disease_names(str(hpoa))
     (entry,) = cache.glob("disease-names-*.cache")
     key = entry.stem.removeprefix("disease-names-")
-    write_cache_file(entry, key, {"names": srsly.msgpack_dumps(contents)})
+    store_entry(entry, key, {"names": srsly.msgpack_dumps(contents)}, cache_budget())
     assert read_cache_file(entry, key) is not None  # a whole entry of this key: only its contents are wrong
     disease_names.cache_clear()
     assert disease_names(str(hpoa)) == read_disease_names(hpoa)
     disease_names.cache_clear()
-
 

@@ -130,7 +130,7 @@ def _cached_content(path):
     from phenorules.resources import read_cache_file, resources_from_cache
 
     key = path.stem.rsplit("-", 1)[1]
-    loaded = resources_from_cache(read_cache_file(path, key))
+    loaded = resources_from_cache(read_cache_file(path, key), MINI_OBO)
     matcher = loaded.matcher
     return sorted(matcher.automaton.items()), [matcher.rows[i] for i in range(len(matcher.rows))], loaded.word_sets.to_bytes(), loaded.ontology.names
 
@@ -198,40 +198,28 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
     assert seen == [False, False]
 
 
-def test_stale_cache_temporaries_are_removed_and_one_entry_is_kept_per_release_and_lexicon_config(tmp_path, monkeypatch):
+def test_stale_cache_temporaries_go_and_entries_over_the_budget_go_but_no_other_file(tmp_path, monkeypatch):
     from phenorules import resources
-    from phenorules.lexicon import LexiconConfig
-    from phenorules.ontology import file_digest
-    from phenorules.resources import data_dir
 
     stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
     old_temporary = tmp_path / "resources-0.pklx1y2.tmp"
     old_temporary.write_bytes(b"x")
     os.utime(old_temporary, (0, 0))
-    release = resources.release_of(file_digest(MINI_OBO))
-    tag = resources.config_tag(data_dir("lexicons"), LexiconConfig())
-    entry = lambda release, tag, key: tmp_path / f"resources-{release}-{tag}-{key * 32}.cache"  # noqa: E731
-    entries = {  # newest first
-        "older layouts": [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache", tmp_path / f"resources-{release}-{'1' * 32}.cache"],
-        "this release, this config, other inputs": [entry(release, tag, "5")],
-        "this release, another config": [entry(release, "c" * 8, "6"), entry(release, "c" * 8, "7")],
-        "newer other release": [entry("a" * 16, "d" * 8, "2"), entry("a" * 16, "e" * 8, "8"), entry("a" * 16, "d" * 8, "4")],
-        "older other release": [entry("b" * 16, "d" * 8, "3")],
-    }
-    for i, path in enumerate(reversed([path for listed in entries.values() for path in listed])):
-        path.write_bytes(b"x")
-        os.utime(path, (1000 + i, 1000 + i))
+    megabyte = b"x" * resources.MEGABYTE
+    older = [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache", tmp_path / f"resources-{'a' * 16}-{'b' * 8}-{'1' * 32}.cache"]
+    others = [tmp_path / "notes.txt", tmp_path / "resources-notes.cache", tmp_path / "jnlpba-model.cache.bak"]
+    for path in older + others:
+        path.write_bytes(megabyte)
+        os.utime(path, (1000, 1000))
+    (tmp_path / f"disease-names-{'2' * 32}.cache").symlink_to(others[0])  # not an entry: not a regular file
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
+    monkeypatch.setenv("PHENORULES_CACHE_MB", "1")
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_resources(MINI_OBO)
     assert not stale.exists() and not old_temporary.exists()
-    (built,) = tmp_path.glob(f"resources-{release}-{tag}-*{resources.CACHE_SUFFIX}")
-    # the new entry; the newest of another config of its release; of the newest other
-    # release, the newest of each config: RELEASES_KEPT releases in all
-    kept = [built, entries["this release, another config"][0], *entries["newer other release"][:2]]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in kept)
-    assert resources.RELEASES_KEPT == 2
+    (built,) = tmp_path.glob(f"resources-*-{resources.config_tag(resources.LexiconConfig())}-*{resources.CACHE_SUFFIX}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, f"disease-names-{'2' * 32}.cache", *(p.name for p in others)])
 
 
 def test_a_cold_build_is_logged_and_the_cli_says_so_on_a_pipe(tmp_path, monkeypatch, caplog):

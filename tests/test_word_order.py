@@ -260,11 +260,11 @@ def test_the_stage_writes_the_quantity_rows_after_word_order():
 
 
 def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
-    from phenorules.resources import read_cache_file, resources_from_cache, resources_sections, write_cache_file
+    from phenorules.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
 
     compiled = compile_terms([CREATINE, T_CELLS])
-    write_cache_file(tmp_path / "kb.cache", "kb", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)))
-    cached = resources_from_cache(read_cache_file(tmp_path / "kb.cache", "kb")).word_sets
+    store_entry(tmp_path / "kb.cache", "kb", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)), cache_budget())
+    cached = resources_from_cache(read_cache_file(tmp_path / "kb.cache", "kb"), MINI_OBO).word_sets
     built = compiled.word_sets
     assert built.quantity_sets == {("creatine", "elevated"), ("cell", "decreased", "t")}
     assert (cached.quantity_words, cached.change_words, cached.quantity_sets) == (built.quantity_words, built.change_words, built.quantity_sets)

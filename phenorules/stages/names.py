@@ -29,7 +29,7 @@ from ..document import PHENOTYPES, doc_text, drop
 from ..errors import InputError
 from ..lexicon.tsv import RuleRef, read_grouped_rules
 from ..ontology import default_obo_path
-from ..resources import CacheFile, cache_dir, data_file, read_cache_file, unpacked, write_cache_file
+from ..resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
 
 GUARDS = ("disease", "mark", "after")
 _NUMBER = "<number>"
@@ -89,11 +89,7 @@ def disease_names(path: str) -> dict[tuple[str, ...], str]:
     names = _cached_disease_names(cached) if cached is not None else None
     if names is None:
         names = read_disease_names(Path(path))
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            write_cache_file(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))})
-        except OSError:
-            pass  # a read-only cache directory: read the file each time
+        store_entry(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))}, cache_budget())
     return names
 
 

@@ -20,7 +20,7 @@ from phenorules import __version__, resources
 from phenorules.errors import InputError
 from phenorules.matcher import PhraseMatcher
 from phenorules.ontology import file_digest
-from phenorules.resources import CacheFile, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, write_cache_file
+from phenorules.resources import CacheFile, cache_budget, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, store_entry
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers
@@ -68,11 +68,7 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
     model = model_from_cache(cache) if cache is not None else None
     if model is None:
         model = learn_model(train_dir, config)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_cache_file(path, key, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))})
-        except OSError:
-            pass  # an unwritable cache only costs time
+        store_entry(path, key, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))}, cache_budget())
     return model
 
 
