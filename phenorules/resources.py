@@ -1,7 +1,7 @@
 """Where the data files live, and the on-disk cache of the built ontology and automaton.
 
-Building the lexicon takes seconds (logged, and said on stderr by the CLI); loading it from
-the cache about a second. The cache key is a hash of the contents of the ontology file and of
+Building the lexicon takes seconds (said on stderr: :func:`announce`); loading it from the
+cache about a second. The cache key is a hash of the contents of the ontology file and of
 every lexicon file (by its name in the lexicon folder), the lexicon config, the source of the
 modules that build them and the versions of the libraries whose data it holds: a changed
 input is rebuilt, and checkouts whose inputs are the same share an entry. There is an entry
@@ -414,7 +414,7 @@ def load_resources(
             resources = resources_from_cache(cache, obo_path) if cache is not None else None
     if resources is None:
         started = time.perf_counter()
-        log.info("building the lexicon from %s%s", obo_path, " (cached for later runs)" if use_cache else "")
+        announce(f"building the lexicon from {obo_path}{' (cached for later runs)' if use_cache else ''}")
         with long_lived_objects():
             ontology = load_ontology(obo_path)
             parts = lexicon_parts(ontology, lexicon_dir, config)
@@ -427,3 +427,14 @@ def load_resources(
     _LOADED[key, obo_path] = resources
     return resources
 
+
+def announce(message: str) -> None:
+    """``message`` at INFO on this module's logger, where the command line's handler or the
+    application's logging shows it; where no logging is set up (no handler on the way to the
+    root logger, no level set on "phenorules"), logging would show warnings only, so the
+    line is written on stderr as the command line writes it. Setting the "phenorules"
+    logger's level to WARNING silences it."""
+    if log.hasHandlers() or logging.getLogger("phenorules").level != logging.NOTSET:
+        log.info(message)
+    elif sys.stderr is not None:
+        print(f"phenorules: {message}", file=sys.stderr, flush=True)

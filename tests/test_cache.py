@@ -1,11 +1,13 @@
 """The on-disk cache: within its budget, least recently used first; shared by checkouts whose
 inputs are the same; an entry is read only under its own key, only from a regular file of
-this user, and only when it holds what it should."""
+this user, and only when it holds what it should; a first build says so on stderr."""
 
 import os
 import shutil
 import socket
 import stat
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -232,3 +234,24 @@ def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(conte
     assert disease_names(str(hpoa)) == read_disease_names(hpoa)
     disease_names.cache_clear()
 
+
+@pytest.mark.parametrize(
+    "setup, lines",
+    [
+        ("pass", ["phenorules: building the lexicon from {obo} (cached for later runs)"]),
+        (
+            "logging.basicConfig(level=logging.INFO, format='%(name)s: %(message)s')",
+            ["phenorules.resources: building the lexicon from {obo} (cached for later runs)", "phenorules.resources: built the lexicon in "],
+        ),
+        ("logging.getLogger('phenorules').setLevel(logging.WARNING)", []),
+    ],
+    ids=["no logging set up", "logging set up", "silenced"],
+)
+def test_a_first_build_through_add_pipe_says_so_on_stderr_and_a_cached_load_says_nothing(setup, lines, tmp_path):
+    code = f"import logging, spacy; {setup}; spacy.blank('en').add_pipe('phenorules', config={{'hpo': {MINI_OBO!r}, 'profile': 'patientphex'}})"
+    env = {**os.environ, "PHENORULES_CACHE": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    said = first.stderr.splitlines()
+    assert len(said) == len(lines) and all(line.startswith(start.format(obo=MINI_OBO)) for line, start in zip(said, lines)), first.stderr
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert again.stderr == ""
