@@ -13,7 +13,7 @@ DATA_PACKAGES = {"phenorules.lexicons": "lexicons", "phenorules.rules": "rules"}
 setup(
     packages=find_packages(include=["phenorules", "phenorules.*"]) + list(DATA_PACKAGES),
     package_dir=DATA_PACKAGES,
-    # The data folders, the HTML pages' templates (phenorules/view.py) and the curation
+    # The data folders, the HTML pages' templates (phenorules/formats/view.py) and the curation
     # page's assets (phenorules serve; no CDN).
     package_data={**{package: ["**/*"] for package in DATA_PACKAGES}, "phenorules": ["templates/*.j2"], "phenorules.serve": ["static/*"]},
 )

@@ -27,10 +27,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from phenorules.assertion.rules import CATEGORIES, FLAGS
-from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
-from phenorules.errors import InputError, PhenorulesError
-from phenorules.lexicon.tsv import read_tsv
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError, PhenorulesError
+from phenorules.kb.lexicon.tsv import read_tsv
+from phenorules.stages.pipeline import build_pipeline
 
 AFFIRMED = "AFFIRMED"
 LABELS = (*CATEGORIES, AFFIRMED)

@@ -42,11 +42,11 @@ TARGETS = {
 _CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-from phenorules.document import make_article_doc
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import make_article_doc
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
-from phenorules.annotated import annotated
+from phenorules.core.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 nlp = build_pipeline(disable=sys.argv[3:], profile=sys.argv[2])  # patientphex: the shared file is PatientPheX input
 startup = time.perf_counter() - t0
@@ -164,7 +164,7 @@ def predict_run(articles: str, env: dict, jobs: int, out_dir: str) -> dict:
 def fasthpocr_index(python: str, obo: str | None = None) -> Path:
     """FastHPOCR's index of ``obo`` (default: phenorules' ontology), built once per
     ontology file beside the interpreter's venv."""
-    from phenorules.ontology import default_obo_path
+    from phenorules.kb.ontology import default_obo_path
 
     obo = str(obo or default_obo_path())
     digest = hashlib.sha256(Path(obo).read_bytes()).hexdigest()[:16]
@@ -200,7 +200,7 @@ def verdict(ok: bool) -> str:
 
 
 def main() -> None:
-    from phenorules.pipeline import REQUIRED_STAGES, stage_names
+    from phenorules.stages.pipeline import REQUIRED_STAGES, stage_names
 
     parser = argparse.ArgumentParser()
     parser.add_argument("articles", nargs="?", default=str(EXAMPLE))

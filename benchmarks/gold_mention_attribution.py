@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import sys
 
-from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES, make_article_doc
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_article_doc
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.identifiers import parse_identifier
 from phenorules.tasks.patientphex.io import read_articles
-from phenorules.annotated import annotated
+from phenorules.core.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 from phenorules.tasks.patientphex.score import format_table, score
 

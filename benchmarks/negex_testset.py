@@ -29,11 +29,11 @@ from negspacy.termsets import termset
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from phenorules.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
-from phenorules.errors import InputError, PhenorulesError
-from phenorules.files import read_text
-from phenorules.lexicon.tsv import read_tsv
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError, PhenorulesError
+from phenorules.core.files import read_text
+from phenorules.kb.lexicon.tsv import read_tsv
+from phenorules.stages.pipeline import build_pipeline
 
 STATUSES = ("Affirmed", "Negated", "Possible")
 FAMILIES_FILE = Path(__file__).with_name("negex_cue_families.tsv")

@@ -14,7 +14,7 @@ import argparse
 import spacy
 
 from phenorules.evaluation.phrasing import SUITES, recall, suite_cases
-from phenorules.ontology import default_obo_path, load_ontology
+from phenorules.kb.ontology import default_obo_path, load_ontology
 
 
 def main() -> None:

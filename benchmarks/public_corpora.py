@@ -157,9 +157,9 @@ class IdMap:
 
 def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int, int, str, bool]]]:
     """{document id: [(start, end, raw id, negated)]} from the annotate command's API."""
-    from phenorules.document import PHENOTYPES
-    from phenorules.inputs import parse_input
-    from phenorules.document import annotate_articles
+    from phenorules.core.document import PHENOTYPES
+    from phenorules.formats.inputs import parse_input
+    from phenorules.core.document import annotate_articles
 
     articles = [article for document in documents for article in parse_input(f"{document['id']}.txt", document["text"].encode("utf-8"), "text", document["id"])]
     found = {}
@@ -241,8 +241,8 @@ def main() -> None:
         fail(f"{corpus}: not a directory")
     corpora = read_corpora(corpus)
 
-    from phenorules.errors import PhenorulesError
-    from phenorules.pipeline import build_pipeline, parse_settings
+    from phenorules.core.errors import PhenorulesError
+    from phenorules.stages.pipeline import build_pipeline, parse_settings
 
     try:
         nlp = build_pipeline(enable=options.enable, stage_config=parse_settings(options.stage_settings), profile=options.profile)

@@ -30,13 +30,13 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from phenorules.article import Article, Passage, Patient
-from phenorules.document import make_article_doc
-from phenorules.pipeline import OPTIONAL_STAGES, build_pipeline
+from phenorules.core.article import Article, Passage, Patient
+from phenorules.core.document import make_article_doc
+from phenorules.stages.pipeline import OPTIONAL_STAGES, build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import prediction_line, read_articles
-from phenorules.writer import jsonl_line
-from phenorules.annotated import annotated
+from phenorules.core.writer import jsonl_line
+from phenorules.core.annotated import annotated
 from phenorules.tasks.patientphex.predict import evidence_record, to_record
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,10 +14,10 @@ import signal
 import click
 
 from . import __version__
-from .errors import InputError, PhenorulesError, one_line
-from .files import json_value, remove_temporaries_on_signals
+from .core.errors import InputError, PhenorulesError, one_line
+from .core.files import json_value, remove_temporaries_on_signals
 from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
-from .writer import Writer, silence_stdout
+from .core.writer import Writer, silence_stdout
 
 
 # The formats of registry.BUILT_IN that read and that write, for --help, which must not
@@ -27,7 +27,7 @@ BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "jsonl", "pubtator")
 
 
 class FormatName(click.ParamType):
-    """A format of the registry (``phenorules.registry``) that reads (or writes); the
+    """A format of the registry (``phenorules.formats.registry``) that reads (or writes); the
     registry is loaded when an option is given, not when the command line is imported
     nor for --help, which lists the built-in formats."""
 
@@ -37,7 +37,7 @@ class FormatName(click.ParamType):
         self.writes, self.auto = writes, auto
 
     def names(self) -> list[str]:
-        from . import registry
+        from .formats import registry
 
         return self._choices(registry.writers() if self.writes else registry.readers())
 
@@ -50,8 +50,8 @@ class FormatName(click.ParamType):
     def convert(self, value, param, ctx):
         """``value`` if it names a format that reads (writes); a plugin that fails to load
         is one line naming it, not click's usage message."""
-        from . import registry
-        from .errors import SettingError
+        from .formats import registry
+        from .core.errors import SettingError
 
         if self.auto and value == "auto":
             return value
@@ -167,15 +167,15 @@ def main() -> None:
 
 
 def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str):
-    from .pipeline import build_pipeline
+    from .stages.pipeline import build_pipeline
 
     return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
 
 
 def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str) -> None:
     """An unknown stage, setting or profile fails here, before any input is read."""
-    from .inputs import AUTO
-    from .pipeline import stage_plan
+    from .formats.inputs import AUTO
+    from .stages.pipeline import stage_plan
 
     stage_plan(disable, stage_config, enable=enable, **({} if profile == AUTO else {"profile": profile}))
 
@@ -229,12 +229,12 @@ def predict(
     PatientPheX JSONL, BioC JSON or XML, or plain text: a file, - (stdin), a directory or a
     glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
     --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
-    from .parallel import predict_corpus
-    from .pipeline import parse_settings
-    from .streaming import input_paths
+    from .run.parallel import predict_corpus
+    from .stages.pipeline import parse_settings
+    from .formats.streaming import input_paths
 
     if phenopackets_dir is not None:
-        from .source_date import source_date
+        from .core.source_date import source_date
 
         source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     elif created is not None:
@@ -267,10 +267,10 @@ def predict(
 
 def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
-    from . import registry
-    from .annotated import annotate
-    from .inputs import format_profile, read_input_format
-    from .progress import progress
+    from .formats import registry
+    from .core.annotated import annotate
+    from .formats.inputs import format_profile, read_input_format
+    from .run.progress import progress
 
     written = registry.get(output_format)
     writer.claim(output_path, written.what)
@@ -298,7 +298,7 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
 def _writing_phenopackets(results, directory: str, created, hpo: str | None, quiet: bool, writer: Writer):
     """The results, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
-    from .resources import load_resources
+    from .kb.resources import load_resources
     from .tasks.patientphex.predict import full_record
 
     ontology = load_resources(hpo).ontology
@@ -322,9 +322,9 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     """Write one GA4GH Phenopacket per patient of a prediction file."""
     from .formats import require
     from .formats.phenopackets import text_subjects, with_patients, write_phenopackets
-    from .source_date import source_date
-    from .inputs import read_input
-    from .resources import load_resources
+    from .core.source_date import source_date
+    from .formats.inputs import read_input
+    from .kb.resources import load_resources
     from .tasks.patientphex.io import read_predictions
     from .tasks.patientphex.predict import patient_entries
 
@@ -342,7 +342,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
 
 
 def _read_evidence(path: str) -> list[dict]:
-    from .files import read_text
+    from .core.files import read_text
 
     lines = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
@@ -370,7 +370,7 @@ def _read_evidence(path: str) -> list[dict]:
 def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     """Score predictions against an annotated file, as the task defines it."""
     from .tasks.patientphex.io import read_articles, read_predictions
-    from .errors import warn
+    from .core.errors import warn
     from .tasks.patientphex.score import coverage_warnings, format_table, score, span_text_warnings
 
     gold, predictions = read_articles(gold_path, annotated=True), read_predictions(pred_path)
@@ -398,12 +398,12 @@ def annotate(
 ) -> None:
     """Find phenotypes in plain text, PatientPheX JSONL, or BioC JSON or XML (a file, or -
     for stdin) and show them."""
-    from .inputs import format_profile, read_input_format
-    from .progress import progress
-    from .document import annotate_articles
-    from .pipeline import parse_settings
-    from .phenotype import mention_rows
-    from .view import article_view, render_page
+    from .formats.inputs import format_profile, read_input_format
+    from .run.progress import progress
+    from .core.document import annotate_articles
+    from .stages.pipeline import parse_settings
+    from .core.phenotype import mention_rows
+    from .formats.view import article_view, render_page
 
     writer = Writer([input_path, hpo])
     writer.claim(html_path or "-", "HTML view" if html_path else "listing")
@@ -436,10 +436,10 @@ def annotate(
 @HPO_OPTION
 def info(hpo: str | None) -> None:
     """Show the ontology release, lexicon size, pipeline stages, profiles and formats."""
-    from . import registry
-    from .pipeline import OPTIONAL_STAGES, stage_names
-    from .profiles import profiles
-    from .resources import data_dir, load_resources
+    from .formats import registry
+    from .stages.pipeline import OPTIONAL_STAGES, stage_names
+    from .stages.profiles import profiles
+    from .kb.resources import data_dir, load_resources
 
     resources = load_resources(hpo)
     click.echo(f"phenorules {__version__}")
@@ -455,7 +455,7 @@ def info(hpo: str | None) -> None:
         rows = [f"{stage} {'on' if on else 'off'}" for stage, on in profile.switches.items()]
         rows += [f"{stage}.{setting}={json.dumps(value)}" for stage, values in profile.settings.items() for setting, value in values.items()]
         click.echo(f"  {profile.name}: {', '.join(rows)}")
-    click.echo("formats:   (--from, --to; phenorules.registry)")
+    click.echo("formats:   (--from, --to; phenorules.formats.registry)")
     for name, format_ in registry.formats().items():
         does = [word for word, present in (("read", format_.read), ("written", format_.write or format_.line)) if present]
         click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else ""))
@@ -465,7 +465,7 @@ def _cache_line() -> str:
     """Where the cache is, what it holds of its budget, and how to clear it."""
     import shlex
 
-    from .resources import CACHE_BUDGET_VARIABLE, MEGABYTE, cache_budget, cache_dir, cache_usage
+    from .kb.resources import CACHE_BUDGET_VARIABLE, MEGABYTE, cache_budget, cache_dir, cache_usage
 
     directory = cache_dir()
     entries, used = cache_usage(directory)
@@ -474,8 +474,8 @@ def _cache_line() -> str:
 
 
 def _learn_options(command):
-    """The reliability thresholds of :class:`phenorules.learn.LearnSettings` as options."""
-    from .learn import LearnSettings
+    """The reliability thresholds of :class:`phenorules.kb.learn.LearnSettings` as options."""
+    from .kb.learn import LearnSettings
 
     defaults = LearnSettings()
     options = [
@@ -493,7 +493,7 @@ def _learn_options(command):
 
 
 def _learn_settings(options: dict):
-    from .learn import LearnSettings
+    from .kb.learn import LearnSettings
 
     return LearnSettings(**{name: options.pop(name) for name in list(options) if name in LearnSettings.__dataclass_fields__})
 
@@ -508,10 +508,10 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     """Learn lexicon entries and a blocklist from annotated articles."""
     from pathlib import Path
 
-    from .knowledge_base import without_learned_files
-    from .lexicon import LEARNED_BLOCKLIST, LexiconConfig
-    from .learn import default_paths, learn as run, substitutions_path, write_learned
-    from .resources import data_dir, load_resources
+    from .kb.knowledge_base import without_learned_files
+    from .kb.lexicon import LEARNED_BLOCKLIST, LexiconConfig
+    from .kb.learn import default_paths, learn as run, substitutions_path, write_learned
+    from .kb.resources import data_dir, load_resources
     from .tasks.patientphex.io import read_articles
 
     settings = _learn_settings(options)
@@ -554,8 +554,8 @@ def cv(
 ) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
-    from .inputs import format_profile
-    from .pipeline import parse_settings
+    from .formats.inputs import format_profile
+    from .stages.pipeline import parse_settings
     from .tasks.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.score import format_table, score
 
@@ -627,14 +627,14 @@ def serve(
         from .serve.server import serve as run
     except ImportError as error:
         raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
-    from .source_date import source_date
+    from .core.source_date import source_date
 
     source_date()  # the Phenopackets export's metaData.created: a bad SOURCE_DATE_EPOCH is refused at start
 
     def engine():
         """The engine, built by the server's loading thread: a bad setting fails there too."""
-        from .inputs import format_profile
-        from .pipeline import parse_settings
+        from .formats.inputs import format_profile
+        from .stages.pipeline import parse_settings
         from .serve.engine import Engine
 
         stage_config = parse_settings(stage_settings)

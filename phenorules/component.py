@@ -1,7 +1,7 @@
 """phenorules in anyone's English pipeline: its stages as pipes of their own, in one call.
 
 ``nlp.add_pipe("phenorules")`` (or :func:`add_pipes`) adds every stage of
-:data:`phenorules.pipeline.STAGES` that runs with these settings, each under its stage name
+:data:`phenorules.stages.pipeline.STAGES` that runs with these settings, each under its stage name
 (``nlp.pipe_names``, ``nlp.select_pipes`` see them), and then the ``phenorules`` component
 itself, which puts the phenotypes in ``doc.ents`` (the non-overlapping ones, label
 PHENOTYPE) beside ``doc.spans["phenotypes"]`` (all of them, with their extensions), and
@@ -20,11 +20,11 @@ from typing import Iterable
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .document import PHENOTYPE_LABEL, PHENOTYPES, kb_id, non_overlapping
-from .ontology import Ontology
-from .phenotype import ASSERTION_FLAGS
-from .pipeline import add_stages, stage_plan
-from .profiles import GENERAL
+from .core.document import PHENOTYPE_LABEL, PHENOTYPES, kb_id, non_overlapping
+from .kb.ontology import Ontology
+from .core.phenotype import ASSERTION_FLAGS
+from .stages.pipeline import add_stages, stage_plan
+from .stages.profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
 from .stages.match import off_marks
 

@@ -26,7 +26,7 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(scope="session")
 def mini_ontology():
-    from phenorules.ontology import load_ontology
+    from phenorules.kb.ontology import load_ontology
 
     return load_ontology(MINI_OBO)
 
@@ -34,14 +34,14 @@ def mini_ontology():
 @pytest.fixture(scope="session")
 def mini_nlp():
     """The pipeline with the PatientPheX annotators' conventions, which most tests are about."""
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="patientphex")
 
 
 @pytest.fixture(scope="session")
 def general_nlp():
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="general")
 
@@ -51,10 +51,10 @@ def compile_terms(terms):
     knowledge base holds them."""
     from types import SimpleNamespace
 
-    from phenorules.lexicon import Entry, Lexicon
-    from phenorules.matcher import PhraseMatcher
-    from phenorules.resources import data_dir
-    from phenorules.word_sets import WordSetIndex
+    from phenorules.kb.lexicon import Entry, Lexicon
+    from phenorules.kb.matcher import PhraseMatcher
+    from phenorules.kb.resources import data_dir
+    from phenorules.kb.word_sets import WordSetIndex
 
     lexicon = Lexicon()
     for key, hpo_id, rule in terms:

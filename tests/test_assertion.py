@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.assertion.rules import expand, read_context_rules
 
 from conftest import MINI_OBO, stage_rules
@@ -345,7 +345,7 @@ def test_without_negates_the_words_after_it_unless_the_profile_switches_it_off(m
 
 
 def test_an_off_cue_that_is_no_row_is_refused():
-    from phenorules.errors import SettingError
+    from phenorules.core.errors import SettingError
 
     with pytest.raises(SettingError, match=r"assertion.off_cues: \['withot'\] is no cue"):
         build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"assertion": {"off_cues": ["withot"]}})

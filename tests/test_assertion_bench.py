@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import srsly
 
-from phenorules import resources
-from phenorules.errors import SettingError
-from phenorules.knowledge_base import without_learned_files
-from phenorules.lexicon import LexiconConfig
+from phenorules.kb import resources
+from phenorules.core.errors import SettingError
+from phenorules.kb.knowledge_base import without_learned_files
+from phenorules.kb.lexicon import LexiconConfig
 
 from conftest import FIXTURES, MINI_OBO, finishing
 
@@ -219,7 +219,7 @@ def test_a_cache_file_that_is_not_a_regular_file_is_absent(cached, kind, cache, 
     ],
 )
 def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(contents, cache, tmp_path):
-    from phenorules.resources import cache_budget, read_cache_file, store_entry
+    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
     from phenorules.stages.names import disease_names, read_disease_names
 
     hpoa = tmp_path / "phenotype.hpoa"
@@ -241,7 +241,7 @@ def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(conte
         ("pass", ["phenorules: building the lexicon from {obo} (cached for later runs)"]),
         (
             "logging.basicConfig(level=logging.INFO, format='%(name)s: %(message)s')",
-            ["phenorules.resources: building the lexicon from {obo} (cached for later runs)", "phenorules.resources: built the lexicon in "],
+            ["phenorules.kb.resources: building the lexicon from {obo} (cached for later runs)", "phenorules.kb.resources: built the lexicon in "],
         ),
         ("logging.getLogger('phenorules').setLevel(logging.WARNING)", []),
     ],

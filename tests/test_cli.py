@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from phenorules.cli import main
-from phenorules.progress import progress
+from phenorules.run.progress import progress
 
 from conftest import FIXTURES, MINI_OBO
 
@@ -89,12 +89,12 @@ def test_set_changes_a_stage_setting():
 
 
 def test_a_value_error_from_a_bug_is_no_user_error(monkeypatch):
-    import phenorules.inputs
+    import phenorules.formats.inputs
 
     def broken(*args, **kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr(phenorules.inputs, "read_input_format", broken)
+    monkeypatch.setattr(phenorules.formats.inputs, "read_input_format", broken)
     result = run("annotate", EXAMPLE)
     assert result.exit_code == 1 and isinstance(result.exception, ValueError), result.output
 
@@ -236,7 +236,7 @@ def commands(group, path):
         if isinstance(command, click.Group):
             yield from commands(command, [*path, name])
 
-heavy = ("spacy", "phenorules.registry", "phenorules.pipeline")
+heavy = ("spacy", "phenorules.formats.registry", "phenorules.stages.pipeline")
 found = {}
 for path in [[], *commands(main, [])]:
     try:
@@ -258,7 +258,7 @@ def test_help_imports_neither_spacy_nor_the_formats_nor_the_pipeline():
 
 
 def test_help_lists_the_built_in_formats_the_registry_has():
-    from phenorules import registry
+    from phenorules.formats import registry
     from phenorules.cli import BUILT_IN_READERS, BUILT_IN_WRITERS
 
     assert list(BUILT_IN_READERS) == registry.readers() and list(BUILT_IN_WRITERS) == registry.writers()

@@ -11,11 +11,11 @@ from spacy.lang.en import English
 from spacy.language import Language
 
 from phenorules.component import add_pipes  # (registers the factory; an install does it by entry point)
-from phenorules.article import Article, GivenMention, Passage, Patient
-from phenorules.document import DOC_EXTENSIONS, PHENOTYPE_LABEL, PHENOTYPES, SPAN_EXTENSIONS, make_article_doc
-from phenorules.knowledge_base import KnowledgeBase
-from phenorules.ontology import load_ontology
-from phenorules.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
+from phenorules.core.article import Article, GivenMention, Passage, Patient
+from phenorules.core.document import DOC_EXTENSIONS, PHENOTYPE_LABEL, PHENOTYPES, SPAN_EXTENSIONS, make_article_doc
+from phenorules.kb.knowledge_base import KnowledgeBase
+from phenorules.kb.ontology import load_ontology
+from phenorules.stages.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, stage_names, stage_plan
 from phenorules.stages.match import EXPANDED_TO_TOKENS
 
 from conftest import MINI_OBO, compile_terms, stage_rules
@@ -230,7 +230,7 @@ def test_every_entity_has_its_first_hpo_id_as_kb_id(user_nlp):
 
 def test_kb_id_of_a_compound_is_its_first_id_and_of_no_term_nil(mini_ontology):
     from phenorules.component import PhenotypeEntities
-    from phenorules.document import NIL
+    from phenorules.core.document import NIL
 
     doc = spacy.blank("en")("cleft lip/palate and an odd gait")
     compound, unknown = doc.char_span(0, 16, label=PHENOTYPE_LABEL), doc.char_span(24, 32, label=PHENOTYPE_LABEL)

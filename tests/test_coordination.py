@@ -3,10 +3,10 @@ import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
-from phenorules.resources import data_dir
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
+from phenorules.kb.resources import data_dir
 from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
 from conftest import MINI_OBO, compile_terms, stage_rules
@@ -152,7 +152,7 @@ def test_lists_are_found_where_the_regex_tried_at_every_position_finds_them(mini
 
 def _scanning_merge(doc, spans, compounds, ontology):
     """Compounds placed by a scan over all chosen ones and all mentions: what merge must equal."""
-    from phenorules.document import PHENOTYPE_LABEL
+    from phenorules.core.document import PHENOTYPE_LABEL
 
     chosen = []
     for compound in sorted(compounds, key=lambda c: (c.start - c.end, c.start, c.hpo_ids)):
@@ -339,7 +339,7 @@ def test_a_reading_never_cuts_a_mention_off_at_its_start():
 
 
 def test_a_mention_matched_in_another_word_order_gives_way_to_a_reading_at_its_start():
-    from phenorules.intervals import Extents
+    from phenorules.core.intervals import Extents
 
     rules_dir = data_dir("rules")
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")

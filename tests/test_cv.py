@@ -8,7 +8,7 @@ from phenorules.tasks.patientphex.ablation import FULL, ablation_settings, contr
 from phenorules.tasks.patientphex.barchart import NEGATIVE, POSITIVE, bar_chart
 from phenorules.tasks.patientphex.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.tasks.patientphex.folds import assign_folds
-from phenorules.learn import LearnSettings
+from phenorules.kb.learn import LearnSettings
 from phenorules.tasks.patientphex.predict import predict
 
 from conftest import MINI_OBO
@@ -85,7 +85,7 @@ def forget_phenotypes(doc):
 
 @pytest.fixture
 def forgetful_pipeline(monkeypatch):
-    import phenorules.pipeline as pipeline
+    import phenorules.stages.pipeline as pipeline
 
     stages = pipeline.STAGES + (("forget", "test_forget_phenotypes"),)
     monkeypatch.setattr(pipeline, "STAGES", stages)
@@ -93,7 +93,7 @@ def forgetful_pipeline(monkeypatch):
 
 
 def pipeline_stages():
-    import phenorules.pipeline as pipeline
+    import phenorules.stages.pipeline as pipeline
 
     return pipeline.STAGES
 
@@ -163,7 +163,7 @@ def test_bar_chart_is_an_svg_with_one_bar_per_value():
 
 
 def test_unwritable_ablation_directory_is_one_clear_error(tmp_path):
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
     blocker = tmp_path / "file"
     blocker.write_text("")

@@ -51,7 +51,7 @@ def test_stage_settings_reach_the_workers(cluster, tmp_path):
 
 
 def test_predict_bag_maps_partitions_to_the_serial_lines(cluster, corpus, tmp_path):
-    from phenorules.distributed import predict_bag
+    from phenorules.run.distributed import predict_bag
 
     serial = tmp_path / "serial.jsonl"
     predict(corpus, "-o", serial)

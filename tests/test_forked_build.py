@@ -7,10 +7,11 @@ import threading
 import pytest
 from conftest import MINI_OBO
 
-from phenorules import forking, knowledge_base
-from phenorules.lexicon import LexiconConfig, apply_blocklist, lexicon_parts, variant_workers
-from phenorules.ontology import load_ontology
-from phenorules.resources import data_dir
+from phenorules.core import forking
+from phenorules.kb import knowledge_base
+from phenorules.kb.lexicon import LexiconConfig, apply_blocklist, lexicon_parts, variant_workers
+from phenorules.kb.ontology import load_ontology
+from phenorules.kb.resources import data_dir
 
 
 def built(monkeypatch, forked: bool):
@@ -51,8 +52,8 @@ def test_forking_is_refused_while_another_thread_runs():
 
 @pytest.mark.parametrize("phrases", [["short stature"], ["short stature", "long philtrum", "cleft palate"] * 10])
 def test_the_variants_of_phrases_come_back_in_the_order_given(monkeypatch, phrases):
-    from phenorules.lexicon import variant_resources
-    from phenorules.lexicon.variants import generate_variants
+    from phenorules.kb.lexicon import variant_resources
+    from phenorules.kb.lexicon.variants import generate_variants
 
     monkeypatch.setattr(variant_workers, "available_cores", lambda: 2)
     monkeypatch.setattr(variant_workers, "MIN_PHRASES", 1)

@@ -16,9 +16,9 @@ from phenopackets import Phenopacket, Sex
 from phenorules.cli import main
 from phenorules.formats.bioc import annotation_infons
 from phenorules.formats.phenopackets import phenopacket_file_name, phenopackets_for_record
-from phenorules.inputs import read_input
-from phenorules.article import layout_passages
-from phenorules.phenotype import Phenotype
+from phenorules.formats.inputs import read_input
+from phenorules.core.article import layout_passages
+from phenorules.core.phenotype import Phenotype
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.io import article_text
 
@@ -385,7 +385,7 @@ def stated_features(record: dict, evidence: dict, resolve) -> dict[str, set[tupl
 
 @pytest.mark.skipif(not SHARED.is_file(), reason="the shared task file is not there")
 def test_the_phenopackets_of_the_shared_file_state_what_the_association_and_the_mentions_state(tmp_path):
-    from phenorules.ontology import default_obo_path, load_ontology
+    from phenorules.kb.ontology import default_obo_path, load_ontology
 
     out, evidence, directory, again = tmp_path / "out.jsonl", tmp_path / "evidence.jsonl", tmp_path / "pp", tmp_path / "again"
     result = CliRunner().invoke(main, ["predict", str(SHARED), "-o", str(out), "--explain", str(evidence), "--phenopackets", str(directory), "-q"], env={"SOURCE_DATE_EPOCH": None})

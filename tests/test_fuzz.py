@@ -164,7 +164,7 @@ def _damaged(draw, record, records, kind, value, line: bytes) -> bytes:
 
 @pytest.fixture(scope="module")
 def fuzz_nlp():
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     return build_pipeline(hpo=MINI_OBO)
 

@@ -11,7 +11,7 @@ import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.document import PHENOTYPES, make_text_doc
+from phenorules.core.document import PHENOTYPES, make_text_doc
 
 from conftest import MINI_OBO
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.article import Article, Passage, layout_passages
-from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc
-from phenorules.errors import InputError
-from phenorules.inputs import detect_format, read_input
+from phenorules.core.article import Article, Passage, layout_passages
+from phenorules.core.document import PASSAGES, PHENOTYPES, make_article_doc
+from phenorules.core.errors import InputError
+from phenorules.formats.inputs import detect_format, read_input
 
 from conftest import FIXTURES
 from phenorules.tasks.patientphex.identifiers import task_identifier

@@ -1,4 +1,4 @@
-"""Overlap queries (phenorules/intervals.py) and the greedy choice of matches give what the
+"""Overlap queries (phenorules/core/intervals.py) and the greedy choice of matches give what the
 obvious scan over all extents gives, on random extents."""
 
 from dataclasses import dataclass
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.intervals import Extents
-from phenorules.matcher import non_overlapping
+from phenorules.core.intervals import Extents
+from phenorules.kb.matcher import non_overlapping
 
 extent = st.tuples(st.integers(0, 60), st.integers(0, 12)).map(lambda pair: (pair[0], pair[0] + pair[1]))
 extents = st.lists(extent, max_size=40)
@@ -67,7 +67,7 @@ def test_a_sorted_list_of_disjoint_extents_answers_overlaps_by_its_neighbours(dr
 def test_dense_text_gives_one_mention_per_term_name(mini_nlp):
     """Term names back to back, as in the scaling bench's dense text (benchmarks/scaling.py
     times it; here only what it gives): each name one mention, in text order."""
-    from phenorules.document import PHENOTYPES, make_text_doc
+    from phenorules.core.document import PHENOTYPES, make_text_doc
 
     names = ["Cleft palate", "Seizure", "Hypotonia", "Ataxia", "Microcephaly", "Short stature", "Hypertelorism", "Edema"] * 40
     doc = mini_nlp(make_text_doc(mini_nlp, ", ".join(names)))

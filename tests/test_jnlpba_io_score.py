@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 from phenorules.tasks.jnlpba.io import read_iob2, read_iob2_documents, read_standoff, spans_to_tags, token_offsets
 from phenorules.tasks.jnlpba.score import chunks, format_table, score
 

@@ -1,10 +1,10 @@
 import pytest
 
 from phenorules.tasks.patientphex.crossval import without_learned_files
-from phenorules.lexicon import LexiconConfig, build_lexicon, is_learned_file
-from phenorules.learn import LearnSettings, learn, write_learned
-from phenorules.matcher import PhraseMatcher
-from phenorules.resources import data_dir
+from phenorules.kb.lexicon import LexiconConfig, build_lexicon, is_learned_file
+from phenorules.kb.learn import LearnSettings, learn, write_learned
+from phenorules.kb.matcher import PhraseMatcher
+from phenorules.kb.resources import data_dir
 
 from learn_corpus import CORPUS
 from phenorules.tasks.patientphex.identifiers import task_identifier
@@ -81,7 +81,7 @@ def test_learning_is_deterministic(tmp_path, mini_ontology, base_matcher):
 
 
 def test_unwritable_output_is_one_clear_error(tmp_path, mini_ontology, learned):
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
     with pytest.raises(InputError, match="cannot write the learned lexicon"):
         write_learned(learned, mini_ontology, tmp_path / "missing" / "l.tsv", tmp_path / "b.tsv", LearnSettings())

@@ -59,8 +59,8 @@ def _import_graph():
 
 def test_only_the_command_line_and_the_format_registry_use_the_patientphex_package():
     """The engine speaks Article, Phenotype and AnnotatedArticle; PatientPheX is one format
-    (registered by name in phenorules.registry) and a task of the command line."""
-    from phenorules import registry
+    (registered by name in phenorules.formats.registry) and a task of the command line."""
+    from phenorules.formats import registry
 
     graph, task = _import_graph(), "phenorules.tasks.patientphex"
     importers = {

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.errors import InputError
-from phenorules.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.core.errors import InputError
+from phenorules.kb.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
+from phenorules.kb.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
 from phenorules.tasks.jnlpba.tag import Tagged
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from phenorules.cli import main
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 FIXTURES = Path(__file__).parent / "fixtures" / "medxpertqa"
@@ -25,7 +25,7 @@ QUESTIONS = str(FIXTURES / "questions.jsonl")
 
 @pytest.fixture(scope="module")
 def nlp():
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     return build_pipeline(hpo=OBO, kb={"use_cache": False}, enable=("measurements",))
 
@@ -82,7 +82,7 @@ def test_a_named_finding_is_not_repeated_by_its_measurement(nlp):
 
 
 def test_measurement_stage_can_be_switched_off():
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     off = build_pipeline(hpo=OBO, disable=["measurements"], kb={"use_cache": False})
     assert "measurements" not in off.pipe_names

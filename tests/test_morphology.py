@@ -1,12 +1,12 @@
-"""Morphology (phenorules/lexicon/morphology.py): one notion of "the same word"."""
+"""Morphology (phenorules/kb/lexicon/morphology.py): one notion of "the same word"."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.errors import InputError
-from phenorules.lexicon.morphology import Morphology
-from phenorules.resources import data_dir
+from phenorules.core.errors import InputError
+from phenorules.kb.lexicon.morphology import Morphology
+from phenorules.kb.resources import data_dir
 
 from conftest import compile_terms
 from phenorules.tasks.patientphex.identifiers import task_identifier
@@ -139,8 +139,8 @@ def test_derived_forms_are_the_table_s_endings_in_its_order(morphology, word):
 
 
 def test_adjectival_endings_are_learned_from_the_pairs_the_ontology_holds():
-    from phenorules.lexicon.morphology import adjectival_endings
-    from phenorules.lexicon.tsv import RuleRef
+    from phenorules.kb.lexicon.morphology import adjectival_endings
+    from phenorules.kb.lexicon.tsv import RuleRef
 
     endings = {
         "noun": [RuleRef("e.tsv", 1, "ia"), RuleRef("e.tsv", 2, "osis"), RuleRef("e.tsv", 3, "y")],

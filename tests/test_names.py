@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.names import read_disease_names, read_name_guards
 
 from conftest import MINI_OBO

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 
 
 def _harness():

@@ -1,7 +1,7 @@
 """The optional nested stage: terms inside a longer mention become mentions of their own."""
 
-from phenorules.document import PHENOTYPES
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPES
+from phenorules.stages.pipeline import build_pipeline
 
 from conftest import MINI_OBO, stage_rules
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.errors import OntologyError
-from phenorules.ontology import PHENOTYPIC_ABNORMALITY, Synonym, load_ontology
+from phenorules.core.errors import OntologyError
+from phenorules.kb.ontology import PHENOTYPIC_ABNORMALITY, Synonym, load_ontology
 
 from conftest import FIXTURES, MINI_OBO, finishing
 
@@ -171,7 +171,7 @@ def test_the_small_fixtures_that_name_no_release_are_read():
 
 @pytest.fixture(scope="module")
 def shipped_obo():
-    from phenorules.ontology import default_obo_path
+    from phenorules.kb.ontology import default_obo_path
 
     path = Path(default_obo_path())
     if not path.is_file():

@@ -22,11 +22,11 @@ from phenopackets import Phenopacket
 from spacy.tokens import DocBin
 
 import phenorules.cli as cli_module
-from phenorules import registry
+from phenorules.formats import registry
 from phenorules.cli import main
 from phenorules.formats.phenopackets import phenopacket_file_name
-from phenorules.inputs import parse_input
-from phenorules.pipeline import blank_english
+from phenorules.formats.inputs import parse_input
+from phenorules.stages.pipeline import blank_english
 
 from conftest import MINI_OBO
 
@@ -98,7 +98,7 @@ def expected(name: str, records: list[dict]) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def ids_nlp():
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     return build_pipeline(hpo=MINI_OBO)
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).parent.parent
 def _built_lexicon(_isolated_cache):
     """The lexicon cache built before each command: a cold build's log lines on stderr
     would come before the one line these tests compare."""
-    from phenorules.resources import load_resources
+    from phenorules.kb.resources import load_resources
 
     load_resources(MINI_OBO)
 
@@ -296,7 +296,7 @@ def test_a_new_output_has_the_mode_the_umask_gives(tmp_path, monkeypatch, route,
 
 @pytest.mark.parametrize("umask, replaced, expected", [(0o022, None, 0o644), (0o077, None, 0o600), (0o022, 0o600, 0o600)])
 def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(tmp_path, umask, replaced, expected):
-    from phenorules.writer import Writer
+    from phenorules.core.writer import Writer
 
     out = tmp_path / "out.jsonl"
     if replaced is not None:

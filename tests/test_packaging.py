@@ -39,7 +39,7 @@ nlp.to_disk(sys.argv[2])
 loaded = spacy.load(sys.argv[2])
 
 import phenorules
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 print(json.dumps({
@@ -111,5 +111,5 @@ def test_wheel_installs_and_spacy_finds_phenorules_without_an_import(tmp_path):
     page = tmp_path / "view.html"
     run(venv / "bin" / "phenorules", "annotate", ROOT / "examples" / "example_article.jsonl", "--html", page, "--quiet", "--hpo", MINI_OBO, cwd=elsewhere, env=env)
     assert '<a href="#article-1">EXAMPLE1</a>' in page.read_text(encoding="utf-8")
-    curation = run(python, "-c", "from phenorules.view import page_config, render_template; print(render_template('curation.html.j2', config=page_config()))", cwd=elsewhere, env=env)
+    curation = run(python, "-c", "from phenorules.formats.view import page_config, render_template; print(render_template('curation.html.j2', config=page_config()))", cwd=elsewhere, env=env)
     assert '<script id="config" type="application/json">' in curation

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from phenorules.cli import main
-from phenorules.progress import StreamProgress
+from phenorules.run.progress import StreamProgress
 
 from conftest import FIXTURES, MINI_OBO
 
@@ -225,8 +225,8 @@ def test_stream_progress_shows_rate_and_eta():
 
 
 def test_jobs_zero_means_every_core_this_process_may_use():
-    from phenorules.errors import InputError
-    from phenorules.parallel import worker_count
+    from phenorules.core.errors import InputError
+    from phenorules.run.parallel import worker_count
 
     assert worker_count(0) == len(os.sched_getaffinity(0)) and worker_count(3) == 3
     with pytest.raises(InputError, match="--jobs -1: must be 0"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 from phenorules.tasks.patientphex.io import (
     article_text,
     read_articles,

@@ -8,13 +8,13 @@ import hypothesis
 from hypothesis import strategies as st
 
 from phenorules.cli import main
-from phenorules.article import Article, GivenMention, Passage, Patient
-from phenorules.document import PHENOTYPES, make_article_doc
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.article import Article, GivenMention, Passage, Patient
+from phenorules.core.document import PHENOTYPES, make_article_doc
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
 from phenorules.patients.rules import read_policy
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 from phenorules.tasks.patientphex.articles import patient_label, to_article, to_patient
 from phenorules.tasks.patientphex.io import article_text
 
@@ -200,7 +200,7 @@ def test_predict_explain_writes_evidence_beside_an_unchanged_submission(tmp_path
 
 
 def test_disabling_the_stage_falls_back_to_every_patient(tmp_path):
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
 
     nlp = build_pipeline(disable=["patients"], hpo=MINI_OBO, kb={"use_cache": False})
     doc = nlp(make_article_doc(nlp, to_article(article([("CASE", "paragraph", "II-2 had ataxia.")], {"OII-1": [], "OII-2": []}))))

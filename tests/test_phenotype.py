@@ -3,16 +3,16 @@ PatientPheX adapter and the lexicon files write it as ids joined by ';' or '-1'.
 
 import shutil
 
-from phenorules.article import Article
-from phenorules.document import make_text_doc
-from phenorules.lexicon import lexicon_file_rows
-from phenorules.lexicon.tsv import format_ids, parse_ids
-from phenorules.phenotype import association_values, phenotypes
-from phenorules.pipeline import build_pipeline
-from phenorules.resources import data_dir
+from phenorules.core.article import Article
+from phenorules.core.document import make_text_doc
+from phenorules.kb.lexicon import lexicon_file_rows
+from phenorules.kb.lexicon.tsv import format_ids, parse_ids
+from phenorules.core.phenotype import association_values, phenotypes
+from phenorules.stages.pipeline import build_pipeline
+from phenorules.kb.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import parse_identifier, task_identifier
-from phenorules.phenotype import mention_rows
-from phenorules.annotated import annotated
+from phenorules.core.phenotype import mention_rows
+from phenorules.core.annotated import annotated
 from phenorules.tasks.patientphex.predict import to_record
 
 from conftest import MINI_OBO
@@ -60,7 +60,7 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
 
 
 def test_read_rules_stamps_each_row_with_its_file_line_and_name(tmp_path):
-    from phenorules.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
+    from phenorules.kb.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 
     path = tmp_path / "things.tsv"
     path.write_text("# name\tvalue\n\nfirst\tx\n# a comment\nsecond\ty\n", encoding="utf-8")

@@ -1,5 +1,5 @@
 from phenorules.evaluation.phrasing import Case, adjectival_cases, coordination_cases, ordinal_cases, predicative_cases, recall
-from phenorules.ontology import load_ontology
+from phenorules.kb.ontology import load_ontology
 
 from conftest import MINI_OBO
 

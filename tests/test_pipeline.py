@@ -3,10 +3,10 @@ import os
 
 import pytest
 
-from phenorules.article import Article, Passage, layout_passages
-from phenorules.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
-from phenorules.errors import InputError, SettingError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.article import Article, Passage, layout_passages
+from phenorules.core.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.core.errors import InputError, SettingError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
 
@@ -72,7 +72,7 @@ def test_unknown_or_required_stage_switches_are_refused():
 
 
 def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monkeypatch):
-    from phenorules import resources
+    from phenorules.kb import resources
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
@@ -101,7 +101,7 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
     import subprocess
     import sys
 
-    from phenorules import resources
+    from phenorules.kb import resources
 
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-line"))
@@ -111,7 +111,7 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
     # In a new process (one thread, so it may fork): the entry is written by a forked
     # process, slowed here, and the command, ending at once, still leaves it whole.
     code = (
-        "import time; from phenorules import forking, resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
+        "import time; from phenorules.core import forking; from phenorules.kb import resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
         f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_resources({str(MINI_OBO)!r}); "
         "print(len(forking._BACKGROUND))"
     )
@@ -127,7 +127,7 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
 def _cached_content(path):
     """What a cache entry holds: the automaton's keys and values (its node bytes depend on
     the process's allocations), the rows, the word sets and the ontology."""
-    from phenorules.resources import read_cache_file, resources_from_cache
+    from phenorules.kb.resources import read_cache_file, resources_from_cache
 
     key = path.stem.rsplit("-", 1)[1]
     loaded = resources_from_cache(read_cache_file(path, key), MINI_OBO)
@@ -137,8 +137,8 @@ def _cached_content(path):
 
 def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch):
     """The rows are one packed text in the cache: a row is decoded only when its key is hit."""
-    from phenorules import resources
-    from phenorules.matcher import PackedRows
+    from phenorules.kb import resources
+    from phenorules.kb.matcher import PackedRows
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
@@ -151,7 +151,7 @@ def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch
 
 
 def _counting(built, args):
-    from phenorules.lexicon import lexicon_parts
+    from phenorules.kb.lexicon import lexicon_parts
 
     built.append(1)
     return lexicon_parts(*args)
@@ -160,7 +160,7 @@ def _counting(built, args):
 def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
     import pickle
 
-    from phenorules import resources
+    from phenorules.kb import resources
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
@@ -175,8 +175,8 @@ def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
 def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monkeypatch):
     import gc
 
-    from phenorules import resources
-    from phenorules.word_sets import WordSetIndex
+    from phenorules.kb import resources
+    from phenorules.kb.word_sets import WordSetIndex
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
@@ -199,7 +199,7 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
 
 
 def test_stale_cache_temporaries_go_and_entries_over_the_budget_go_but_no_other_file(tmp_path, monkeypatch):
-    from phenorules import resources
+    from phenorules.kb import resources
 
     stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
@@ -227,7 +227,7 @@ def test_a_cold_build_is_logged_and_the_cli_says_so_on_a_pipe(tmp_path, monkeypa
     import subprocess
     import sys
 
-    from phenorules import resources
+    from phenorules.kb import resources
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-process"))
     monkeypatch.setattr(resources, "_LOADED", {})
@@ -263,8 +263,8 @@ def test_misspelt_match_settings_are_refused():
 def test_the_cache_key_follows_lexicon_files_outside_the_lexicon_dir(tmp_path):
     from dataclasses import replace
 
-    from phenorules.lexicon import LexiconConfig
-    from phenorules.resources import data_dir, resources_key
+    from phenorules.kb.lexicon import LexiconConfig
+    from phenorules.kb.resources import data_dir, resources_key
 
     extra = tmp_path / "mine.tsv"
     extra.write_text("small head\tHP:0000252\n")
@@ -284,9 +284,10 @@ def test_every_stage_module_is_a_row_of_the_stage_table_and_runs_in_its_order():
     from pathlib import Path
 
     from phenorules import stages
-    from phenorules.pipeline import STAGES
+    from phenorules.stages.pipeline import STAGES
 
-    modules = {path.stem for path in Path(stages.__file__).parent.glob("*.py")} - {"__init__", "knowledge"}
+    # the folder's other modules: the knowledge base function, the pipeline builder, the profiles
+    modules = {path.stem for path in Path(stages.__file__).parent.glob("*.py")} - {"__init__", "knowledge", "pipeline", "profiles"}
     assert {name for name, _ in STAGES} == modules
     assert [name for name, _ in STAGES] == [name for name, _ in stages.STAGE_ROWS]
     # the general profile enables the predicative stage and switches scope off; measurements stays optional

@@ -20,7 +20,7 @@ import catalogue
 import pytest
 from click.testing import CliRunner
 
-from phenorules import registry
+from phenorules.formats import registry
 from phenorules.cli import main
 
 from conftest import MINI_OBO
@@ -43,7 +43,7 @@ MODULES = {
     "plugin_notformat": 'FORMAT = {"name": "notformat"}\n',
     "plugin_runtime": textwrap.dedent(
         """
-        from phenorules.registry import Format
+        from phenorules.formats.registry import Format
 
 
         def read(name, data, text_id, on_error):
@@ -80,7 +80,7 @@ WARNINGS = [
     "phenorules: warning: format plugin broken (plugin_broken:FORMAT): RuntimeError: no module named\\nsomething; left out",
     "phenorules: warning: format plugin jsonl (plugin_runtime:SHADOW): jsonl is a built-in format; left out",
     "phenorules: warning: format plugin misnamed (plugin_runtime:MISNAMED): its Format is named 'other'; left out",
-    "phenorules: warning: format plugin notformat (plugin_notformat:FORMAT): a dict, not a phenorules.registry.Format; left out",
+    "phenorules: warning: format plugin notformat (plugin_notformat:FORMAT): a dict, not a phenorules.formats.registry.Format; left out",
 ]
 PREVIOUS = b"previous output\n"
 
@@ -111,7 +111,7 @@ def forget_plugins(monkeypatch) -> None:
 @pytest.fixture(autouse=True)
 def _built_lexicon(_isolated_cache):
     """The lexicon cache built before each command, whose log lines would come first."""
-    from phenorules.resources import load_resources
+    from phenorules.kb.resources import load_resources
 
     load_resources(MINI_OBO)
 
@@ -171,7 +171,7 @@ def test_a_format_named_by_its_option_loads_only_its_own_plugin(plugins, article
     [
         ("--to", "broken", "format plugin broken (plugin_broken:FORMAT): RuntimeError: no module named\\nsomething"),
         ("--from", "broken", "format plugin broken (plugin_broken:FORMAT): RuntimeError: no module named\\nsomething"),
-        ("--to", "notformat", "format plugin notformat (plugin_notformat:FORMAT): a dict, not a phenorules.registry.Format"),
+        ("--to", "notformat", "format plugin notformat (plugin_notformat:FORMAT): a dict, not a phenorules.formats.registry.Format"),
         ("--from", "misnamed", "format plugin misnamed (plugin_runtime:MISNAMED): its Format is named 'other'"),
     ],
 )

@@ -1,7 +1,7 @@
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.lexicon.tsv import RuleRef
-from phenorules.pipeline import build_pipeline
-from phenorules.resources import data_dir
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.kb.lexicon.tsv import RuleRef
+from phenorules.stages.pipeline import build_pipeline
+from phenorules.kb.resources import data_dir
 from phenorules.stages.predicative import Predicative, read_rules
 
 from conftest import MINI_OBO, compile_terms

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 from phenorules.patients.prefilter import prefilter
 from phenorules.patients.rules import read_patterns
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 
 PATTERNS = read_patterns(data_dir("rules") / "patient_mentions.tsv")
 WORDS = (

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from phenorules.cli import main
 from phenorules.component import add_pipes
-from phenorules.errors import InputError, SettingError
-from phenorules.profiles import apply_profile, read_profiles
-from phenorules.pipeline import stage_plan
+from phenorules.core.errors import InputError, SettingError
+from phenorules.stages.profiles import apply_profile, read_profiles
+from phenorules.stages.pipeline import stage_plan
 
 from conftest import MINI_OBO
 
@@ -108,10 +108,10 @@ def test_an_unknown_profile_on_the_command_line_is_one_line_and_exit_2():
 
 
 def test_the_lexicon_learned_from_patientphex_annotations_is_that_profile_s_own(mini_nlp, general_nlp):
-    from phenorules.document import PHENOTYPES, make_text_doc
+    from phenorules.core.document import PHENOTYPES, make_text_doc
 
-    from phenorules.knowledge_base import without_learned_files
-    from phenorules.lexicon import LexiconConfig
+    from phenorules.kb.knowledge_base import without_learned_files
+    from phenorules.kb.lexicon import LexiconConfig
 
     general = {name: config for name, _, config in stage_plan(profile="general")}
     patientphex = {name: config for name, _, config in stage_plan(profile="patientphex")}
@@ -127,7 +127,7 @@ def test_the_lexicon_learned_from_patientphex_annotations_is_that_profile_s_own(
 
 
 def test_a_profile_row_naming_no_setting_of_the_knowledge_base_is_refused(tmp_path, monkeypatch):
-    from phenorules import profiles
+    from phenorules.stages import profiles
 
     path = tmp_path / "profiles.tsv"
     path.write_text("mine\tkb.learned_lexicon\tfalse\n", encoding="utf-8")

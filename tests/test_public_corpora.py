@@ -78,7 +78,7 @@ def test_a_malformed_notes_line_is_one_line(corpus):
 
 
 def test_each_term_of_a_coordination_is_scored_at_its_own_extent(general_nlp):
-    from phenorules.document import PHENOTYPES, make_text_doc
+    from phenorules.core.document import PHENOTYPES, make_text_doc
 
     doc = general_nlp(make_text_doc(general_nlp, "He had cleft lip and palate."))
     (span,) = doc.spans[PHENOTYPES]

@@ -1,8 +1,8 @@
 import pytest
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.qualifiers import read_qualifiers
 
 from conftest import MINI_OBO, stage_rules

@@ -7,11 +7,11 @@ import catalogue
 
 from click.testing import CliRunner
 
-from phenorules import registry
-from phenorules.annotated import AnnotatedArticle, annotate
-from phenorules.article import Article, text_article
+from phenorules.formats import registry
+from phenorules.core.annotated import AnnotatedArticle, annotate
+from phenorules.core.article import Article, text_article
 from phenorules.cli import main
-from phenorules.document import make_article_doc
+from phenorules.core.document import make_article_doc
 from phenorules.formats.bioc import bioc_collection, bioc_json
 
 from conftest import MINI_OBO
@@ -46,7 +46,7 @@ def test_a_format_registered_by_one_module_is_read_and_written_by_predict(tmp_pa
 def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
     import pytest
 
-    from phenorules.errors import SettingError
+    from phenorules.core.errors import SettingError
 
     with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'jsonl'"):
         registry.get("csv")

@@ -285,9 +285,9 @@ def test_an_article_over_a_million_characters_is_processed(tmp_path):
 
 
 def test_an_article_over_the_limit_is_refused_or_skipped_alone(tmp_path, monkeypatch):
-    import phenorules.article
+    import phenorules.core.article
 
-    monkeypatch.setattr(phenorules.article, "MAX_ARTICLE_CHARS", 1000)
+    monkeypatch.setattr(phenorules.core.article, "MAX_ARTICLE_CHARS", 1000)
     path = jsonl(tmp_path / "in.jsonl", article("LONG", text="seizures " * 200), article("SHORT"))
     assert_refused(run("predict", str(path)), f"{path}, line 1, article LONG: full_text: the article has 1,800 characters, more than the 1,000")
     result = run("predict", str(path), "--on-error", "skip")
@@ -383,7 +383,7 @@ def test_evaluate_scores_a_gold_file_with_an_odd_identifier(tmp_path):
 
 @pytest.mark.parametrize("offsets", ["-5 -1", "3 2", "0 999"])
 def test_brat_offsets_outside_the_text_are_refused(tmp_path, offsets):
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
     from phenorules.tasks.jnlpba.io import read_standoff
 
     text = "IL-2 gene expression"

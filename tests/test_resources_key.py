@@ -1,5 +1,5 @@
-from phenorules import resources
-from phenorules.lexicon import LexiconConfig
+from phenorules.kb import resources
+from phenorules.kb.lexicon import LexiconConfig
 from phenorules.tasks.jnlpba.learn import LearnConfig
 from phenorules.tasks.jnlpba.model import model_key
 

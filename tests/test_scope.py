@@ -1,7 +1,7 @@
 import pytest
 
-from phenorules.errors import InputError
-from phenorules.pipeline import build_pipeline
+from phenorules.core.errors import InputError
+from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.scope import read_passage_types
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.tasks.patientphex.predict import predict
@@ -46,7 +46,7 @@ def test_an_empty_passage_list_is_refused(tmp_path):
 
 
 def test_a_dropped_mention_is_in_the_explain_evidence_with_the_passage_type_row(mini_nlp):
-    from phenorules.annotated import annotate
+    from phenorules.core.annotated import annotate
     from phenorules.tasks.patientphex.predict import evidence_record
 
     evidence = [evidence_record(result) for result in annotate(mini_nlp, [to_article(_article())])]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 from phenorules.tasks.patientphex.score import format_table, per_article, score
 
 

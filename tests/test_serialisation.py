@@ -11,10 +11,10 @@ import pytest
 import spacy
 from spacy.tokens import Doc, DocBin, Span
 
-from phenorules.article import Article, Passage, Patient
+from phenorules.core.article import Article, Passage, Patient
 from phenorules.component import PHENOTYPE_TERMS
-from phenorules.document import DOC_EXTENSIONS, PHENOTYPES, SPAN_EXTENSIONS, make_article_doc
-from phenorules.phenotype import ASSERTION_FLAGS
+from phenorules.core.document import DOC_EXTENSIONS, PHENOTYPES, SPAN_EXTENSIONS, make_article_doc
+from phenorules.core.phenotype import ASSERTION_FLAGS
 
 TEXTS = [
     "A 7-year-old boy had cleft lip and palate and short 4th and 5th toes. The ears were low-set and posteriorly rotated.",

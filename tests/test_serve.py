@@ -28,8 +28,8 @@ from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from phenorules.tasks.patientphex.articles import to_article  # noqa: E402
-from phenorules.annotated import annotate  # noqa: E402
-from phenorules.errors import PhenorulesError  # noqa: E402
+from phenorules.core.annotated import annotate  # noqa: E402
+from phenorules.core.errors import PhenorulesError  # noqa: E402
 from phenorules.tasks.patientphex.predict import full_record  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -200,7 +200,7 @@ def test_the_page_shares_the_views_colours_and_flags_and_builds_with_text_only(c
     """The page is the template with the view's config as JSON (never run: the CSP allows
     only the page's own script); its script puts data into the page as text only."""
     from phenorules.serve.app import STATIC_DIR
-    from phenorules.view import page_config
+    from phenorules.formats.view import page_config
 
     page = client.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
@@ -417,7 +417,7 @@ def test_chat_says_what_it_serves_for_a_prompt_it_cannot_serve(client, mini_nlp)
 
 
 def test_chat_answers_a_medxpertqa_prompt_with_a_letter(monkeypatch):
-    from phenorules.pipeline import build_pipeline
+    from phenorules.stages.pipeline import build_pipeline
     from test_medxpertqa import HPOA, OBO, PROMPT
 
     monkeypatch.setenv("PHENORULES_HPOA", HPOA)

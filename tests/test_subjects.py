@@ -6,13 +6,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from phenorules.article import Article, Passage, Patient
+from phenorules.core.article import Article, Passage, Patient
 from phenorules.cli import main
-from phenorules.document import PHENOTYPES, make_article_doc, make_text_doc
-from phenorules.errors import InputError
+from phenorules.core.document import PHENOTYPES, make_article_doc, make_text_doc
+from phenorules.core.errors import InputError
 from phenorules.patients.mentions import find_people
 from phenorules.patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 
 from conftest import MINI_OBO
 

@@ -1,6 +1,6 @@
-"""Single-word substitutions (phenorules/lexicon/substitutions.py) and their use in the word-set index."""
+"""Single-word substitutions (phenorules/kb/lexicon/substitutions.py) and their use in the word-set index."""
 
-from phenorules.lexicon.substitutions import Substitution, from_mentions, from_synonyms, one_word_apart
+from phenorules.kb.lexicon.substitutions import Substitution, from_mentions, from_synonyms, one_word_apart
 
 from conftest import compile_terms
 from phenorules.tasks.patientphex.identifiers import task_identifier
@@ -37,10 +37,10 @@ def test_mention_pairs_must_recur_across_articles_and_terms():
 
 
 def test_the_index_applies_a_substitution_with_its_provenance():
-    from phenorules.lexicon import Entry, Lexicon
-    from phenorules.matcher import PhraseMatcher
-    from phenorules.resources import data_dir
-    from phenorules.word_sets import WordSetIndex
+    from phenorules.kb.lexicon import Entry, Lexicon
+    from phenorules.kb.matcher import PhraseMatcher
+    from phenorules.kb.resources import data_dir
+    from phenorules.kb.word_sets import WordSetIndex
 
     lexicon = Lexicon()
     lexicon.add("learning difficulty", Entry(2, ("HP:0001328",), "Learning difficulty", "name"))
@@ -61,9 +61,9 @@ def test_the_index_applies_a_substitution_with_its_provenance():
 def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
     from learn_corpus import make_article
 
-    from phenorules.lexicon import LexiconConfig
-    from phenorules.learn import LearnSettings, learn
-    from phenorules.resources import load_resources
+    from phenorules.kb.lexicon import LexiconConfig
+    from phenorules.kb.learn import LearnSettings, learn
+    from phenorules.kb.resources import load_resources
 
     from conftest import MINI_OBO
 
@@ -84,8 +84,8 @@ def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
 def test_a_learned_substitution_file_round_trips_and_bad_rows_name_the_line(tmp_path):
     import pytest
 
-    from phenorules.errors import InputError
-    from phenorules.lexicon.substitutions import read_substitutions, write_substitutions
+    from phenorules.core.errors import InputError
+    from phenorules.kb.lexicon.substitutions import read_substitutions, write_substitutions
 
     pairs = [Substitution("finger", "digit", "synonyms", 3, 2, 3, 2)]
     path = tmp_path / "learned_substitutions.tsv"
@@ -100,8 +100,8 @@ def test_a_learned_substitution_file_round_trips_and_bad_rows_name_the_line(tmp_
 def test_the_substitutions_setting_applies_the_learned_file_by_source(tmp_path):
     import shutil
 
-    from phenorules.lexicon import LexiconConfig
-    from phenorules.resources import data_dir, load_resources
+    from phenorules.kb.lexicon import LexiconConfig
+    from phenorules.kb.resources import data_dir, load_resources
 
     from conftest import MINI_OBO
 

@@ -1,6 +1,6 @@
 import pytest
 
-from phenorules.lexicon.variants import (
+from phenorules.kb.lexicon.variants import (
     VariantResources,
     anatomy_adjective,
     comma_inversion,
@@ -11,7 +11,7 @@ from phenorules.lexicon.variants import (
     number,
     spelling,
 )
-from phenorules.resources import data_dir
+from phenorules.kb.resources import data_dir
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_anatomy_adjectives_only_attributive(res):
 def test_bad_rewrite_pattern_names_the_line(tmp_path):
     import shutil
 
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
     shutil.copytree(data_dir("lexicons"), tmp_path, dirs_exist_ok=True)
     (tmp_path / "rewrite_rules.tsv").write_text("broken\t(unclosed\tx\n")

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from phenorules.document import PHENOTYPES, make_article_doc
+from phenorules.core.document import PHENOTYPES, make_article_doc
 from phenorules.tasks.patientphex.articles import to_article
-from phenorules.view import FLAGS, PATIENT_COLOURS, article_view, mention_flags, render_page
+from phenorules.formats.view import FLAGS, PATIENT_COLOURS, article_view, mention_flags, render_page
 from chromium import HOSTILE, Elements, chromium_driver, injected
 
 RECORD = {

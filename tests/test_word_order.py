@@ -1,18 +1,18 @@
-"""Order-free matching (phenorules/word_sets.py) and the word_order stage."""
+"""Order-free matching (phenorules/kb/word_sets.py) and the word_order stage."""
 
 import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.document import PHENOTYPES, make_text_doc
-from phenorules.errors import InputError
-from phenorules.knowledge_base import KnowledgeBase
-from phenorules.lexicon import Entry, Lexicon
-from phenorules.matcher import PhraseMatcher
-from phenorules.pipeline import build_pipeline
-from phenorules.resources import data_dir
-from phenorules.word_sets import WordSetIndex, read_function_words
+from phenorules.core.document import PHENOTYPES, make_text_doc
+from phenorules.core.errors import InputError
+from phenorules.kb.knowledge_base import KnowledgeBase
+from phenorules.kb.lexicon import Entry, Lexicon
+from phenorules.kb.matcher import PhraseMatcher
+from phenorules.stages.pipeline import build_pipeline
+from phenorules.kb.resources import data_dir
+from phenorules.kb.word_sets import WordSetIndex, read_function_words
 
 from conftest import MINI_OBO, compile_terms, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
@@ -64,7 +64,7 @@ def test_conjunctions_end_a_run_and_terms_with_them_are_not_indexed():
 
 
 def test_families_join_words_that_share_a_line():
-    from phenorules.lexicon.morphology import families
+    from phenorules.kb.lexicon.morphology import families
 
     assert families([("b", "a"), ("c", "d"), ("d", "b")]) == {"b": "a", "c": "a", "d": "a"}
 
@@ -260,7 +260,7 @@ def test_the_stage_writes_the_quantity_rows_after_word_order():
 
 
 def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
-    from phenorules.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
+    from phenorules.kb.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
 
     compiled = compile_terms([CREATINE, T_CELLS])
     store_entry(tmp_path / "kb.cache", "kb", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)), cache_budget())
@@ -273,7 +273,7 @@ def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
 
 def _scanning_word_order(stage, doc, found, skipping):
     """The stage as a scan over all mentions for each match: what the indexed stage must equal."""
-    from phenorules.matcher import resolve_overlaps
+    from phenorules.kb.matcher import resolve_overlaps
     from phenorules.stages.match import align, annotate
     from phenorules.stages.word_order import RULE, SKIP_RULE
 
@@ -305,7 +305,7 @@ def test_the_indexed_stage_equals_a_scan_over_all_mentions(mini_ontology, mentio
     """Random mentions and order-free matches over 30 words ('w w w ...', word i at 2i)."""
     from types import SimpleNamespace
 
-    from phenorules.matcher import Match
+    from phenorules.kb.matcher import Match
     from phenorules.stages.word_order import WordOrder
 
     entry = Entry(2, ("HP:0000175",), "cleft palate", "name", "")

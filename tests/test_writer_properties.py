@@ -9,8 +9,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from phenorules.errors import InputError
-from phenorules.writer import Writer
+from phenorules.core.errors import InputError
+from phenorules.core.writer import Writer
 
 NAMES = ("a", "b", "c", "a.partial", "b.partial", "c.partial")
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
-from ..errors import InputError
-from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
+from ..core.errors import InputError
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 
 CATEGORIES = ("NEGATED_EXISTENCE", "POSSIBLE_EXISTENCE", "HYPOTHETICAL", "HISTORICAL", "FAMILY")
 # The Span attribute each category sets: medspaCy's names.

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable
 
-from ..lexicon.normalize import normalize_key
-from ..lexicon.tsv import read_grouped
-from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
-from ..resources import data_file
+from ..kb.lexicon.normalize import normalize_key
+from ..kb.lexicon.tsv import read_grouped
+from ..kb.ontology import PHENOTYPIC_ABNORMALITY, Ontology
+from ..kb.resources import data_file
 
 SUITES = ("coordination", "ordinal", "predicative", "adjectival")
 CONJUNCTIONS = ("and", "or", "and/or", "as well as", "/")

@@ -1,7 +1,7 @@
 """The formats other tools read and write: plain text, BioC (JSON and XML) and PubTator,
-each registered in :mod:`phenorules.registry`, and GA4GH Phenopackets.
+each registered in :mod:`phenorules.formats.registry`, and GA4GH Phenopackets.
 
-Writers read :class:`~phenorules.annotated.AnnotatedArticle` results; the pipeline knows
+Writers read :class:`~phenorules.core.annotated.AnnotatedArticle` results; the pipeline knows
 none of these formats. ``phenopackets`` and ``bioc`` come with the ``formats`` extra
 (``pip install 'phenorules[formats]'``).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import PhenorulesError
+from ..core.errors import PhenorulesError
 
 EXTRA = "formats"
 

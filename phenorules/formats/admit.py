@@ -3,9 +3,9 @@ line), and their articles admitted only if the pipeline can process them."""
 
 from __future__ import annotations
 
-from ..article import Article, article_fields, passages_problem
-from ..errors import InputError, warn
-from ..shapes import surrogate_problem
+from ..core.article import Article, article_fields, passages_problem
+from ..core.errors import InputError, warn
+from ..core.shapes import surrogate_problem
 
 
 def decode(name: str, data: bytes) -> str:

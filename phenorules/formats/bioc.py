@@ -1,5 +1,5 @@
 """BioC, JSON or XML, as the PMC BioC API serves full-text articles: read as
-:class:`~phenorules.article.Article` objects, and written back with one annotation per phenotype mention.
+:class:`~phenorules.core.article.Article` objects, and written back with one annotation per phenotype mention.
 
 The API (Comeau et al. 2019, "PMC text mining subset in BioC", Database) returns a list
 of collections (or one collection): collection -> ``documents`` -> ``passages``, each
@@ -23,14 +23,14 @@ import json
 import re
 from typing import Any, Callable
 
-from ..annotated import AnnotatedArticle
-from ..article import Article, Passage, article_fields
-from ..errors import InputError
-from ..lexicon.tsv import format_ids
-from ..shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check, first_character
-from ..phenotype import ASSERTION_FLAGS, Phenotype
+from ..core.annotated import AnnotatedArticle
+from ..core.article import Article, Passage, article_fields
+from ..core.errors import InputError
+from ..kb.lexicon.tsv import format_ids
+from ..core.shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check, first_character
+from ..core.phenotype import ASSERTION_FLAGS, Phenotype
 from .admit import admitted, decode
-from ..registry import Format, register
+from .registry import Format, register
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"

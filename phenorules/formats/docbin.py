@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from spacy.tokens import DocBin
 
-from ..annotated import AnnotatedArticle
-from ..document import PHENOTYPE_LABEL, PHENOTYPES
-from ..pipeline import blank_english
-from ..registry import Format, register
+from ..core.annotated import AnnotatedArticle
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES
+from ..stages.pipeline import blank_english
+from .registry import Format, register
 
 NO_TERM = "NIL"  # spaCy's kb_id of an entity no knowledge-base entry fits
 USER_DATA_KEY = "phenorules"

@@ -8,7 +8,7 @@ subject's ``sex`` and ``timeAtLastEncounter`` only where the rows of
 without its text, in the patient's given mentions; never guessed. A text that lists no
 patient has one, its proband.
 One ``phenotypicFeature`` per HPO id, observed or ``excluded`` as
-:func:`phenorules.phenotype.patient_features` states it from the patient's association and
+:func:`phenorules.core.phenotype.patient_features` states it from the patient's association and
 the mentions attributed to it; each cites the article (``ECO:0000033`` author statement
 supported by traceable reference, the PMID or PMCID). ``metaData`` names the HPO release
 loaded, phenorules' version and the article, and ``created`` (:func:`created_time`: never
@@ -27,17 +27,17 @@ import re
 from datetime import date, datetime, timezone
 
 from .. import __version__
-from ..errors import InputError
-from ..source_date import source_date
-from ..ontology import Ontology
-from ..article import Article, layout_passages
+from ..core.errors import InputError
+from ..core.source_date import source_date
+from ..kb.ontology import Ontology
+from ..core.article import Article, layout_passages
 from ..patients.mentions import find_people
 from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
-from ..resources import data_dir, data_file
-from ..lexicon.tsv import parse_ids
-from ..phenotype import Phenotype, patient_features
-from ..writer import Writer
+from ..kb.resources import data_dir, data_file
+from ..kb.lexicon.tsv import parse_ids
+from ..core.phenotype import Phenotype, patient_features
+from ..core.writer import Writer
 from . import require
 
 NEGATED = "NO"

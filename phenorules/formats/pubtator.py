@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 
-from ..annotated import AnnotatedArticle
-from ..errors import InputError
-from ..article import Article, layout_passages
-from ..lexicon.tsv import format_ids
-from ..registry import Format, register
+from ..core.annotated import AnnotatedArticle
+from ..core.errors import InputError
+from ..core.article import Article, layout_passages
+from ..kb.lexicon.tsv import format_ids
+from .registry import Format, register
 
 TITLE, ABSTRACT = "TITLE", "ABSTRACT"
 TEXT = "TEXT"  # the one passage of a plain-text article: written as an abstract without title

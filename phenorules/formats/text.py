@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ..article import Article, text_article
+from ..core.article import Article, text_article
 from .admit import admitted, decode
-from ..registry import Format, register
+from .registry import Format, register
 
 
 def read_text(name: str, data: bytes, text_id: str | None, on_error: str) -> list[Article]:

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from ..intervals import Extents
+from ..core.intervals import Extents
 from .mentions import ANAPHOR, NAMED, OTHER, PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN, PRONOUN, RELATIVE, People, PatientMention
 from .rules import Cues, Policy
 
@@ -45,7 +45,7 @@ CONTINUES_FOCUS = "focus"
 @dataclass(frozen=True)
 class SectionedPassage:
     """A passage as the walk reads it: its extent, section and kind (the article's own
-    :class:`phenorules.article.Passage` holds the text)."""
+    :class:`phenorules.core.article.Passage` holds the text)."""
 
     start: int
     end: int

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from ..article import Patient
-from ..matcher import non_overlapping
+from ..core.article import Patient
+from ..kb.matcher import non_overlapping
 from .rules import MentionPattern, PatientRules
 
 NAMED, RELATIVE, OTHER, ANAPHOR, PRONOUN = "named", "relative", "other", "anaphor", "pronoun"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import InputError
-from ..lexicon.tsv import RuleRef, read_rules
+from ..core.errors import InputError
+from ..kb.lexicon.tsv import RuleRef, read_rules
 from .prefilter import Prefilter, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..lexicon.tsv import read_rules
+from ..kb.lexicon.tsv import read_rules
 from .mentions import ANAPHOR, NAMED, People, PatientMention
 from .rules import Cues, pattern_row
 

@@ -27,11 +27,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..formats.bioc import parse_bioc
-from ..errors import InputError, PhenorulesError
-from .. import registry
-from ..inputs import article_id, detect_format, parse_input
-from ..article import Article, text_article
-from ..view import page_config, render_template
+from ..core.errors import InputError, PhenorulesError
+from ..formats import registry
+from ..formats.inputs import article_id, detect_format, parse_input
+from ..core.article import Article, text_article
+from ..formats.view import page_config, render_template
 from .body import parse_json
 from .chat import ANSWERERS, check_model, completion, last_user_text, models
 from .curation import EXPORTS, curated_records

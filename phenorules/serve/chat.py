@@ -15,12 +15,12 @@ import json
 import re
 import time
 
-from ..errors import InputError
-from ..article import text_article
+from ..core.errors import InputError
+from ..core.article import text_article
 from ..tasks.jnlpba.evalscope_adapter import PROMPT_MARKER, respond
 from ..tasks.jnlpba.response import TAG_OF
 from ..tasks.medxpertqa.answer import answer_prompt
-from ..lexicon.tsv import NO_TERM_CELL
+from ..kb.lexicon.tsv import NO_TERM_CELL
 from .engine import Answerer, Engine
 from .guard import RequestError
 

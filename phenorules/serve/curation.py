@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..formats.phenopackets import phenopackets_for_record, subject_problem
-from ..phenotype import ASSERTION_FLAGS, association_values
-from ..ontology import Ontology
-from ..shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
-from ..lexicon.tsv import parse_ids
+from ..core.phenotype import ASSERTION_FLAGS, association_values
+from ..kb.ontology import Ontology
+from ..core.shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
+from ..kb.lexicon.tsv import parse_ids
 
 STATUSES = ("unreviewed", "accepted", "rejected", "changed")
 

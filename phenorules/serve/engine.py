@@ -27,11 +27,11 @@ from spacy.tokens import Doc
 
 from .. import __version__
 from . import REQUEST_SECONDS
-from ..article import Article
-from ..document import annotate_articles
-from .. import registry
-from ..annotated import annotated
-from ..view import article_view
+from ..core.article import Article
+from ..core.document import annotate_articles
+from ..formats import registry
+from ..core.annotated import annotated
+from ..formats.view import article_view
 from .guard import RequestError
 from .terms import TermIndex
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 import uvicorn
 from starlette.types import ASGIApp
 
-from ..errors import PhenorulesError
+from ..core.errors import PhenorulesError
 from .connections import MAX_HEAD_BYTES, ConnectionLimits
 from .guard import Policy, host_name
 from .loading import Loading

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..ontology import Ontology
+from ..kb.ontology import Ontology
 
 HPO_ID = re.compile(r"HP:\d{7}", re.IGNORECASE)
 # Row: (lower-cased string, string as written, term id, where it comes from)

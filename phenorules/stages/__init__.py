@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import SettingError
-from ..lexicon.tsv import read_rules
-from ..resources import data_file
+from ..core.errors import SettingError
+from ..kb.lexicon.tsv import read_rules
+from ..kb.resources import data_file
 from . import knowledge  # noqa: F401  (registers the knowledge base function)
 
 STAGE_SWITCHES = ("required", "on", "optional")

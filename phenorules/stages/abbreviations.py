@@ -45,14 +45,14 @@ from scispacy.abbreviation import filter_matches, find_abbreviation, short_form_
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
-from ..errors import InputError, SettingError
-from ..intervals import Extents
-from ..knowledge_base import KnowledgeBase
-from ..lexicon import is_abbreviation
-from ..lexicon.tsv import RuleRef, read_grouped_rules, read_rules
-from ..ontology import Ontology
-from ..resources import data_file
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
+from ..core.errors import InputError, SettingError
+from ..core.intervals import Extents
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon import is_abbreviation
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
+from ..kb.ontology import Ontology
+from ..kb.resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 

@@ -44,10 +44,10 @@ from spacy.tokens import Doc, Span
 
 from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
-from ..document import PASSAGES, PHENOTYPES, doc_text
-from ..errors import SettingError
-from ..intervals import Extents
-from ..resources import data_file
+from ..core.document import PASSAGES, PHENOTYPES, doc_text
+from ..core.errors import SettingError
+from ..core.intervals import Extents
+from ..kb.resources import data_file
 
 FORWARD = frozenset({"forward", "bidirectional"})
 BACKWARD = frozenset({"backward", "bidirectional"})

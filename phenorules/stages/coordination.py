@@ -26,15 +26,15 @@ from typing import Iterator
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..errors import InputError, SettingError
-from ..intervals import Extents
-from ..knowledge_base import KnowledgeBase
-from ..lexicon.normalize import grapheme_end, normalize_key
-from ..lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
-from ..matcher import non_overlapping
-from ..ontology import Ontology
-from ..resources import data_file
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.errors import InputError, SettingError
+from ..core.intervals import Extents
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon.normalize import grapheme_end, normalize_key
+from ..kb.lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
+from ..kb.matcher import non_overlapping
+from ..kb.ontology import Ontology
+from ..kb.resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 from .word_order import RULE as WORD_ORDER_RULE
@@ -608,7 +608,7 @@ def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
 
 def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Ontology) -> list[Span]:
     """Compounds (longest first) replace the mentions they overlap; result in text order.
-    The compounds chosen never overlap each other (:func:`~phenorules.matcher.non_overlapping`),
+    The compounds chosen never overlap each other (:func:`~phenorules.kb.matcher.non_overlapping`),
     and the mentions each covers are looked up in an index of the mentions. A compound and
     each of its parts end past the combining marks of their last letter (read as words,
     "palate\u0301" ends before its mark)."""

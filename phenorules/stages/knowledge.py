@@ -5,7 +5,7 @@ Every stage that reads the lexicon or the ontology takes ``kb`` as a config argu
 one pipeline whose settings are equal get one object. ``learned`` puts rows learned in
 memory (a cross-validation fold's) in place of the lexicon's learned files, so that a
 fold's knowledge base is config too. Any other function in ``spacy.registry.misc`` that
-returns a :class:`~phenorules.knowledge_base.KnowledgeBase` can stand in for this one.
+returns a :class:`~phenorules.kb.knowledge_base.KnowledgeBase` can stand in for this one.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Sequence
 
 import spacy
 
-from ..errors import SettingError
-from ..knowledge_base import BaseLexicon, KnowledgeBase, without_learned_files
-from ..lexicon import MORPHOLOGY_PARTS, SUBSTITUTION_SOURCES, LexiconConfig
-from ..lexicon.substitutions import Substitution
-from ..lexicon.variants import RULE_NAMES
-from ..ontology import default_obo_path
-from ..resources import data_dir, load_resources
+from ..core.errors import SettingError
+from ..kb.knowledge_base import BaseLexicon, KnowledgeBase, without_learned_files
+from ..kb.lexicon import MORPHOLOGY_PARTS, SUBSTITUTION_SOURCES, LexiconConfig
+from ..kb.lexicon.substitutions import Substitution
+from ..kb.lexicon.variants import RULE_NAMES
+from ..kb.ontology import default_obo_path
+from ..kb.resources import data_dir, load_resources
 
 KB_FUNCTION = "phenorules.KnowledgeBase.v1"
 KB_CONFIG = {"@misc": KB_FUNCTION}  # the default ``kb`` setting of a stage

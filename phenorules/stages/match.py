@@ -9,11 +9,11 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..knowledge_base import KnowledgeBase
-from ..lexicon import Entry
-from ..lexicon.normalize import grapheme_end, is_mark, normalize_key
-from ..matcher import Match, PhraseMatcher
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon import Entry
+from ..kb.lexicon.normalize import grapheme_end, is_mark, normalize_key
+from ..kb.matcher import Match, PhraseMatcher
 from .knowledge import KB_CONFIG
 
 # Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps

@@ -22,12 +22,12 @@ from sortedcontainers import SortedList
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..errors import InputError
-from ..intervals import Extents
-from ..knowledge_base import KnowledgeBase
-from ..lexicon.tsv import read_tsv
-from ..resources import data_file
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.errors import InputError
+from ..core.intervals import Extents
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon.tsv import read_tsv
+from ..kb.resources import data_file
 from .knowledge import KB_CONFIG
 
 PARTS = ("value", "first", "second")

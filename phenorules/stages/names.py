@@ -25,11 +25,11 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPES, doc_text, drop
-from ..errors import InputError
-from ..lexicon.tsv import RuleRef, read_grouped_rules
-from ..ontology import default_obo_path
-from ..resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
+from ..core.document import PHENOTYPES, doc_text, drop
+from ..core.errors import InputError
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
+from ..kb.ontology import default_obo_path
+from ..kb.resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
 
 GUARDS = ("disease", "mark", "after")
 _NUMBER = "<number>"

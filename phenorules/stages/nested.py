@@ -15,9 +15,9 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPES, doc_text
-from ..knowledge_base import KnowledgeBase
-from ..matcher import Match
+from ..core.document import PHENOTYPES, doc_text
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.matcher import Match
 from .knowledge import KB_CONFIG
 from .match import align, annotate
 

@@ -21,16 +21,16 @@ from bisect import bisect_left
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..article import TEXT_SECTION_TYPE, Patient
+from ..core.article import TEXT_SECTION_TYPE, Patient
 from ..assertion.rules import FLAGS
-from ..document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
-from ..errors import SettingError
-from ..phenotype import ASSERTION_FLAGS, association_values
+from ..core.document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
+from ..core.errors import SettingError
+from ..core.phenotype import ASSERTION_FLAGS, association_values
 from ..patients.attribution import Attribution, Attributor, SectionedPassage, PhenotypeExtent
 from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
-from ..resources import data_file
+from ..kb.resources import data_file
 
 PROBAND = Patient("proband")  # the text's one subject when the input lists no patient
 _APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it stands beside (", " or " (")

@@ -28,12 +28,12 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..document import PHENOTYPES, doc_text
-from ..knowledge_base import KnowledgeBase
-from ..lexicon import adjectival_forms
-from ..lexicon.normalize import normalize_key
-from ..lexicon.tsv import RuleRef, read_grouped_rules
-from ..resources import data_dir, data_file
+from ..core.document import PHENOTYPES, doc_text
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon import adjectival_forms
+from ..kb.lexicon.normalize import normalize_key
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
+from ..kb.resources import data_dir, data_file
 from .coordination import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches

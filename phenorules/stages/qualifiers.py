@@ -23,12 +23,12 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
-from ..errors import InputError
-from ..knowledge_base import KnowledgeBase
-from ..lexicon.tsv import RuleRef, read_rules
-from ..ontology import Ontology
-from ..resources import data_file
+from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.errors import InputError
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon.tsv import RuleRef, read_rules
+from ..kb.ontology import Ontology
+from ..kb.resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 

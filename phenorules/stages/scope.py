@@ -15,11 +15,11 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..document import PASSAGES, PHENOTYPES, drop
-from ..errors import InputError
-from ..intervals import Extents
-from ..lexicon.tsv import RuleRef, read_rules
-from ..resources import data_file
+from ..core.document import PASSAGES, PHENOTYPES, drop
+from ..core.errors import InputError
+from ..core.intervals import Extents
+from ..kb.lexicon.tsv import RuleRef, read_rules
+from ..kb.resources import data_file
 
 
 def read_passage_types(path: Path) -> dict[str, RuleRef]:

@@ -16,9 +16,9 @@ from spacy.language import Language
 from spacy.attrs import ORTH, SENT_START, SPACY
 from spacy.tokens import Doc
 
-from ..document import PASSAGES
-from ..lexicon.tsv import read_tsv
-from ..resources import data_file
+from ..core.document import PASSAGES
+from ..kb.lexicon.tsv import read_tsv
+from ..kb.resources import data_file
 
 _FINAL = {".", "!", "?"}
 _CLOSERS = {")", "]", '"', "'", "\u201d", "\u2019"}

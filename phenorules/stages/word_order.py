@@ -3,15 +3,15 @@
 "flexion contractures of the elbows", "deformity of the femoral neck", "cysts in the
 liver": the dictionary holds Elbow flexion contracture, Femoral neck deformity and Liver
 cyst, and at most some of their inflected and inverted forms. This stage adds the runs of
-words whose content words are a lexicon key's (:mod:`phenorules.word_sets`), longest first.
+words whose content words are a lexicon key's (:mod:`phenorules.kb.word_sets`), longest first.
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
 and never one it would cut or one that covers it; each span's provenance ends in
 ``word_order``, then the word-family rows that made a word of the run the term's
-(``word_family:word_clusters.tsv:12``, :meth:`~phenorules.word_sets.WordSetIndex.family_rows`), then,
+(``word_family:word_clusters.tsv:12``, :meth:`~phenorules.kb.word_sets.WordSetIndex.family_rows`), then,
 when a specimen or quantity word was left out ("elevated levels of creatine" for Elevated
 circulating creatine concentration), the ``function_words.tsv`` rows of the words left out
 and of the change word (``quantity:function_words.tsv:35``,
-:meth:`~phenorules.word_sets.WordSetIndex.quantity_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
+:meth:`~phenorules.kb.word_sets.WordSetIndex.quantity_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
 one word of another term inside it ("thinning of the entire retina") is added where no
 mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..document import PHENOTYPES, doc_text
-from ..intervals import Extents
-from ..knowledge_base import KnowledgeBase
-from ..matcher import Match, resolve_overlaps
+from ..core.document import PHENOTYPES, doc_text
+from ..core.intervals import Extents
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.matcher import Match, resolve_overlaps
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches, align, annotate
 

@@ -2,7 +2,7 @@
 // text (colour by patient, negated struck through, details on hover), let the curator
 // accept, reject or change each one, and download the result through /export/<format>.
 // Data is put into the page with textContent only: nothing from a response becomes markup.
-// The colours and the flags a mention can have come from the server (phenorules/view.py),
+// The colours and the flags a mention can have come from the server (phenorules/formats/view.py),
 // as the HTML view has them; each mention lists the flags that hold, with their cues.
 "use strict";
 

@@ -27,7 +27,7 @@ CACHE_OPTION = click.option("--no-cache", is_flag=True, help="Learn afresh inste
 
 
 def _train_dir(train_dir: str | None, test_path: str | None) -> Path:
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
     if train_dir:
         return Path(train_dir)
@@ -79,7 +79,7 @@ def predict(test_path: str, train_dir: str | None, no_cache: bool, output_path: 
     """Tag every sentence; JSONL with tokens, tags, evalscope <response> and entity provenance."""
     from .io import read_iob2
     from .model import load_model, make_tagger
-    from ...writer import Writer
+    from ...core.writer import Writer
     from .predict import predict_sentences, write_predictions
 
     training = _train_dir(train_dir, test_path)
@@ -98,7 +98,7 @@ def predict(test_path: str, train_dir: str | None, no_cache: bool, output_path: 
 @click.option("--dev", "dev_path", metavar="FILE.iob2", default=None, help="Instead, hold out the training abstracts this IOB2 file holds and score over its tokens.")
 def holdout(train_dir: str | None, every: int, dev_path: str | None) -> None:
     """Learn on the training set minus held-out abstracts and score on those: tuning without the test set."""
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
     from .holdout import split_by_dev_file, split_every
     from .io import read_iob2_documents, read_standoff

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from phenorules.errors import InputError
-from phenorules.files import read_text
+from phenorules.core.errors import InputError
+from phenorules.core.files import read_text
 
 from . import TYPES
 

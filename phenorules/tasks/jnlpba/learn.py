@@ -17,9 +17,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from phenorules.lexicon import Entry, Lexicon, is_abbreviation
-from phenorules.lexicon.normalize import normalize_text
-from phenorules.matcher import PhraseMatcher
+from phenorules.kb.lexicon import Entry, Lexicon, is_abbreviation
+from phenorules.kb.lexicon.normalize import normalize_text
+from phenorules.kb.matcher import PhraseMatcher
 
 from .io import Document
 from .variants import GreekLetters, generate_variants, surface_keys

@@ -1,10 +1,10 @@
 """The learned JNLPBA model (lexicon automaton and modifier counts), cached on disk.
 
 Learning from the 2,000 training abstracts takes several seconds, so the model is kept in
-the project's data-only cache (:mod:`phenorules.resources`), keyed by the package version,
+the project's data-only cache (:mod:`phenorules.kb.resources`), keyed by the package version,
 the learning config, every training file, the Greek-letter file, the learning code and the
 shared code it builds on (the matcher, the lexicon and variant chaining, the cache layout:
-:func:`~phenorules.resources.code_digest`).
+:func:`~phenorules.kb.resources.code_digest`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from typing import Sequence
 
 import srsly
 
-from phenorules import __version__, resources
-from phenorules.errors import InputError
-from phenorules.matcher import PhraseMatcher
-from phenorules.ontology import file_digest
-from phenorules.resources import CacheFile, cache_budget, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, store_entry
+from phenorules import __version__
+from phenorules.kb import resources
+from phenorules.core.errors import InputError
+from phenorules.kb.matcher import PhraseMatcher
+from phenorules.kb.ontology import file_digest
+from phenorules.kb.resources import CacheFile, cache_budget, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, store_entry
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers

@@ -2,7 +2,7 @@
 
 Stages, each leaving its name in the provenance of what it produced or changed:
 
-1. dictionary: the Aho-Corasick :class:`~phenorules.matcher.PhraseMatcher` over the learned
+1. dictionary: the Aho-Corasick :class:`~phenorules.kb.matcher.PhraseMatcher` over the learned
    lexicon (longest match wins);
 2. head words (``head_words.tsv``): a phrase ending in a head word ("... cells",
    "... promoter") is an entity whose left edge is found by extending over learned
@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from phenorules.errors import InputError
-from phenorules.lexicon import Entry
-from phenorules.lexicon.tsv import read_tsv
-from phenorules.matcher import PhraseMatcher, non_overlapping
+from phenorules.core.errors import InputError
+from phenorules.kb.lexicon import Entry
+from phenorules.kb.lexicon.tsv import read_tsv
+from phenorules.kb.matcher import PhraseMatcher, non_overlapping
 
 from . import TYPES
 from .learn import Modifiers, is_symbol, rule_tokens

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from phenorules.lexicon.normalize import normalize_key
-from phenorules.lexicon.variants import chain_rules
-from phenorules.lexicon.tsv import read_tsv
+from phenorules.kb.lexicon.normalize import normalize_key
+from phenorules.kb.lexicon.variants import chain_rules
+from phenorules.kb.lexicon.tsv import read_tsv
 
 _SPACED = re.compile(r"\s*([()\[\],;:])\s*")
 
@@ -113,5 +113,5 @@ RULES = (("greek_spacing", greek_spacing), ("greek_symbol", greek_symbol), ("gre
 
 def generate_variants(key: str, greek: GreekLetters) -> dict[str, str]:
     """Every variant of a key with the '+'-joined rule chain that made it (the phenotype
-    lexicon's :func:`~phenorules.lexicon.variants.chain_rules`, every rule chainable)."""
+    lexicon's :func:`~phenorules.kb.lexicon.variants.chain_rules`, every rule chainable)."""
     return chain_rules(key, [(name, functools.partial(rule, greek=greek)) for name, rule in RULES], len(RULES))

@@ -32,7 +32,7 @@ GENES_OPTION = click.option(
 
 
 def _setup(questions_path: str, hpo: str | None, disable: tuple[str, ...], annotations_path: str | None, genes_path: str | None):
-    from ...pipeline import build_pipeline
+    from ...stages.pipeline import build_pipeline
     from .answer import pipeline_ontology
     from .io import read_questions
     from .knowledge import load_knowledge
@@ -59,8 +59,8 @@ def profile(
 ) -> None:
     """Per question: the vignette's present and excluded phenotypes with their ancestors,
     and each option's phenotypes, named diseases and profile, as JSONL."""
-    from ...writer import Writer
-    from ...writer import write_jsonl
+    from ...core.writer import Writer
+    from ...core.writer import write_jsonl
     from .profile import profile_record, question_profile
 
     writer = Writer([questions_path, hpo, annotations_path, genes_path])
@@ -96,10 +96,10 @@ def evaluate(
 ) -> None:
     """Answer every question; accuracy overall and by medical_task, body_system and
     question_type, with coverage, random and 95% Wilson intervals."""
-    from phenorules.errors import InputError
+    from phenorules.core.errors import InputError
 
-    from ...writer import Writer
-    from ...writer import write_jsonl
+    from ...core.writer import Writer
+    from ...core.writer import write_jsonl
     from .answer import response_text
     from .evaluate import Outcome, format_table, report
     from .profile import question_profile

@@ -12,8 +12,8 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from phenorules.errors import InputError
-from phenorules.files import json_value, read_bytes
+from phenorules.core.errors import InputError
+from phenorules.core.files import json_value, read_bytes
 
 ANSWER_CHOICES_MARKER = "\nAnswer Choices:"
 GROUP_FIELDS = ("medical_task", "body_system", "question_type")

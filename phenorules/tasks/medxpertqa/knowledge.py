@@ -33,9 +33,9 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from phenorules.errors import InputError
-from phenorules.files import read_text
-from phenorules.ontology import PHENOTYPIC_ABNORMALITY, Ontology
+from phenorules.core.errors import InputError
+from phenorules.core.files import read_text
+from phenorules.kb.ontology import PHENOTYPIC_ABNORMALITY, Ontology
 
 _KNOWLEDGE: dict[tuple[str, str], "Knowledge"] = {}
 _WORD = re.compile(r"[a-z0-9]+")

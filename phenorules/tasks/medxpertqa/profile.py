@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from phenorules.document import make_text_doc
-from phenorules.phenotype import phenotypes
+from phenorules.core.document import make_text_doc
+from phenorules.core.phenotype import phenotypes
 
 from .io import Question
 from .knowledge import Knowledge

@@ -12,15 +12,15 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from ...errors import InputError
-from ...lexicon import SUBSTITUTION_SOURCES
-from ...learn import LearnSettings
-from ...pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
-from ...profiles import profile
+from ...core.errors import InputError
+from ...kb.lexicon import SUBSTITUTION_SOURCES
+from ...kb.learn import LearnSettings
+from ...stages.pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
+from ...stages.profiles import profile
 from . import PROFILE
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
-from ...writer import Writer
+from ...core.writer import Writer
 
 FULL = "full pipeline"
 WITH = "with "  # a setting that switches on a part the default pipeline leaves off

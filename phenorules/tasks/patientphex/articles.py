@@ -1,5 +1,5 @@
 """PatientPheX article records (``pmc_id``, ``pmid``, ``patient``, ``full_text``) as the
-core's :class:`~phenorules.article.Article`, and its patients back as task records.
+core's :class:`~phenorules.core.article.Article`, and its patients back as task records.
 
 A PatientPheX patient id is ``O`` followed by the label the article calls the patient by
 (``OII-1`` is "II-1", ``O1`` is "patient 1"): the label is decoded here, so the patient
@@ -8,7 +8,7 @@ stage reads labels, never task ids.
 
 from __future__ import annotations
 
-from phenorules.article import Article, GivenMention, Passage, Patient
+from phenorules.core.article import Article, GivenMention, Passage, Patient
 
 LABEL_PREFIX = "O"
 

@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ...knowledge_base import without_learned_files
-from ...lexicon import LexiconConfig
-from ...learn import LearnSettings, learn
-from ...pipeline import build_pipeline
-from ...resources import data_dir
+from ...kb.knowledge_base import without_learned_files
+from ...kb.lexicon import LexiconConfig
+from ...kb.learn import LearnSettings, learn
+from ...stages.pipeline import build_pipeline
+from ...kb.resources import data_dir
 from ...stages.knowledge import learning_base
 from . import PROFILE
 from .articles import to_article

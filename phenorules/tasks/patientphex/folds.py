@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ...errors import SettingError
+from ...core.errors import SettingError
 
 
 def _shuffle_key(seed: int, pmc_id: str) -> str:

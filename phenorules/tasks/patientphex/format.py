@@ -1,12 +1,12 @@
-"""The PatientPheX JSONL format in the registry (``phenorules.registry``): articles
+"""The PatientPheX JSONL format in the registry (``phenorules.formats.registry``): articles
 read from its lines, results written as its submission lines, ``--explain`` evidence and
 the full record serve answers with."""
 
 from __future__ import annotations
 
-from ...article import Article
-from ...registry import Format, register
-from ...writer import jsonl_line
+from ...core.article import Article
+from ...formats.registry import Format, register
+from ...core.writer import jsonl_line
 from . import PROFILE
 from .articles import to_article
 from .io import parse_article_line, parse_articles, prediction_line

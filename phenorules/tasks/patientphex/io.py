@@ -11,11 +11,11 @@ import io
 import re
 from typing import Any, Callable, Iterable
 
-from phenorules.errors import ON_ERROR, InputError, warn
-from phenorules.files import json_value, read_bytes
-from phenorules.writer import Writer, json_line
-from phenorules.article import Article as CoreArticle, passages_problem as core_passages_problem
-from phenorules.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
+from phenorules.core.errors import ON_ERROR, InputError, warn
+from phenorules.core.files import json_value, read_bytes
+from phenorules.core.writer import Writer, json_line
+from phenorules.core.article import Article as CoreArticle, passages_problem as core_passages_problem
+from phenorules.core.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
 
 from .articles import to_article
 
@@ -225,7 +225,7 @@ def _check_prediction(record: Any) -> None:
 
 
 def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
-    """:func:`~phenorules.article.passages_problem`, the field named as in the task's JSON."""
+    """:func:`~phenorules.core.article.passages_problem`, the field named as in the task's JSON."""
     return core_passages_problem(article, "full_text")
 
 

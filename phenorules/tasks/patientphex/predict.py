@@ -6,9 +6,9 @@ from typing import Iterable, Iterator
 
 from spacy.language import Language
 
-from ...annotated import AnnotatedArticle, annotate
-from ...article import Article, Patient
-from ...phenotype import Phenotype, association_values
+from ...core.annotated import AnnotatedArticle, annotate
+from ...core.article import Article, Patient
+from ...core.phenotype import Phenotype, association_values
 from .articles import patient_record
 from .identifiers import parse_identifier, task_identifier
 

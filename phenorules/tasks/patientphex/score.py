@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from phenorules.errors import InputError
+from phenorules.core.errors import InputError
 from phenorules.tasks.patientphex.identifiers import NO_ID
 from phenorules.tasks.patientphex.io import ID_PART, article_text
 

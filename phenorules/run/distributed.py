@@ -15,10 +15,10 @@ import json
 import threading
 import uuid
 
-from .errors import InputError
+from ..core.errors import InputError
 from .article_chunks import Result, annotate_items
-from .inputs import AUTO, format_profile
-from .streaming import Item
+from ..formats.inputs import AUTO, format_profile
+from ..formats.streaming import Item
 
 # (hpo, disabled stages, enabled stages, stage settings, profile) -> the pipeline, in each worker process. A worker's threads take
 # turns with it (the stages are not written to be thread-safe, and the GIL would serialise
@@ -36,7 +36,7 @@ def worker_pipeline(
     key = (hpo, tuple(disable), tuple(enable), json.dumps(stage_config or {}, sort_keys=True), profile)
     with _BUILDING:
         if key not in _PIPELINES:
-            from .pipeline import build_pipeline
+            from ..stages.pipeline import build_pipeline
 
             _PIPELINES[key] = build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
         return _PIPELINES[key]

@@ -17,7 +17,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from .lexicon.normalize import marks_in
+from ..kb.lexicon.normalize import marks_in
 
 # A word-character run or any other non-space character, with the one space after it
 # (that token's trailing space), or a white-space run that is a token of its own, as in spaCy.

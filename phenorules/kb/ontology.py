@@ -30,7 +30,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 from pathlib import Path
 
-from .errors import OntologyError
+from ..core.errors import OntologyError
 
 if TYPE_CHECKING:
     import networkx as nx

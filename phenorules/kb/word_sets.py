@@ -5,7 +5,7 @@ Elbow flexion contracture, "deformity of the femoral neck" is Femoral neck defor
 FastHPOCR (Groza et al. 2024, Bioinformatics 40:btae406), a candidate is a run of words that
 all belong to ontology terms, and it is recognised by its set of normalised words, not their
 order. Here every lexicon key is indexed by the sorted multiset of its content words, each
-replaced by its base word (:mod:`phenorules.lexicon.morphology`, the same notion of "the
+replaced by its base word (:mod:`phenorules.kb.lexicon.morphology`, the same notion of "the
 same word" the variant generator uses: singular, then the head of its word family,
 "delayed" -> "delay", "hyperkeratotic" = "hyperkeratosis"); function words ("of", "the",
 "both": ``lexicons/function_words.tsv``) are skipped on both sides. A run stops at

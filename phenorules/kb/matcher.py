@@ -1,7 +1,7 @@
 """Aho-Corasick dictionary matching with word boundaries and exact offsets.
 
 One automaton (pyahocorasick) holds every normalised lexicon key. The text is normalised
-with a length-preserving map (:mod:`phenorules.lexicon.normalize`), so a hit at ``[i, j)``
+with a length-preserving map (:mod:`phenorules.kb.lexicon.normalize`), so a hit at ``[i, j)``
 in the normal form is the span ``text[i:j]`` of the original. Hits that start or end
 inside a word are dropped; combining marks are read through ("hypo\u0301tonia" is a hit,
 and one ends after the marks of its last letter); overlapping hits are resolved longest-first, then leftmost,

@@ -17,9 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from .errors import InputError, SettingError
-from .lexicon.tsv import RuleRef, read_rules
-from .resources import data_file
+from ..core.errors import InputError, SettingError
+from ..kb.lexicon.tsv import RuleRef, read_rules
+from ..kb.resources import data_file
 
 GENERAL = "general"  # the profile of the spaCy component, plain text and BioC
 KB_TARGET = "kb"  # rows "kb.SETTING" set the knowledge base's config (its lexicon files)

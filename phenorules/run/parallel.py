@@ -1,6 +1,6 @@
 """``phenorules predict`` over a corpus: in this process, on forked workers, or on a cluster.
 
-Articles go to the annotators in chunks of :data:`~phenorules.article_chunks.CHUNK_ARTICLES`; at most
+Articles go to the annotators in chunks of :data:`~phenorules.run.article_chunks.CHUNK_ARTICLES`; at most
 :data:`CHUNKS_IN_FLIGHT` chunks per worker are read ahead, and results are written in input
 order as soon as they are next, so memory grows with the input only by the pmc_ids held
 to refuse a repeat (:class:`FirstLines`, about 120 bytes an article). Each
@@ -25,12 +25,12 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from .errors import InputError, PhenorulesError, warn
-from .inputs import AUTO
+from ..core.errors import InputError, PhenorulesError, warn
+from ..formats.inputs import AUTO
 from .progress import StreamProgress
 from .article_chunks import Pipelines, Result, annotate_items, article_of, chunks
-from .streaming import Item, input_paths, input_size, read_items
-from .writer import LineOutput, Writer
+from ..formats.streaming import Item, input_paths, input_size, read_items
+from ..core.writer import LineOutput, Writer
 
 CHUNKS_IN_FLIGHT = 3
 

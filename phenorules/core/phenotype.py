@@ -5,7 +5,7 @@ lip/palate" is Cleft lip and Cleft palate); an empty tuple when no HPO term fits
 phenotype (``unknown``). Spans carry it as ``span._.hpo_ids``; :func:`phenotypes` hands a
 Doc's mentions out as typed :class:`Phenotype` records. How a task or a data file writes
 ids (PatientPheX joins them with ';' and writes '-1' for no term) is its adapter's
-business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.lexicon.tsv`.
+business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.kb.lexicon.tsv`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Iterable
 from spacy.tokens import Doc
 
 from .document import PHENOTYPES, doc_text
-from .lexicon.tsv import format_ids
+from ..kb.lexicon.tsv import format_ids
 
 HpoIds = tuple[str, ...]
 # The assertion flags on a mention (medspaCy's names), as the assertion stage sets them.

@@ -6,7 +6,7 @@ A temporary file is created beside the file it will replace with ``O_CREAT|O_EXC
 its writer's process id, and renamed over the target when it is complete. It is removed on
 an error, on SIGTERM and SIGHUP (:func:`remove_temporaries_on_signals`), and, after a
 SIGKILL, by the next run that writes there (its writer is no longer alive). Which outputs
-a command may write, and how, is :mod:`phenorules.writer`'s business.
+a command may write, and how, is :mod:`phenorules.core.writer`'s business.
 """
 
 from __future__ import annotations

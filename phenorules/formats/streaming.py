@@ -5,7 +5,7 @@ each file plain or gzip (told by its first bytes), in the format given or detect
 file. JSONL is read a line at a time and each line parsed where it is annotated (a worker);
 BioC and plain text are one document per file and read whole.
 
-Output goes through :class:`phenorules.writer.LineOutput`, a line per article in input order.
+Output goes through :class:`phenorules.core.writer.LineOutput`, a line per article in input order.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from .article import Article
-from .errors import InputError, warn
-from .files import GZIP_MAGIC, STDIN, open_binary
+from ..core.article import Article
+from ..core.errors import InputError, warn
+from ..core.files import GZIP_MAGIC, STDIN, open_binary
 
 # Read before a file's format is told: detection needs the first non-blank line and the
 # characters after an opening brace.

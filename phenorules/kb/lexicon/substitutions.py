@@ -11,14 +11,14 @@ kinds of evidence:
   its term's names in exactly one word makes a pair (name word -> mention word), when it
   recurs in at least ``min_articles`` articles and ``min_terms`` terms.
 
-Either kind is a candidate only: the learner (:mod:`phenorules.learn`) keeps a
+Either kind is a candidate only: the learner (:mod:`phenorules.kb.learn`) keeps a
 pair when the matches it makes in the training articles are annotated often enough, and
 writes the kept pairs with their counts to ``learned_substitutions.tsv`` (cross-validation
 learns them inside each fold).
 
 Words are compared as base words (:meth:`Morphology.base`), so a pair never restates an
 inflection or a derivation. A pair is applied by the order-free word-set index
-(:mod:`phenorules.word_sets`): a term's word set with one word replaced is a term too, and
+(:mod:`phenorules.kb.word_sets`): a term's word set with one word replaced is a term too, and
 the match's provenance names the pair and its source (``subst:spots>patches``).
 """
 
@@ -30,10 +30,10 @@ from itertools import combinations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..errors import InputError
+from ...core.errors import InputError
 from .normalize import normalize_key
 from .tsv import read_tsv
-from ..writer import Writer
+from ...core.writer import Writer
 
 SOURCES = ("synonyms", "mentions")
 LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"

@@ -28,8 +28,8 @@ from .lexicon.tsv import format_ids, parse_ids
 from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_mentions, from_synonyms, term_names, write_substitutions
 from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
-from .article import Passage, layout_passages
-from .writer import Writer
+from ..core.article import Passage, layout_passages
+from ..core.writer import Writer
 
 if TYPE_CHECKING:
     from .word_sets import WordSetIndex
@@ -93,7 +93,7 @@ class Learned:
     substitutions: list[Substitution] = field(default_factory=list)  # single-word substitutions of term words
 
     def lexicon_rows(self) -> Iterator[tuple[str, tuple[str, ...], str]]:
-        """(surface, id(s), source) rows as :func:`phenorules.lexicon.add_rows` takes them.
+        """(surface, id(s), source) rows as :func:`phenorules.kb.lexicon.add_rows` takes them.
 
         Written to a file, a row's source becomes ``learned.tsv:LINE``; in memory (in
         cross-validation) it is ``learned:KEY``.

@@ -2,14 +2,14 @@
 
 Variant generation is most of a lexicon build (40,000 HPO names and synonyms, each chained
 through every rule) and each phrase is independent of the others, so the phrases are cut
-into chunks that forked processes (:mod:`phenorules.forking`) work through with the
+into chunks that forked processes (:mod:`phenorules.core.forking`) work through with the
 parent's :class:`~.variants.VariantResources`; the results come back in input order, so
 the lexicon is the same whatever the number of processes.
 """
 
 from __future__ import annotations
 
-from ..forking import available_cores, forked_pool, inherited
+from ...core.forking import available_cores, forked_pool, inherited
 from .variants import VariantResources, generate_variants
 
 CHUNKS_PER_PROCESS = 8  # small enough to even out phrases of unequal cost

@@ -1,6 +1,6 @@
 """The inputs people have: plain text, PatientPheX JSONL, BioC JSON or XML; all become articles.
 
-An article is an :class:`~phenorules.article.Article`, which ``document.make_article_doc``
+An article is an :class:`~phenorules.core.article.Article`, which ``document.make_article_doc``
 turns into a Doc, so every command treats the three alike.
 Unless given, the format is told by the extension and the content together, and never by
 falling back silently: ``.jsonl`` is JSONL, ``.txt`` text, ``.xml`` BioC XML; otherwise
@@ -19,10 +19,10 @@ import re
 from pathlib import Path
 
 from . import registry
-from .article import Article
-from .errors import ON_ERROR, warn
-from .files import STDIN, read_bytes
-from .formats.bioc import XML_START
+from ..core.article import Article
+from ..core.errors import ON_ERROR, warn
+from ..core.files import STDIN, read_bytes
+from .bioc import XML_START
 
 AUTO = "auto"  # the format told by the content, the profile by the format
 _BOM = b"\xef\xbb\xbf"

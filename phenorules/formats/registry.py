@@ -5,8 +5,8 @@ A :class:`Format` is registered by name in ``FORMATS`` (a `catalogue
 ``predict --from X --to Y``, the readers of files, globs and standard input (``inputs.py``,
 ``streaming.py``), the corpus backends (``article_chunks.py``) and ``serve`` all look
 formats up here; the built-in ones are the modules of :data:`BUILT_IN`. A reader turns
-bytes into :class:`~phenorules.article.Article` objects; a writer turns
-:class:`~phenorules.annotated.AnnotatedArticle` results into text.
+bytes into :class:`~phenorules.core.article.Article` objects; a writer turns
+:class:`~phenorules.core.annotated.AnnotatedArticle` results into text.
 
 Other packages add formats as plugins: each object of the ``phenorules_formats`` entry
 point is a :class:`Format` of the entry point's name. A plugin is imported when it is
@@ -15,7 +15,7 @@ file's format is told by its extension), each on its own: one that cannot be imp
 is no Format, or takes a built-in format's name is left out with one warning line, and
 looking it up by name is one error line. The code of a format is called through the
 ``Format`` methods (:meth:`Format.read_articles`, ...), which turn what it raises, other
-than a :class:`~phenorules.errors.PhenorulesError`, into one line naming the format and
+than a :class:`~phenorules.core.errors.PhenorulesError`, into one line naming the format and
 the file or the article.
 """
 
@@ -28,10 +28,10 @@ from typing import Any, Callable, Sequence
 
 import catalogue
 
-from .annotated import AnnotatedArticle
-from .article import Article
-from .errors import InputError, PhenorulesError, SettingError, describe, warn
-from .profiles import GENERAL
+from ..core.annotated import AnnotatedArticle
+from ..core.article import Article
+from ..core.errors import InputError, PhenorulesError, SettingError, describe, warn
+from ..stages.profiles import GENERAL
 
 FORMATS = catalogue.create("phenorules", "formats")
 PLUGINS = "phenorules_formats"  # the entry-point group of other packages' formats
@@ -212,7 +212,7 @@ def _load(entry: EntryPoint) -> Format | str:
     except THEIR_FAILURES as error:
         return f"{place}: {describe(error)}"
     if not isinstance(loaded, Format):
-        return f"{place}: a {type(loaded).__name__}, not a phenorules.registry.Format"
+        return f"{place}: a {type(loaded).__name__}, not a phenorules.formats.registry.Format"
     if loaded.name != entry.name:
         return f"{place}: its Format is named {loaded.name!r}"
     return loaded

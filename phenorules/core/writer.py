@@ -13,10 +13,10 @@ A regular file is written to a temporary file created beside it with
 ``O_CREAT|O_EXCL|O_NOFOLLOW`` (a planted file or symlink of that name is never opened)
 and renamed over it at the end, so a failed or killed run leaves the previous output as it
 was; the temporary is removed on an error, on SIGTERM and SIGHUP, and, after a SIGKILL, by
-the next run that writes there (see :mod:`phenorules.files`). A symlink is followed (the
+the next run that writes there (see :mod:`phenorules.core.files`). A symlink is followed (the
 file it points to is replaced, the link stays); what is not a regular file (a device, a
 FIFO, ``/dev/stdout``) is written through; ``-`` is standard output. A file replaced keeps
-its permissions, a new one gets what the umask leaves (:func:`~phenorules.files.output_mode`);
+its permissions, a new one gets what the umask leaves (:func:`~phenorules.core.files.output_mode`);
 a name ending in ``.gz`` is written gzip-compressed, the same bytes for the same input.
 
 :class:`LineOutput` streams ``predict``'s lines into ``OUT.partial``: see its docstring.

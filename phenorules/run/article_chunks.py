@@ -8,11 +8,11 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from . import registry
-from .article import Article
-from .errors import InputError, warn
-from .inputs import AUTO, format_profile
-from .streaming import Item
+from ..formats import registry
+from ..core.article import Article
+from ..core.errors import InputError, warn
+from ..formats.inputs import AUTO, format_profile
+from ..formats.streaming import Item
 
 CHUNK_ARTICLES = 4
 LINE_FORMAT = "jsonl"  # the format of the lines a chunk gives (registry.Format.line, .explain)
@@ -41,7 +41,7 @@ def annotate_items(pipelines: Callable[[str], Language], items: list[Item], expl
     """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
     format, and serialise a chunk of articles: a result per item, None for a blank line
     (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from .annotated import annotate
+    from ..core.annotated import annotate
 
     written = registry.get(LINE_FORMAT)
     articles = [article_of(item, on_error) for item in items]

@@ -3,7 +3,7 @@
 A lexicon file's id cell writes a phenotype's ids as PatientPheX does, since the learned
 lexicon is learned from its annotations: ids joined by ';' for a compound, '-1' for a
 form no HPO term fits. :func:`parse_ids` and :func:`format_ids` are the only readers and
-writers of that cell; everywhere else ids are a tuple (:mod:`phenorules.phenotype`).
+writers of that cell; everywhere else ids are a tuple (:mod:`phenorules.core.phenotype`).
 
 Every row a rule is read from is stamped by :func:`read_rules` with a :class:`RuleRef`
 (file, line, the row's name), whose one string form ``file.tsv:LINE`` is what provenance
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import InputError
-from ..files import read_text
+from ...core.errors import InputError
+from ...core.files import read_text
 
 NO_TERM_CELL = "-1"  # the id cell of a form no HPO term fits
 _ID_SEPARATOR = ";"

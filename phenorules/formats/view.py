@@ -25,11 +25,11 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from spacy.tokens import Doc
 
-from .article import Article
-from .document import PASSAGES, doc_text
-from .lexicon.tsv import parse_ids
-from .matcher import non_overlapping
-from .phenotype import mention_rows
+from ..core.article import Article
+from ..core.document import PASSAGES, doc_text
+from ..kb.lexicon.tsv import parse_ids
+from ..kb.matcher import non_overlapping
+from ..core.phenotype import mention_rows
 
 HPO_URL = "https://hpo.jax.org/browse/term/{}"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{}/"

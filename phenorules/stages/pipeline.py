@@ -16,13 +16,13 @@ from typing import Iterable
 import spacy
 from spacy.language import Language
 
-from . import tokenizer  # noqa: F401  (registers the tokenizer)
-from .errors import SettingError
-from .stages import STAGE_ROWS, stage_factory
+from ..core import tokenizer  # noqa: F401  (registers the tokenizer)
+from ..core.errors import SettingError
+from . import STAGE_ROWS, stage_factory
 from .profiles import GENERAL, KB_TARGET, apply_profile
 from .profiles import profile as profile_named
-from .article import MAX_ARTICLE_CHARS
-from .stages.knowledge import KB_FUNCTION, knowledge_base
+from ..core.article import MAX_ARTICLE_CHARS
+from .knowledge import KB_FUNCTION, knowledge_base
 
 # (stage name, spaCy factory) in the order they run (rules/stages.tsv).
 STAGES: tuple[tuple[str, str], ...] = tuple((name, stage_factory(name)) for name, _ in STAGE_ROWS)

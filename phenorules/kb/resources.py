@@ -41,10 +41,10 @@ from typing import Iterator
 import ahocorasick
 import srsly
 
-from . import __version__
-from .errors import SettingError
-from .files import atomic_file, open_own_regular_file, remove_stale_temporaries
-from .forking import in_background
+from .. import __version__
+from ..core.errors import SettingError
+from ..core.files import atomic_file, open_own_regular_file, remove_stale_temporaries
+from ..core.forking import in_background
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -68,7 +68,7 @@ def data_dir(name: str, given: str | Path | None = None) -> Path:
     maps one onto the other)."""
     if given:
         return Path(given)
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     installed = package / name
     return installed if installed.is_dir() else package.parent / name
 
@@ -367,7 +367,7 @@ def store(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:
 
 
 # The HPO lexicon's entry takes 1.5 s to serialise and compress: written by a forked process
-# (:func:`phenorules.forking.in_background`) while the pipeline is put to work; a small
+# (:func:`phenorules.core.forking.in_background`) while the pipeline is put to work; a small
 # lexicon's (a test's) is written before load_resources returns.
 BACKGROUND_CACHE_ROWS = 20_000
 _LOADED: dict[tuple[str, str], KnowledgeBase] = {}  # (key, ontology path) -> knowledge base

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import InputError
+from ...core.errors import InputError
 from .tsv import RuleRef, read_rules, read_tsv
 
 IRREGULAR_PLURALS = "irregular_plurals.tsv"

@@ -1,8 +1,8 @@
 """The engine's result for one article: what every writer reads.
 
-An :class:`AnnotatedArticle` is the :class:`~phenorules.article.Article` that was read and
+An :class:`AnnotatedArticle` is the :class:`~phenorules.core.article.Article` that was read and
 what the pipeline found in it: its phenotype mentions as typed
-:class:`~phenorules.phenotype.Phenotype` records (span, ids, assertions, patients,
+:class:`~phenorules.core.phenotype.Phenotype` records (span, ids, assertions, patients,
 provenance, the evidence of each attribution), the patients (the given ones, or the text's
 proband), what the text says of each (sex, age), the per-patient associations, and the
 mentions a stage dropped. It holds no spaCy object, so it pickles, crosses processes and

@@ -15,7 +15,7 @@ from pathlib import Path
 from .lexicon import Blocked, Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
-from .forking import available_cores, forked_pool, inherited
+from ..core.forking import available_cores, forked_pool, inherited
 from .matcher import KeyRows, PhraseMatcher
 from .ontology import Ontology
 from .word_sets import WordSetIndex

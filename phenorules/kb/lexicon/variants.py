@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 
 import ahocorasick
 
-from ..errors import InputError
+from ...core.errors import InputError
 from .morphology import Morphology
 from .tsv import RuleRef, read_rules, read_tsv
 
