@@ -27,7 +27,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from phenorules.assertion.rules import CATEGORIES, FLAGS
-from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
+from phenorules.core.document import make_text_doc, working
+from phenorules.core.phenotype import Phenotype
 from phenorules.core.errors import InputError, PhenorulesError
 from phenorules.kb.lexicon.tsv import read_tsv
 from phenorules.stages.pipeline import build_pipeline
@@ -62,13 +63,15 @@ def read_set(path: Path) -> list[Item]:
 
 
 def spans_doc(nlp: Language, item: Item) -> Doc:
-    """The sentence after the stages before assertion, the gold mention forced in."""
+    """The sentence after the stages before assertion, the gold mention forced in (widened
+    to whole tokens)."""
     doc = make_text_doc(nlp, item.text)
     for name in nlp.pipe_names[: nlp.pipe_names.index("assertion")]:
         doc = nlp.get_pipe(name)(doc)
-    gold = doc.char_span(*item.span, label=PHENOTYPE_LABEL, alignment_mode="expand")
-    others = [span for span in doc.spans.get(PHENOTYPES, []) if span.end <= gold.start or span.start >= gold.end]
-    doc.spans[PHENOTYPES] = sorted([*others, gold], key=lambda span: (span.start, span.end))
+    state = working(doc)
+    start, end = gold_offsets(doc, item)
+    others = [m for m in state.mentions if m.end <= start or m.start >= end]
+    state.mentions = sorted([*others, Phenotype(start, end, state.text[start:end], (), "")], key=lambda m: (m.start, m.end))
     return doc
 
 
@@ -81,8 +84,8 @@ def ours(nlp: Language, docs: list[Doc], items: list[Item]) -> list[set[str]]:
     assertion = nlp.get_pipe("assertion")
     out = []
     for doc, item in zip(docs, items):
-        span = next(s for s in assertion(doc).spans[PHENOTYPES] if (s.start_char, s.end_char) == gold_offsets(doc, item))
-        out.append(labels({flag: bool(span._.get(flag)) for flag in FLAGS.values()}))
+        mention = next(m for m in working(assertion(doc)).mentions if (m.start, m.end) == gold_offsets(doc, item))
+        out.append(labels({flag: mention.flagged(flag) for flag in FLAGS.values()}))
     return out
 
 
@@ -95,7 +98,7 @@ def medspacy(python: str, docs: list[Doc], items: list[Item]) -> list[set[str]]:
     """medspaCy's verdicts on the same spans (every mention of each doc, the gold one among them)."""
     lines, targets = [], []
     for doc, item in zip(docs, items):
-        spans = [(s.start_char, s.end_char) for s in doc.spans[PHENOTYPES]]
+        spans = [(m.start, m.end) for m in working(doc).mentions]
         targets.append(spans.index(gold_offsets(doc, item)))
         lines.append(json.dumps({"text": doc.text, "spans": spans}))
     with tempfile.TemporaryDirectory() as folder:  # not this repository: its entry points would load phenorules

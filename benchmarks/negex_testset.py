@@ -29,7 +29,8 @@ from negspacy.termsets import termset
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_text_doc
+from phenorules.core.document import PHENOTYPES, make_text_doc, phenotype_spans, working
+from phenorules.core.phenotype import Phenotype
 from phenorules.core.errors import InputError, PhenorulesError
 from phenorules.core.files import read_text
 from phenorules.kb.lexicon.tsv import read_tsv
@@ -106,11 +107,17 @@ def concept_doc(nlp: Language, item: Item, stages: list[str]) -> Doc:
     doc = make_text_doc(nlp, item.sentence)
     for name in stages:
         doc = nlp.get_pipe(name)(doc)
-    start, end = item.span
-    concept = doc.char_span(start, end, label=PHENOTYPE_LABEL, alignment_mode="expand")
-    others = [span for span in doc.spans.get(PHENOTYPES, []) if span.end <= concept.start or span.start >= concept.end]
-    doc.spans[PHENOTYPES] = sorted([*others, concept], key=lambda span: (span.start, span.end))
+    state = working(doc)
+    concept = doc.char_span(*item.span, alignment_mode="expand")
+    start, end = concept.start_char, concept.end_char
+    others = [m for m in state.mentions if m.end <= start or m.start >= end]
+    state.mentions = sorted([*others, Phenotype(start, end, state.text[start:end], (), "")], key=lambda m: (m.start, m.end))
     return doc
+
+
+def concept_mention(doc: Doc, item: Item) -> Phenotype:
+    start, end = item.span
+    return next(m for m in working(doc).mentions if m.start <= start and m.end >= end)
 
 
 def concept_span(doc: Doc, item: Item):
@@ -126,10 +133,11 @@ def verdicts(nlp: Language, items: list[Item]) -> tuple[list[bool], list[bool], 
     ours, plain, cues = [], [], []
     for item in items:
         doc = concept_doc(nlp, item, before)
-        span = concept_span(assertion(doc), item)
-        ours.append(bool(span._.negex))
-        cues.append(next((p for p in reversed(span._.provenance or []) if p.startswith("context:NEGATED_EXISTENCE:")), "") if span._.negex else "")
+        mention = concept_mention(assertion(doc), item)
+        ours.append(mention.negated)
+        cues.append(next((p for p in reversed(mention.provenance) if p.startswith("context:NEGATED_EXISTENCE:")), "") if mention.negated else "")
         bare = concept_doc(nlp, item, ["sentences"])
+        phenotype_spans(bare)
         plain.append(bool(concept_span(reference(bare), item)._.negex))
     return ours, plain, cues
 

@@ -400,7 +400,7 @@ def annotate(
     for stdin) and show them."""
     from .formats.inputs import format_profile, read_input_format
     from .run.progress import progress
-    from .core.document import annotate_articles
+    from .core.annotated import annotate
     from .stages.pipeline import parse_settings
     from .core.phenotype import mention_rows
     from .formats.view import article_view, render_page
@@ -411,14 +411,14 @@ def annotate(
     _check_plan(disable, enable, stage_config, profile)
     articles, chosen = read_input_format(input_path, input_format, on_error)
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
-    annotated = progress(annotate_articles(nlp, articles), len(articles), quiet)
+    results = progress(annotate(nlp, articles), len(articles), quiet)
     if html_path:
-        views = (article_view(article, doc) for article, doc in annotated)
+        views = (article_view(result) for result in results)
         writer.write(html_path, [render_page(views, f"phenorules: {input_path}")], "HTML view")
         if not quiet:
             click.echo(f"wrote {html_path}", err=True)
         return
-    rows = [row for _, doc in annotated for row in mention_rows(doc)]
+    rows = [row for result in results for row in mention_rows(result.article.id, list(result.phenotypes))]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

@@ -15,18 +15,16 @@ sentences stage to a pipeline that already sets sentences (a parser, a sentenciz
 
 from __future__ import annotations
 
-from typing import Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .core.document import PHENOTYPE_LABEL, PHENOTYPES, kb_id, non_overlapping
+from .core.document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping, off_marks, phenotype_spans
 from .kb.ontology import Ontology
 from .core.phenotype import ASSERTION_FLAGS
-from .stages.pipeline import add_stages, stage_plan
+from .stages.pipeline import add_pipes, add_stages, stage_plan  # noqa: F401  (add_pipes: the API of docs/spacy.md)
 from .stages.profiles import GENERAL
 from .stages.knowledge import KB_FUNCTION
-from .stages.match import off_marks
 
 SENTENCE_ANNOTATIONS = frozenset({"token.is_sent_start", "doc.sents"})
 PHENOTYPE_TERMS = "phenotype_terms"
@@ -53,28 +51,6 @@ def make_phenorules(
     return PhenotypeEntities(nlp.get_pipe("match").kb.ontology)
 
 
-def add_pipes(
-    nlp: Language,
-    hpo: str | None = None,
-    disable: Iterable[str] = (),
-    enable: Iterable[str] = (),
-    stages: dict[str, dict] | None = None,
-    kb: dict | None = None,
-    profile: str = GENERAL,
-) -> list[str]:
-    """Add phenorules' stages and the ``phenorules`` component to ``nlp``; the names added.
-
-    ``kb``: settings of ``phenorules.KnowledgeBase.v1``, or ``{"@misc": NAME, ...}`` for
-    another function registered in ``spacy.registry.misc`` that returns a knowledge base.
-    """
-    before = list(nlp.component_names)
-    settings = dict(kb or {})
-    kb_function = settings.pop("@misc", KB_FUNCTION)
-    config = {"hpo": hpo, "disable": list(disable), "enable": list(enable), "stages": stages or {}, "kb": settings, "kb_function": kb_function, "profile": profile}
-    nlp.add_pipe("phenorules", config=config)
-    return [name for name in nlp.component_names if name not in before]
-
-
 def sets_sentences(nlp: Language) -> bool:
     """Whether a component of ``nlp`` already sets sentence starts."""
     return any(SENTENCE_ANNOTATIONS & set(nlp.get_pipe_meta(name).assigns) for name in nlp.component_names)
@@ -92,12 +68,7 @@ class PhenotypeEntities:
         self.ontology = ontology
 
     def __call__(self, doc: Doc) -> Doc:
-        spans = list(doc.spans.get(PHENOTYPES, []))
-        for span in spans:
-            span.kb_id_ = kb_id(span._.hpo_ids)
-        if PHENOTYPES in doc.spans:
-            doc.spans[PHENOTYPES] = spans
-        phenotypes = non_overlapping(spans)
+        phenotypes = non_overlapping(phenotype_spans(doc))
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)

@@ -150,25 +150,21 @@ def test_lists_are_found_where_the_regex_tried_at_every_position_finds_them(mini
     assert [found.span() for found in stage.item_lists(text)] == [found.span() for found in stage.item_list.finditer(text)]
 
 
-def _scanning_merge(doc, spans, compounds, ontology):
+def _scanning_merge(doc, state, compounds, ontology):
     """Compounds placed by a scan over all chosen ones and all mentions: what merge must equal."""
-    from phenorules.core.document import PHENOTYPE_LABEL
+    from phenorules.core.phenotype import Phenotype
 
-    chosen = []
+    chosen, mentions = [], state.mentions
     for compound in sorted(compounds, key=lambda c: (c.start - c.end, c.start, c.hpo_ids)):
-        if any(compound.start < s.end_char and s.start_char < compound.end for s in chosen):
+        if any(compound.start < m.end and m.start < compound.end for m in chosen):
             continue
-        span = doc.char_span(compound.start, compound.end, label=PHENOTYPE_LABEL)
-        if span is None:
+        if doc.char_span(compound.start, compound.end) is None:
             continue
-        covered = [s for s in spans if s.start_char < compound.end and compound.start < s.end_char]
-        span._.hpo_ids = compound.hpo_ids
-        span._.hpo_label = ontology.label(compound.hpo_ids)
-        span._.provenance = [p for s in covered for p in (s._.provenance or [])] + [compound.rule]
-        chosen.append(span)
-    kept = [s for s in spans if not any(s.start_char < c.end_char and c.start_char < s.end_char for c in chosen)]
-    return sorted(kept + chosen, key=lambda s: (s.start_char, s.end_char))
-
+        covered = [m for m in mentions if m.start < compound.end and compound.start < m.end]
+        provenance = [p for m in covered for p in m.provenance] + [compound.rule]
+        chosen.append(Phenotype(compound.start, compound.end, "", compound.hpo_ids, ontology.label(compound.hpo_ids), provenance))
+    kept = [m for m in mentions if not any(m.start < c.end and c.start < m.end for c in chosen)]
+    return sorted(kept + chosen, key=lambda m: (m.start, m.end))
 
 word_ranges = st.lists(st.tuples(st.integers(0, 24), st.integers(1, 5)), max_size=12)
 
@@ -178,16 +174,18 @@ word_ranges = st.lists(st.tuples(st.integers(0, 24), st.integers(1, 5)), max_siz
 def test_merge_equals_a_scan_over_all_mentions(mini_ontology, mentioned, compounded):
     """Random mentions and compounds over 25 words ('w w w ...', word i at 2i); a
     compound may end inside a word (then it is no span and not placed)."""
+    from phenorules.core.document import working
+    from phenorules.core.phenotype import Phenotype
     from phenorules.stages.coordination import Compound, merge
 
     results = []
     for place in (merge, _scanning_merge):
         doc = make_text_doc(spacy.blank("en"), " ".join(["w"] * 25))
-        spans = [doc.char_span(2 * first, 2 * min(first + size, 25) - 1) for first, size in mentioned]
-        for i, span in enumerate(spans):
-            span._.provenance = [f"mention:{i}"]
+        state = working(doc)
+        extents = [(2 * first, 2 * min(first + size, 25) - 1) for first, size in mentioned]
+        state.mentions = [Phenotype(start, end, "", (), "", [f"mention:{i}"]) for i, (start, end) in enumerate(extents)]
         compounds = [Compound(2 * first, 2 * min(first + size, 25) - 1 - (size == 5), ("HP:0000175",), f"rule:{i}") for i, (first, size) in enumerate(compounded)]
-        results.append([(s.start_char, s.end_char, tuple(s._.provenance)) for s in place(doc, spans, compounds, mini_ontology)])
+        results.append([(m.start, m.end, tuple(m.provenance)) for m in place(doc, state, compounds, mini_ontology)])
     assert results[0] == results[1]
 
 
@@ -297,6 +295,7 @@ def coordinated(terms, patterns, text, names=()):
     ``names`` are the ontology's term names (the words that head a noun phrase)."""
     from types import SimpleNamespace
 
+    from phenorules.core.document import working
     from phenorules.stages.match import PhenotypeMatcher
 
     kb = compile_terms(terms)
@@ -305,7 +304,7 @@ def coordinated(terms, patterns, text, names=()):
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv", rules_dir / "ordinals.tsv")
     doc = make_text_doc(spacy.blank("en"), text)
     Coordination(rules, kb, patterns)(PhenotypeMatcher(kb)(doc))
-    return [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]]
+    return [(mention.text, mention.hpo_ids) for mention in working(doc).mentions]
 
 
 def test_a_reading_never_cuts_a_mention_off_at_its_end():

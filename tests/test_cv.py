@@ -78,8 +78,10 @@ def test_variants_switch_is_a_knowledge_base_setting():
 
 @Language.component("test_forget_phenotypes")
 def forget_phenotypes(doc):
-    """A stand-in optional stage that drops every phenotype span."""
-    doc.spans["phenotypes"] = []
+    """A stand-in optional stage that drops every phenotype mention."""
+    from phenorules.core.document import working
+
+    working(doc).mentions = []
     return doc
 
 

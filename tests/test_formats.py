@@ -410,7 +410,7 @@ def test_the_phenopackets_of_the_shared_file_state_what_the_association_and_the_
 
 def test_bioc_infons_carry_every_assertion_and_its_cue():
     cue = {"category": "FAMILY", "text": "Her father", "start": 0, "end": 10, "rule": "context_rules.tsv:300"}
-    phenotype = Phenotype(20, 26, "ataxia", ("HP:0001251",), "Ataxia", False, (), (), ("is_family",), (cue,))
+    phenotype = Phenotype(20, 26, "ataxia", ("HP:0001251",), "Ataxia", assertions=("is_family",), cues=[cue])
     infons = annotation_infons(phenotype)
     assert (infons["negated"], infons["is_family"], infons["is_uncertain"], infons["is_hypothetical"], infons["is_historical"]) == ("false", "true", "false", "false", "false")
     assert infons["assertion_cues"] == "FAMILY:Her father@0-10"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from phenorules.cli import main
 from phenorules.core.article import Article, GivenMention, Passage, Patient
-from phenorules.core.document import PHENOTYPES, make_article_doc
+from phenorules.core.document import PHENOTYPES, make_article_doc, working
 from phenorules.core.errors import InputError
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
@@ -154,8 +154,9 @@ def test_negated_phenotypes_keep_their_patient_but_give_no_association(mini_nlp)
     doc = make_article_doc(mini_nlp, to_article(art))
     for name, component in mini_nlp.pipeline:
         if name == "patients":
-            for span in doc.spans[PHENOTYPES]:
-                span._.negex = span.text == "hypotonia"
+            for mention in working(doc).mentions:
+                if mention.text == "hypotonia":
+                    mention.flag("is_negated")
         doc = component(doc)
     assert doc._.associations == {"P1": ["HP:0001250"]}
     negated = [s for s in doc.spans[PHENOTYPES] if s.text == "hypotonia"][0]

@@ -3,16 +3,15 @@ PatientPheX adapter and the lexicon files write it as ids joined by ';' or '-1'.
 
 import shutil
 
-from phenorules.core.article import Article
-from phenorules.core.document import make_text_doc
+from phenorules.core.article import text_article
 from phenorules.kb.lexicon import lexicon_file_rows
 from phenorules.kb.lexicon.tsv import format_ids, parse_ids
-from phenorules.core.phenotype import association_values, phenotypes
+from phenorules.core.phenotype import association_values
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
 from phenorules.tasks.patientphex.identifiers import parse_identifier, task_identifier
 from phenorules.core.phenotype import mention_rows
-from phenorules.core.annotated import annotated
+from phenorules.core.annotated import annotate
 from phenorules.tasks.patientphex.predict import to_record
 
 from conftest import MINI_OBO
@@ -48,15 +47,16 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
     with (lexicons / "extra_terms.tsv").open("a") as extra:
         extra.write("wobbly legs\t-1\n")
     nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False, "lexicon_dir": str(lexicons)})
-    doc = nlp(make_text_doc(nlp, "He had wobbly legs and ataxia."))
-    found = phenotypes(doc)
-    assert [(p.text, p.hpo_ids, p.unknown, p.label) for p in found] == [
+    (result,) = annotate(nlp, [text_article("T1", "He had wobbly legs and ataxia.")])
+    assert [(p.text, p.hpo_ids, p.unknown, p.label) for p in result.phenotypes] == [
         ("wobbly legs", (), True, "no HPO term"),
         ("ataxia", ("HP:0001251",), False, "Ataxia"),
     ]
-    record = to_record(annotated(Article("T1", ()), doc))
+    record = to_record(result)
     assert [(e["text"], e["identifier"]) for e in record["entities"]] == [("wobbly legs", "-1"), ("ataxia", "HP:0001251")]
-    assert [row["hpo_id"] for row in mention_rows(doc)] == ["-1", "HP:0001251"]
+    assert [row["hpo_id"] for row in mention_rows(result.article.id, list(result.phenotypes))] == ["-1", "HP:0001251"]
+    doc = nlp("He had wobbly legs and ataxia.")
+    assert [span.kb_id_ for span in doc.spans["phenotypes"]] == ["NIL", "HP:0001251"]
 
 
 def test_read_rules_stamps_each_row_with_its_file_line_and_name(tmp_path):

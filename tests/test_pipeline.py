@@ -291,7 +291,7 @@ def test_every_stage_module_is_a_row_of_the_stage_table_and_runs_in_its_order():
     assert {name for name, _ in STAGES} == modules
     assert [name for name, _ in STAGES] == [name for name, _ in stages.STAGE_ROWS]
     # the general profile enables the predicative stage and switches scope off; measurements stays optional
-    expected = [name for name, _ in stages.STAGE_ROWS if name not in ("measurements", "scope")]
+    expected = [name for name, _ in stages.STAGE_ROWS if name not in ("measurements", "scope")] + ["phenorules"]
     assert build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, enable=["nested"]).pipe_names == expected
 
 

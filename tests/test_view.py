@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from phenorules.core.document import PHENOTYPES, make_article_doc
+from phenorules.core.annotated import annotate
 from phenorules.tasks.patientphex.articles import to_article
 from phenorules.formats.view import FLAGS, PATIENT_COLOURS, article_view, mention_flags, render_page
 from chromium import HOSTILE, Elements, chromium_driver, injected
@@ -27,15 +27,14 @@ RECORD = {
 
 def annotated(nlp, record=RECORD):
     """The article's view as the later stages would leave it: one negation by "no",
-    patients on two spans."""
-    article = to_article(record)
-    doc = nlp(make_article_doc(nlp, article))
-    spans = {span.text: span for span in doc.spans[PHENOTYPES]}
-    spans["oedema"]._.negex = True
-    spans["oedema"]._.assertion_cues = [{"category": "NEGATED_EXISTENCE", "text": "no", "start": 0, "end": 2, "rule": "context_rules.tsv:85"}]
-    spans["microcephaly"]._.patient = ["P1"]
-    spans["short stature"]._.patient = "P2"
-    return article_view(article, doc)
+    patients on two mentions."""
+    (result,) = annotate(nlp, [to_article(record)])
+    mentions = {mention.text: mention for mention in result.phenotypes}
+    mentions["oedema"].flag("is_negated")
+    mentions["oedema"].cues = [{"category": "NEGATED_EXISTENCE", "text": "no", "start": 0, "end": 2, "rule": "context_rules.tsv:85"}]
+    mentions["microcephaly"].patients = ["P1"]
+    mentions["short stature"].patients = ["P2"]
+    return article_view(result)
 
 
 def mark(html, text):
@@ -149,7 +148,8 @@ def test_hostile_input_file_stays_text(mini_nlp):
         "full_text": [{"section_type": HOSTILE, "type": HOSTILE, "offset": 0, "text": f"He had seizures. {HOSTILE} No microcephaly."}],
     }
     article = to_article(record)
-    view = article_view(article, mini_nlp(make_article_doc(mini_nlp, article)))
+    (result,) = annotate(mini_nlp, [article])
+    view = article_view(result)
     assert [m["text"] for m in view["mentions"]] == ["seizures", "microcephaly"]
     allowed = set(Elements(render_page([every_field("x")], "x")).tags)
     assert set(Elements(render_page([view], HOSTILE)).tags) <= allowed

@@ -273,27 +273,27 @@ def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
 
 def _scanning_word_order(stage, doc, found, skipping):
     """The stage as a scan over all mentions for each match: what the indexed stage must equal."""
+    from phenorules.core.document import working
     from phenorules.kb.matcher import resolve_overlaps
-    from phenorules.stages.match import align, annotate
+    from phenorules.stages.match import matched
     from phenorules.stages.word_order import RULE, SKIP_RULE
 
-    spans = list(doc.spans.get(PHENOTYPES, []))
+    state = working(doc)
+    mentions = list(state.mentions)
     for match in resolve_overlaps(found):
         start, end = match.start, match.end
-        overlapping = [s for s in spans if s.start_char < end and start < s.end_char]
-        if any(s.start_char < start or s.end_char > end for s in overlapping):
+        overlapping = [m for m in mentions if m.start < end and start < m.end]
+        if any(m.start < start or m.end > end for m in overlapping):
             continue
-        if any(s.start_char == start and s.end_char == end for s in overlapping):
+        if any(m.start == start and m.end == end for m in overlapping):
             continue
-        span, provenance = align(doc, match)
-        spans = [s for s in spans if s not in overlapping]
-        spans.append(annotate(span, match.entry, provenance + [RULE], stage.kb))
+        mentions = [m for m in mentions if m not in overlapping]
+        mentions.append(matched(doc, state, match, stage.kb, [RULE]))
     for match in resolve_overlaps(skipping):
-        if any(s.start_char < match.end and match.start < s.end_char for s in spans):
+        if any(m.start < match.end and match.start < m.end for m in mentions):
             continue
-        span, provenance = align(doc, match)
-        spans.append(annotate(span, match.entry, provenance + [SKIP_RULE], stage.kb))
-    return sorted(spans, key=lambda s: (s.start_char, s.end_char))
+        mentions.append(matched(doc, state, match, stage.kb, [SKIP_RULE]))
+    return sorted(mentions, key=lambda m: (m.start, m.end))
 
 
 word_runs = st.lists(st.tuples(st.integers(0, 29), st.integers(1, 4)), max_size=12)
@@ -305,6 +305,8 @@ def test_the_indexed_stage_equals_a_scan_over_all_mentions(mini_ontology, mentio
     """Random mentions and order-free matches over 30 words ('w w w ...', word i at 2i)."""
     from types import SimpleNamespace
 
+    from phenorules.core.document import working
+    from phenorules.core.phenotype import Phenotype
     from phenorules.kb.matcher import Match
     from phenorules.stages.word_order import WordOrder
 
@@ -318,17 +320,15 @@ def test_the_indexed_stage_equals_a_scan_over_all_mentions(mini_ontology, mentio
 
     no_rows = lambda run, term: ()  # noqa: E731
     word_sets = SimpleNamespace(
-        words=lambda text: None, family_rows=no_rows, quantity_rows=no_rows,
+        words=lambda text, table=None: None, family_rows=no_rows, quantity_rows=no_rows,
         find=lambda text, matcher, words: matches(reordered), find_skipping_one=lambda text, matcher, words: matches(skipping),
     )
     stage = WordOrder(SimpleNamespace(word_sets=word_sets, ontology=mini_ontology, matcher=None))
     results = []
     for run in (stage, lambda doc: _scanning_word_order(stage, doc, matches(reordered), matches(skipping))):
         doc = make_text_doc(spacy.blank("en"), " ".join(["w"] * 30))
-        doc.spans[PHENOTYPES] = [doc.char_span(start, end) for start, end in extents(mentioned)]
-        for span in doc.spans[PHENOTYPES]:
-            span._.provenance = ["name"]
+        working(doc).mentions = [Phenotype(start, end, "", (), "", ["name"]) for start, end in extents(mentioned)]
         out = run(doc)
-        spans = out.spans[PHENOTYPES] if hasattr(out, "spans") else out
-        results.append([(s.start_char, s.end_char, tuple(s._.provenance)) for s in spans])
+        mentions = working(out).mentions if hasattr(out, "user_data") else out
+        results.append([(m.start, m.end, tuple(m.provenance)) for m in mentions])
     assert results[0] == results[1]

@@ -19,8 +19,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .article import Article, Patient
-from .document import annotate_articles
-from .phenotype import HpoIds, Phenotype, phenotypes
+from .document import annotate_articles, working
+from .phenotype import HpoIds, Phenotype
 
 # A mention a stage removed: (start, end, ids, the rule row that removed it).
 Dropped = tuple[int, int, HpoIds, str]
@@ -37,18 +37,20 @@ class AnnotatedArticle:
 
 
 def annotated(article: Article, doc: Doc) -> AnnotatedArticle:
-    """The result of ``article`` from its processed Doc."""
+    """The result of ``article`` from its processed Doc: its mention records (or its
+    phenotype spans, where a pipe made them)."""
+    state = working(doc)
     return AnnotatedArticle(
         article,
-        tuple(phenotypes(doc)),
+        tuple(state.mentions),
         tuple(doc._.patients or ()),
         doc._.associations,
         dict(doc._.subjects or {}),
-        tuple(tuple(item) for item in doc._.dropped or ()),
+        tuple(state.dropped),
     )
 
 
 def annotate(nlp: Language, articles: Iterable[Article]) -> Iterator[AnnotatedArticle]:
-    """The result of each article, in input order."""
-    for article, doc in annotate_articles(nlp, articles):
+    """The result of each article, in input order (no spaCy span is made)."""
+    for article, doc in annotate_articles(nlp, articles, spans=False):
         yield annotated(article, doc)

@@ -8,22 +8,26 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from bisect import bisect_left
 from dataclasses import asdict
 from typing import Iterable, Iterator
 
 import numpy
-from spacy.attrs import IDX, SENT_START
+from spacy.attrs import IDX, LENGTH, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .errors import InputError
+from .phenotype import ASSERTION_FLAGS, Phenotype, patient_ids
+from ..kb.lexicon.normalize import is_mark
+from ..kb.word_sets import WordTable, word_table
 from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, GivenMention, Patient, layout_passages, layout_problem, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
 PHENOTYPE_LABEL = "PHENOTYPE"
-_TEXT_KEY = "phenorules.text"  # doc.user_data key of the cached text (see doc_text)
 
 NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 
@@ -51,14 +55,6 @@ SPAN_EXTENSIONS = {
     "patient_evidence": None,  # why: the rule and the patient mention that linked it
     "passage_type": None,  # on passage spans: paragraph, fig_caption, ...
 }
-
-
-def drop(span: Span, rule: str) -> None:
-    """Record on the Doc that a stage removed the mention ``span`` and which rule (row) did."""
-    # Appended to the stored list in place: the getter hands out a copy, and setting a
-    # copy per drop would be quadratic.
-    stored = span.doc.user_data.setdefault(_extension_key("dropped", span.doc), [])
-    stored.append([span.start_char, span.end_char, list(span._.hpo_ids or ()), rule])
 
 
 def kb_id(hpo_ids: tuple[str, ...] | None) -> str:
@@ -179,6 +175,207 @@ def register_extensions() -> None:
 register_extensions()
 
 
+class DocState:
+    """What the stages of one Doc share while they run: the text, read from the Doc once;
+    the phenotype mentions as :class:`~phenorules.core.phenotype.Phenotype` records, which
+    each stage changes in place or replaces; the mentions a stage removed, with the rule row
+    that removed each; and, read from the Doc when a stage first asks, its passages, its
+    sentences and its token boundaries.
+
+    A Span would make Python objects at every read and write of an extension value, and
+    spaCy keys those values by the span's offsets: records are passed on instead, and the
+    spaCy component makes one Span of each after the last stage
+    (:func:`phenotype_spans`). Kept in ``doc.user_data`` under :data:`STATE_KEY` until then."""
+
+    def __init__(self, text: str, mentions: list[Phenotype] | None = None):
+        self.text = text
+        self.mentions: list[Phenotype] = mentions or []
+        self.dropped: list[tuple[int, int, tuple[str, ...], str]] = []  # (start, end, ids, rule)
+        self._passages: list[tuple[int, int, str, str]] | None = None
+        self._sentences: list[tuple[int, int]] | None = None
+        self._token_starts: list[int] | None = None
+        self._token_ends: list[int] = []
+        self._words: WordTable | None = None
+
+    @property
+    def words(self) -> WordTable:
+        """The text's words in normal form, read once for every stage that reads words."""
+        if self._words is None:
+            self._words = word_table(self.text)
+        return self._words
+
+    def drop(self, mention: Phenotype, rule: str) -> None:
+        """Record that a stage removed ``mention`` and which rule (row) did."""
+        self.dropped.append((mention.start, mention.end, mention.hpo_ids, rule))
+
+    def passages(self, doc: Doc) -> list[tuple[int, int, str, str]]:
+        """(start, end, section type, passage type) of each passage, in text order; one
+        passage of plain text over a Doc that has none (someone else's ``nlp(text)``)."""
+        if self._passages is None:
+            spans = doc.spans[PASSAGES] if PASSAGES in doc.spans else ([doc[:]] if len(doc) else [])
+            self._passages = [(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or PARAGRAPH) for s in spans]
+        return self._passages
+
+    def sentences(self, doc: Doc) -> list[tuple[int, int]]:
+        """(start, end) of every sentence, as ``doc.sents`` gives them, read once."""
+        if self._sentences is None:
+            self._sentences = sentence_offsets(doc)
+        return self._sentences
+
+    def _bounds(self, doc: Doc) -> tuple[list[int], list[int]]:
+        if self._token_starts is None:
+            starts, lengths = doc.to_array([IDX, LENGTH]).T if len(doc) else (numpy.zeros(0, "int64"), numpy.zeros(0, "int64"))
+            self._token_starts, self._token_ends = starts.tolist(), (starts + lengths).tolist()
+        return self._token_starts, self._token_ends
+
+    def aligned(self, doc: Doc, start: int, end: int) -> bool:
+        """Whether [start, end) starts and ends at token boundaries, as ``doc.char_span`` asks
+        (without making a Span)."""
+        starts, ends = self._bounds(doc)
+        first, last = bisect_left(starts, start), bisect_left(ends, end)
+        return start < end and first < len(starts) and starts[first] == start and last < len(ends) and ends[last] == end
+
+    def token_extent(self, doc: Doc, start: int, end: int) -> tuple[int, int]:
+        """The token indices [first, last + 1) of the characters [start, end) that start and
+        end at token boundaries."""
+        starts, ends = self._bounds(doc)
+        return bisect_left(starts, start), bisect_left(ends, end) + 1
+
+    def tokens_before(self, doc: Doc, start: int, count: int) -> tuple[str, int]:
+        """(text, start offset) of the ``count`` tokens before the token that starts at
+        ``start``, as ``doc[first:index]`` has them (no trailing white space)."""
+        starts, ends = self._bounds(doc)
+        index = bisect_left(starts, start)
+        first = max(0, index - count)
+        if first == index:
+            return "", start
+        return self.text[starts[first] : ends[index - 1]], starts[first]
+
+    def expanded(self, doc: Doc, start: int, end: int) -> tuple[int, int] | None:
+        """The extent of the tokens that hold [start, end), as ``doc.char_span(...,
+        alignment_mode="expand")`` gives it, with the tokens written together before them
+        while it would begin on a combining mark (:func:`off_marks`); None where there is no
+        such extent."""
+        if self.aligned(doc, start, end):
+            return start, end
+        span = off_marks(doc.char_span(start, end, alignment_mode="expand"))
+        return None if span is None else (span.start_char, span.end_char)
+
+
+def off_marks(span: Span | None) -> Span | None:
+    """``span`` with the tokens before it that it takes while it would begin on a combining
+    mark (tokens written together, with no white space between: spaCy leaves the mark of
+    "(" on the next word, "(\u0301hypotonia"); None if it still would, or if there is no
+    span: a span never begins on a mark."""
+    if span is None:
+        return None
+    doc, start = span.doc, span.start
+    while is_mark(doc[start].text[0]) and start and not doc[start - 1].whitespace_:
+        start -= 1
+    if is_mark(doc[start].text[0]):
+        return None
+    return span if start == span.start else Span(doc, start, span.end, label=span.label_)
+
+
+STATE_KEY = "phenorules.state"
+TEXT_KEY = "phenorules.text"  # the text of an article's Doc, laid out once (make_article_doc)
+SPANS_PIPE = "phenorules"  # the spaCy component's last pipe: it makes the spans
+NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
+
+
+class MentionStage(ABC):
+    """Base of the stages that read or change the phenotype mentions: :meth:`apply` works on
+    the Doc's records (:func:`working`). A stage placed on its own in a pipeline leaves them
+    as spans after it (``spans``, each stage's setting, true by default); the stages the
+    ``phenorules`` pipe places do not (:func:`~phenorules.stages.pipeline.stage_plan`), as
+    that pipe makes them spans once, after the last stage."""
+
+    spans: bool = True
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.apply(doc)
+        if self.spans:
+            phenotype_spans(doc)
+        return doc
+
+    @abstractmethod
+    def apply(self, doc: Doc) -> None:
+        """Read and change the Doc's mention records."""
+
+
+def placed(stage: MentionStage, spans: bool) -> MentionStage:
+    """``stage`` with its ``spans`` setting."""
+    stage.spans = spans
+    return stage
+
+
+def working(doc: Doc) -> DocState:
+    """The Doc's :class:`DocState`, made on first use; a Doc that holds phenotype spans
+    already (set by another component, or by :func:`phenotype_spans`) starts with them as
+    records."""
+    state = doc.user_data.get(STATE_KEY)
+    if state is None:
+        text = doc.user_data.pop(TEXT_KEY, None) or doc.text
+        state = doc.user_data[STATE_KEY] = DocState(text, [span_phenotype(span, text) for span in doc.spans.get(PHENOTYPES, [])])
+        state.dropped = list(doc._.dropped or [])
+    return state
+
+
+def span_phenotype(span: Span, text: str) -> Phenotype:
+    """The record of a phenotype span (its extension values)."""
+    extensions = span._
+    return Phenotype(
+        span.start_char,
+        span.end_char,
+        text[span.start_char : span.end_char],
+        tuple(extensions.hpo_ids or ()),
+        extensions.hpo_label,
+        list(extensions.provenance or ()),
+        tuple(extensions.parts or ()),
+        tuple(flag for flag in ASSERTION_FLAGS if extensions.get(flag)),
+        list(extensions.assertion_cues or ()),
+        patient_ids(extensions.patient),
+        list(extensions.patient_evidence or ()),
+    )
+
+
+def phenotype_spans(doc: Doc) -> list[Span]:
+    """The Doc's mention records as spans in ``doc.spans["phenotypes"]``, each with its
+    extension values and its first HPO id as ``kb_id_`` (:data:`NIL` when no term fits:
+    where spaCy's ``EntityLinker`` puts the linked id and displaCy's ``kb_url_template``
+    reads it), and the removed mentions in ``doc._.dropped``; the records are then
+    gone from the Doc (a Doc holds plain data only, so that it serialises). Spans that
+    another component set there become records and spans again, with their ``kb_id_``. A record that
+    does not start and end at token boundaries (another tokenizer's) covers the tokens that
+    hold it."""
+    state = working(doc)
+    del doc.user_data[STATE_KEY]
+    spans, data = [], doc.user_data
+    for mention in state.mentions:
+        span = doc.char_span(mention.start, mention.end, label=PHENOTYPE_LABEL, kb_id=kb_id(mention.hpo_ids), alignment_mode="expand")
+        if span is None:
+            continue
+        key = (span.start_char, span.end_char)
+        values = {
+            "hpo_ids": mention.hpo_ids,
+            "hpo_label": mention.label,
+            "provenance": mention.provenance,
+            "parts": mention.parts or None,
+            "assertion_cues": mention.cues or None,
+            "patient": mention.patients,
+            "patient_evidence": mention.evidence,
+            **{flag: flag in mention.assertions for flag in ASSERTION_FLAGS},
+        }
+        for name, value in values.items():  # as each extension's setter stores it, without a Span's _ object
+            typed = _TYPED_EXTENSIONS.get(name)
+            data[("._.", name, *key)] = typed[0](value) if typed and value is not None else value
+        spans.append(span)
+    doc.spans[PHENOTYPES] = spans
+    if state.dropped:
+        doc._.dropped = state.dropped
+    return spans
+
+
 def make_article_doc(nlp: Language, article: Article) -> Doc:
     """A tokenised (not yet processed) Doc for an article, with passages and patients.
 
@@ -193,7 +390,7 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     if len(text) > nlp.max_length:
         raise InputError(f"article {article.id}: passages: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
     doc = nlp.make_doc(text)
-    doc.user_data[_TEXT_KEY] = text
+    doc.user_data[TEXT_KEY] = text  # plain data: a Doc sent to nlp.pipe's processes is serialised
     doc._.article_id = article.id
     doc._.patients = article.patients
     spans = []
@@ -207,11 +404,14 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     return doc
 
 
-def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8) -> Iterator[tuple[Article, Doc]]:
-    """(article, processed Doc) pairs in input order."""
+def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8, spans: bool = True) -> Iterator[tuple[Article, Doc]]:
+    """(article, processed Doc) pairs in input order; without ``spans``, the pipe that makes
+    the spans (:data:`SPANS_PIPE`) does not run and the mentions stay records
+    (:func:`working`)."""
     articles = list(articles)
     docs = (make_article_doc(nlp, article) for article in articles)
-    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size))
+    disabled = [] if spans or SPANS_PIPE not in nlp.pipe_names else [SPANS_PIPE]
+    yield from zip(articles, nlp.pipe(docs, batch_size=batch_size, disable=disabled))
 
 
 def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYPE) -> Doc:
@@ -219,21 +419,10 @@ def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYP
     return make_article_doc(nlp, text_article(None, text, section_type))
 
 
-def add_text_passage(doc: Doc, section_type: str = TEXT_SECTION_TYPE) -> None:
-    """One passage over the whole Doc, for a Doc made by someone else's ``nlp(text)``."""
-    span = doc[:]
-    span.label_ = section_type
-    span._.passage_type = PARAGRAPH
-    doc.spans[PASSAGES] = [span] if len(span) else []
-
-
 def doc_text(doc: Doc) -> str:
     """``doc.text``, built once: spaCy rebuilds it from every token on each access, which
     costs several milliseconds per article and stage."""
-    text = doc.user_data.get(_TEXT_KEY)
-    if text is None:
-        text = doc.user_data[_TEXT_KEY] = doc.text
-    return text
+    return working(doc).text
 
 
 def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:

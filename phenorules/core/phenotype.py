@@ -1,11 +1,15 @@
-"""What the core says a phenotype mention is.
+"""What the core says a phenotype mention is: one record, from the stage that finds it to
+every writer.
 
 A mention names a tuple of HPO ids: one term, or several for a compound mention ("cleft
 lip/palate" is Cleft lip and Cleft palate); an empty tuple when no HPO term fits the
-phenotype (``unknown``). Spans carry it as ``span._.hpo_ids``; :func:`phenotypes` hands a
-Doc's mentions out as typed :class:`Phenotype` records. How a task or a data file writes
-ids (PatientPheX joins them with ';' and writes '-1' for no term) is its adapter's
-business: :mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.kb.lexicon.tsv`.
+phenotype (``unknown``). The stages hand :class:`Phenotype` records to each other (the
+Doc's :class:`~phenorules.core.document.DocState`) and change them in place; an
+:class:`~phenorules.core.annotated.AnnotatedArticle` holds them for the writers, and the
+spaCy component makes one Span of each, once, after the last stage
+(:func:`phenorules.core.document.phenotype_spans`). How a task or a data file writes ids
+(PatientPheX joins them with ';' and writes '-1' for no term) is its adapter's business:
+:mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.kb.lexicon.tsv`.
 """
 
 from __future__ import annotations
@@ -13,9 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from spacy.tokens import Doc
-
-from .document import PHENOTYPES, doc_text
 from ..kb.lexicon.tsv import format_ids
 
 HpoIds = tuple[str, ...]
@@ -24,6 +25,8 @@ ASSERTION_FLAGS = ("is_negated", "is_uncertain", "is_hypothetical", "is_historic
 # A mention with one of these flags states neither that the patient has the finding nor that
 # it has not ("hypothyroidism is suspected but not confirmed", "return if fever occurs").
 UNSTATED_FLAGS = frozenset({"is_uncertain", "is_hypothetical"})
+# A term of a compound mention at its own extent: (start, end, its ids).
+Part = tuple[int, int, HpoIds]
 
 
 def association_values(hpo_ids: HpoIds | None, text: str) -> list[str]:
@@ -34,25 +37,38 @@ def association_values(hpo_ids: HpoIds | None, text: str) -> list[str]:
     return list(hpo_ids) if hpo_ids else [text]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Phenotype:
-    """One phenotype mention of a Doc, as the core hands it out."""
+    """One phenotype mention: where it is, what it names, what the stages said of it and
+    which rule rows made every decision."""
 
     start: int  # character offsets in the Doc (the article's global offsets)
     end: int
     text: str
     hpo_ids: HpoIds  # empty: no HPO term fits
     label: str
-    negated: bool
-    patients: tuple[str, ...]  # patient ids it is attributed to
-    provenance: tuple[str, ...]  # the lexicon entry and every rule that made or changed it
-    assertions: tuple[str, ...] = ()  # the flags the assertion stage set, "is_negated" first: ASSERTION_FLAGS order
-    cues: tuple[dict, ...] = field(default=(), hash=False)  # the cues that set them (span._.assertion_cues)
-    evidence: tuple[dict, ...] = field(default=(), hash=False)  # why it went to each patient (span._.patient_evidence)
+    provenance: list[str] = field(default_factory=list)  # the lexicon entry and every rule that made or changed it
+    parts: tuple[Part, ...] = ()  # of a compound: each term's own extent (coordination, predicative)
+    assertions: tuple[str, ...] = ()  # the flags the assertion stage set, in ASSERTION_FLAGS order
+    cues: list[dict] = field(default_factory=list)  # the cues that set them: {"category", "text", "start", "end", "rule"}
+    patients: list[str] = field(default_factory=list)  # patient ids it is attributed to
+    evidence: list[dict] = field(default_factory=list)  # why it went to each patient
+
+    @property
+    def negated(self) -> bool:
+        return "is_negated" in self.assertions
 
     @property
     def unknown(self) -> bool:
         return not self.hpo_ids
+
+    def flagged(self, flag: str) -> bool:
+        return flag in self.assertions
+
+    def flag(self, flag: str) -> None:
+        """Set one of :data:`ASSERTION_FLAGS`."""
+        if flag not in self.assertions:
+            self.assertions = tuple(name for name in ASSERTION_FLAGS if name == flag or name in self.assertions)
 
 
 @dataclass(frozen=True)
@@ -97,35 +113,11 @@ def patient_ids(value: object) -> list[str]:
     return [value] if isinstance(value, str) else [str(item) for item in value]
 
 
-def phenotypes(doc: Doc) -> list[Phenotype]:
-    """The Doc's phenotype mentions (``doc.spans["phenotypes"]``), in text order."""
-    text = doc_text(doc)
-    out = []
-    for span in doc.spans[PHENOTYPES]:
-        extensions = span._
-        out.append(
-            Phenotype(
-                span.start_char,
-                span.end_char,
-                text[span.start_char : span.end_char],
-                extensions.hpo_ids or (),
-                extensions.hpo_label,
-                bool(extensions.negex),
-                tuple(patient_ids(extensions.patient)),
-                tuple(extensions.provenance or ()),
-                tuple(flag for flag in ASSERTION_FLAGS if extensions.get(flag)),
-                tuple(extensions.assertion_cues or ()),
-                tuple(extensions.patient_evidence or ()),
-            )
-        )
-    return out
-
-
-def mention_rows(doc: Doc) -> list[dict]:
+def mention_rows(article_id: str | None, phenotypes: list[Phenotype]) -> list[dict]:
     """The mentions as ``phenorules annotate --json`` and ``/annotate`` list them."""
     return [
         {
-            "article": doc._.article_id,
+            "article": article_id,
             "start": phenotype.start,
             "end": phenotype.end,
             "text": phenotype.text,
@@ -137,5 +129,5 @@ def mention_rows(doc: Doc) -> list[dict]:
             "patients": list(phenotype.patients),
             "provenance": list(phenotype.provenance),
         }
-        for phenotype in phenotypes(doc)
+        for phenotype in phenotypes
     ]

@@ -36,7 +36,7 @@ from ..patients.rules import load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read_subject_rules
 from ..kb.resources import data_dir, data_file
 from ..kb.lexicon.tsv import parse_ids
-from ..core.phenotype import Phenotype, patient_features
+from ..core.phenotype import ASSERTION_FLAGS, Phenotype, patient_features
 from ..core.writer import Writer
 from . import require
 
@@ -192,17 +192,19 @@ def _release_date(data_version: str) -> datetime | None:
 def _mention(entity: dict) -> Phenotype:
     """A record's entity as the core's mention: its ids, whom it is attributed to, its flags."""
     start = entity["offset"]
-    return Phenotype(
+    mention = Phenotype(
         start,
         start + entity["length"],
         entity["text"],
         parse_ids(entity["identifier"]),
         entity.get("label") or "",
-        entity.get("note") == NEGATED,
-        tuple(entity.get("patients") or ()),
-        tuple(entity.get("provenance") or ()),
-        tuple(entity.get("assertions") or ()),
+        list(entity.get("provenance") or ()),
+        assertions=tuple(flag for flag in ASSERTION_FLAGS if flag in (entity.get("assertions") or ())),
+        patients=list(entity.get("patients") or ()),
     )
+    if entity.get("note") == NEGATED:
+        mention.flag("is_negated")
+    return mention
 
 
 def _feature(hpo_id: str, ontology: Ontology, article: str, excluded: bool, evidence: list[dict]) -> dict:

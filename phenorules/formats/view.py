@@ -23,10 +23,8 @@ from typing import Iterable, NamedTuple
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from spacy.tokens import Doc
 
-from ..core.article import Article
-from ..core.document import PASSAGES, doc_text
+from ..core.annotated import AnnotatedArticle
 from ..kb.lexicon.tsv import parse_ids
 from ..kb.matcher import non_overlapping
 from ..core.phenotype import mention_rows
@@ -71,19 +69,21 @@ def mention_flags(row: dict) -> list[dict]:
     return flags
 
 
-def article_view(article: Article, doc: Doc) -> dict:
+def article_view(result: AnnotatedArticle) -> dict:
     """An annotated article as the pages show it: id, PMID, text, passages, the given
     patients and the mentions (``annotate --json`` rows, each with its ``flags``)."""
+    article = result.article
     return {
-        "id": doc._.article_id,
+        "id": article.id,
         "pmid": article.pmid,
-        "text": doc_text(doc),
+        "text": article.text,
         "passages": [
-            {"start": span.start_char, "end": span.end_char, "section_type": span.label_, "type": span._.passage_type}
-            for span in doc.spans[PASSAGES]
+            {"start": passage.offset, "end": passage.offset + len(passage.text), "section_type": passage.section_type, "type": passage.type}
+            for passage in article.passages
+            if passage.text
         ],
         "patients": [patient.id for patient in article.patients],
-        "mentions": [{**row, "flags": mention_flags(row)} for row in mention_rows(doc)],
+        "mentions": [{**row, "flags": mention_flags(row)} for row in mention_rows(article.id, list(result.phenotypes))],
     }
 
 

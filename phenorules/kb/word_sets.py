@@ -38,7 +38,7 @@ from .lexicon.tsv import RuleRef, read_grouped_rules
 from .matcher import KeyRows, Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
-_WORD = re.compile(r"[^\W_]+")
+WORD = re.compile(r"[^\W_]+")  # a word, as a run and a key are read
 _JOINERS = frozenset(("", "-", "'", "/"))  # what may stand between two words of one run
 _BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
@@ -180,7 +180,7 @@ class WordSetIndex:
     def content_words(self, phrase: str) -> list[str]:
         # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
         base, function_words, suffix_words = self.morphology.base, self.function_words, self.suffix_words
-        return [base(word) for i, word in enumerate(_WORD.findall(phrase)) if word not in function_words and not (i and word in suffix_words)]
+        return [base(word) for i, word in enumerate(WORD.findall(phrase)) if word not in function_words and not (i and word in suffix_words)]
 
     def without_quantities(self, words: list[str]) -> list[str]:
         """Base words less the quantity words if they hold a change word (['elevate',
@@ -217,24 +217,28 @@ class WordSetIndex:
         return tuple(sorted(refs))
 
     def _content_surfaces(self, phrase: str) -> list[str]:
-        words = _WORD.findall(phrase)
+        words = WORD.findall(phrase)
         return [word for i, word in enumerate(words) if word not in self.function_words and not (i and word in self.suffix_words)]
 
     def base_word(self, word: str) -> str:
         """'contractures' -> 'contracture', 'delayed' -> 'delay' (:meth:`Morphology.base`)."""
         return self.morphology.base(word)
 
-    def words(self, text: str) -> TextWords:
+    def words(self, text: str, table: "WordTable | None" = None) -> TextWords:
         """The words of ``text`` as :meth:`find` and :meth:`find_skipping_one` read them
-        (a stage that calls both reads the text once)."""
-        normal = normalize_text(text)
-        surfaces = _WORD.findall(normal)
-        gaps = _WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
+        (a stage that calls both reads the text once); ``table``: :func:`word_table` of
+        ``text``, if read already."""
+        if table is None:
+            normal = normalize_text(text)
+            surfaces = WORD.findall(normal)
+            gaps = WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
+        else:
+            surfaces, gaps = table.surfaces, table.gaps
         bases = self._bases
         words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
         suffixes = self.suffix_words
         bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
-        starts: list[int] = word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
+        starts: list[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
         for i in bound:
             if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
                 words[i] = ""  # 'bird-like facies' holds the words of Bird facies
@@ -388,6 +392,22 @@ def partner_words(rows: dict[tuple[str, ...], int]) -> dict[str, frozenset[str]]
             partners.setdefault(a, set()).add(b)
             partners.setdefault(b, set()).add(a)
     return {word: frozenset(others) for word, others in sorted(partners.items())}
+
+
+class WordTable(NamedTuple):
+    """The words of a text in normal form (:func:`normalize_text`: the offsets are the
+    text's), read once: what the stages that read words share (``DocState.words``)."""
+
+    normal: str
+    surfaces: list[str]
+    gaps: list[str]  # gaps[i] is what stands before surfaces[i]
+    starts: list[int]
+
+
+def word_table(text: str) -> WordTable:
+    normal = normalize_text(text)
+    surfaces, gaps = WORD.findall(normal), WORD.split(normal)
+    return WordTable(normal, surfaces, gaps, word_offsets(surfaces, gaps))
 
 
 def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:

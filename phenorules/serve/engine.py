@@ -28,9 +28,8 @@ from spacy.tokens import Doc
 from .. import __version__
 from . import REQUEST_SECONDS
 from ..core.article import Article
-from ..core.document import annotate_articles
 from ..formats import registry
-from ..core.annotated import annotated
+from ..core.annotated import AnnotatedArticle, annotate
 from ..formats.view import article_view
 from .guard import RequestError
 from .terms import TermIndex
@@ -77,16 +76,17 @@ class StagedPipeline:
         self.nlp = nlp
         self.budget = budget
 
-    def __call__(self, doc: Doc | str) -> Doc:
+    def __call__(self, doc: Doc | str, disable: Iterable[str] = ()) -> Doc:
         if isinstance(doc, str):
             doc = self.nlp.make_doc(doc)
-        for _, stage in self.nlp.pipeline:
-            self.budget.check()
-            doc = stage(doc)
+        for name, stage in self.nlp.pipeline:
+            if name not in disable:
+                self.budget.check()
+                doc = stage(doc)
         return doc
 
-    def pipe(self, docs: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        return (self(doc) for doc in docs)
+    def pipe(self, docs: Iterable[Doc], batch_size: int | None = None, disable: Iterable[str] = ()) -> Iterator[Doc]:
+        return (self(doc, disable) for doc in docs)
 
     def __getattr__(self, name: str):
         return getattr(self.nlp, name)
@@ -134,7 +134,7 @@ class Engine:
     def annotate(self, articles: Iterable[Article], budget: Budget | None = None) -> list[dict]:
         """One result per article: text, passages, patients, mentions and the task record."""
         with self.holding(budget) as nlp:
-            return [article_result(article, doc) for article, doc in annotate_articles(nlp, articles)]
+            return [article_result(result) for result in annotate(nlp, articles)]
 
     def answer(self, prompt: str, answerers: Sequence[Answerer], budget: Budget | None = None) -> str:
         """The reply of the first answerer that takes the prompt."""
@@ -156,7 +156,7 @@ class Engine:
         }
 
 
-def article_result(article: Article, doc: Doc) -> dict:
+def article_result(result: AnnotatedArticle) -> dict:
     """What /annotate returns for one article: what the pages show (mentions as
     ``phenorules annotate --json`` with their flags) and the task record."""
-    return {**article_view(article, doc), "record": registry.get(RECORD_FORMAT).record(annotated(article, doc))}
+    return {**article_view(result), "record": registry.get(RECORD_FORMAT).record(result)}

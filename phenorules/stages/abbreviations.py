@@ -45,7 +45,8 @@ from scispacy.abbreviation import filter_matches, find_abbreviation, short_form_
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text, drop
+from ..core.document import DocState, placed, working
+from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
 from ..kb.knowledge_base import KnowledgeBase
@@ -111,18 +112,18 @@ def read_guards(path: Path) -> Guards:
 
 @Language.factory(
     "phenorules_abbreviations",
-    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "bare_uses": "bracketed", "defined_uses": True},
+    default_config={"kb": KB_CONFIG, "lexicon_file": None, "guards_file": None, "bare_uses": "bracketed", "defined_uses": True, "spans": True},
 )
 def make_abbreviations(
     nlp: Language, name: str, kb: KnowledgeBase, lexicon_file: str | None, guards_file: str | None, bare_uses: str, defined_uses: bool
-):
+, spans: bool):
     if bare_uses not in BARE_USES:
         raise SettingError(f"abbreviations: bare_uses must be one of {list(BARE_USES)}, not {bare_uses!r}")
     known = read_known_abbreviations(
         data_file("lexicons", "abbreviations.tsv", lexicon_file), kb.ontology
     )
     guards = read_guards(data_file("rules", "abbreviation_guards.tsv", guards_file))
-    return Abbreviations(kb, known, guards, bare_uses, defined_uses)
+    return placed(Abbreviations(kb, known, guards, bare_uses, defined_uses), spans)
 
 
 class Abbreviations(RefinesMatches):
@@ -141,36 +142,35 @@ class Abbreviations(RefinesMatches):
         self.bare_uses = bare_uses
         self.defined_uses = defined_uses
 
-    def __call__(self, doc: Doc) -> Doc:
-        text = doc_text(doc)
-        spans = list(doc.spans.get(PHENOTYPES, []))
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        text, mentions = state.text, state.mentions
         genes = self.gene_symbols(text)
-        senses = self.senses(doc, text, spans, genes)
-        short_forms = [self.dictionary_abbreviation(span.text) for span in spans]
-        named = {hpo_id for span, is_short in zip(spans, short_forms) if not is_short for hpo_id in span._.hpo_ids}
+        senses = self.senses(doc, text, mentions, genes)
+        short_forms = [self.dictionary_abbreviation(mention.text) for mention in mentions]
+        named = {hpo_id for mention, is_short in zip(mentions, short_forms) if not is_short for hpo_id in mention.hpo_ids}
         kept = []
-        for span, is_short in zip(spans, short_forms):
+        for mention, is_short in zip(mentions, short_forms):
             if not is_short:
-                kept.append(span)
+                kept.append(mention)
                 continue
-            short = short_form(span.text, senses)
+            short = short_form(mention.text, senses)
             sense = senses.get(short)
-            if sense is not None and self.takes(text, span.start_char, span.end_char, sense, named):
-                kept.append(self.relabel(span, sense, text))
+            if sense is not None and self.takes(text, mention.start, mention.end, sense, named):
+                kept.append(self.relabel(mention, sense, text))
             else:
-                drop(span, self.left_out(text, span, sense, genes.get(short)))
-        doc.spans[PHENOTYPES] = sorted(kept + self.uses(doc, text, kept, senses, named), key=lambda s: (s.start_char, s.end_char))
-        return doc
+                state.drop(mention, self.left_out(text, mention, sense, genes.get(short)))
+        state.mentions = sorted(kept + self.uses(doc, state, kept, senses, named), key=lambda m: (m.start, m.end))
 
-    def senses(self, doc: Doc, text: str, spans: list[Span], genes: dict[str, RuleRef]) -> dict[str, Sense]:
+    def senses(self, doc: Doc, text: str, mentions: list[Phenotype], genes: dict[str, RuleRef]) -> dict[str, Sense]:
         """Definitions in the article first; then the lexicon, unless used as a gene symbol."""
-        senses = self.definitions(doc, text, spans)
+        senses = self.definitions(doc, text, mentions)
         for short, sense in self.known.items():
             if short not in senses and short not in genes:
                 senses[short] = sense
         return senses
 
-    def definitions(self, doc: Doc, text: str, spans: list[Span]) -> dict[str, Sense]:
+    def definitions(self, doc: Doc, text: str, mentions: list[Phenotype]) -> dict[str, Sense]:
         """Short form -> sense, from each first 'long form (SF)' or 'SF (long form)'
         definition in the article.
 
@@ -179,15 +179,15 @@ class Abbreviations(RefinesMatches):
         a mention ends with it and covers it all ('[thiamine-responsive [megaloblastic
         anemia]] (TRMA)' is not anemia).
         """
-        ends = {span.end: span for span in spans}
+        ends = {mention.end: mention for mention in mentions}
         senses: dict[str, Sense] = {}
         for long_form, short in aligned_definitions(doc, text):
             if short.text in senses:
                 continue  # a later definition
-            mention = ends.get(long_form.end)
+            mention = ends.get(long_form.end_char)
             hpo_ids = self.term(long_form.text)  # '[profound [sensorineural hearing loss]] (SNHL)'
-            if hpo_ids is None and mention is not None and mention.start <= long_form.start:
-                hpo_ids = mention._.hpo_ids
+            if hpo_ids is None and mention is not None and mention.start <= long_form.start_char:
+                hpo_ids = mention.hpo_ids
             senses[short.text] = Sense(hpo_ids, f"abbreviation:defined:{long_form.text}", short.start_char)
         return senses
 
@@ -210,16 +210,16 @@ class Abbreviations(RefinesMatches):
         """An undefined short form whose finding no other mention names, with ``unnamed``."""
         return self.bare_uses == "unnamed" and sense.defined_at is None and not named.intersection(sense.hpo_ids)
 
-    def left_out(self, text: str, span: Span, sense: Sense | None, gene_row: RuleRef | None) -> str:
+    def left_out(self, text: str, mention: Phenotype, sense: Sense | None, gene_row: RuleRef | None) -> str:
         """Why :meth:`takes` (or the lack of a sense) left the dictionary's short form out."""
         if sense is None:
             return f"abbreviation:gene_symbol:{gene_row}" if gene_row is not None else "abbreviation:no_sense"
         if sense.hpo_ids is None:
             return f"abbreviation:not_a_phenotype:{sense.rule.removeprefix('abbreviation:')}"
-        identifier_row = self.guards.row("use", text, span.end_char)
+        identifier_row = self.guards.row("use", text, mention.end)
         if identifier_row is not None:
             return f"abbreviation:identifier:{identifier_row}"
-        gene_row = self.guards.row("article", text, span.end_char)
+        gene_row = self.guards.row("article", text, mention.end)
         if gene_row is not None:
             return f"abbreviation:gene_use:{gene_row}"
         return f"abbreviation:bare_use:bare_uses={self.bare_uses}"
@@ -240,12 +240,12 @@ class Abbreviations(RefinesMatches):
                 genes[found.group(1)] = self.guards.row("article", text, found.end())
         return genes
 
-    def relabel(self, span: Span, sense: Sense, text: str) -> Span:
-        if span._.hpo_ids != sense.hpo_ids:
-            span._.hpo_ids = sense.hpo_ids
-            span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
-        span._.provenance = [*(span._.provenance or []), self.use_rule(sense, text, span.start_char)]
-        return span
+    def relabel(self, mention: Phenotype, sense: Sense, text: str) -> Phenotype:
+        if mention.hpo_ids != sense.hpo_ids:
+            mention.hpo_ids = sense.hpo_ids
+            mention.label = self.kb.ontology.label(sense.hpo_ids)
+        mention.provenance = [*mention.provenance, self.use_rule(sense, text, mention.start)]
+        return mention
 
     def use_rule(self, sense: Sense, text: str, start: int) -> str:
         """The sense's rule, and for a bare use the setting that took it."""
@@ -253,24 +253,20 @@ class Abbreviations(RefinesMatches):
             return sense.rule
         return f"{sense.rule}|defined_uses" if self.defined_use(sense, start) else f"{sense.rule}|bare_uses={self.bare_uses}"
 
-    def uses(self, doc: Doc, text: str, spans: list[Span], senses: dict[str, Sense], named: set[str]) -> list[Span]:
+    def uses(self, doc: Doc, state: DocState, mentions: list[Phenotype], senses: dict[str, Sense], named: set[str]) -> list[Phenotype]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
+        text = state.text
         phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
-        taken = Extents((s.start_char, s.end_char) for s in spans)
+        taken = Extents((m.start, m.end) for m in mentions)
         out = []
         for found in _occurrences(text, phenotype_shorts):
-            if taken.overlaps_any(found.start(), found.end()):
+            start, end = found.span()
+            if taken.overlaps_any(start, end):
                 continue
             sense = senses[found.group(1)]
-            if not self.takes(text, found.start(), found.end(), sense, named):
+            if not self.takes(text, start, end, sense, named) or not state.aligned(doc, start, end):
                 continue
-            span = doc.char_span(found.start(), found.end(), label=PHENOTYPE_LABEL)
-            if span is None:
-                continue
-            span._.hpo_ids = sense.hpo_ids
-            span._.hpo_label = self.kb.ontology.label(sense.hpo_ids)
-            span._.provenance = [self.use_rule(sense, text, found.start())]
-            out.append(span)
+            out.append(Phenotype(start, end, text[start:end], sense.hpo_ids, self.kb.ontology.label(sense.hpo_ids), [self.use_rule(sense, text, start)]))
         return out
 
 

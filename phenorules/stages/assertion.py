@@ -40,11 +40,12 @@ from dataclasses import dataclass
 import numpy
 from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH, SENT_START
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
-from ..core.document import PASSAGES, PHENOTYPES, doc_text
+from ..core.document import DocState, MentionStage, PASSAGES, doc_text, placed, working
+from ..core.phenotype import Phenotype
 from ..core.errors import SettingError
 from ..core.intervals import Extents
 from ..kb.resources import data_file
@@ -56,11 +57,11 @@ _HEADER = re.compile(r"\n[ \t]*[A-Z][A-Za-z /&,()-]{1,60}:")  # the next section
 
 @Language.factory(
     "phenorules_assertion",
-    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"], "off_cues": []},
+    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"], "off_cues": [], "spans": True},
 )
 def make_assertion(
     nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int, skipped_sections: list[str], off_cues: list[str]
-):
+, spans: bool):
     """``off_cues``: rows (by their cue cell) that do not fire, a corpus's convention
     (rules/profiles.tsv)."""
     rules = read_context_rules(data_file("rules", "context_rules.tsv", rules_file))
@@ -69,21 +70,21 @@ def make_assertion(
         raise SettingError(f"assertion.off_cues: {unknown} is no cue of the rules file")
     rules = [rule for rule in rules if rule.ref.name not in set(off_cues)]
     scope = read_scope_rules(data_file("rules", "assertion_scope.tsv", scope_file))
-    return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
+    return placed(ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections)), spans)
 
 
 @dataclass
 class _Words:
     """Per document: the mentions in text order and the word counts a cue's reach is measured in."""
 
-    mentions: list[Span]
+    mentions: list[_Mention]
     starts: list[int]  # token start of each mention
     before: list[int]  # counted words before each token index (and len(doc))
     after: list[int]  # the same without comma-delimited asides, for cues after their finding
     findings: frozenset[Cue] = frozenset()  # cues that are words of a phenotype mention
 
 
-class ConText:
+class ConText(MentionStage):
     """The stage: the cue matcher and scope phrases its rows made, and its settings; each
     call works on its own Doc only."""
 
@@ -93,14 +94,13 @@ class ConText:
         self.window = window
         self.skipped_sections = skipped_sections
 
-    def __call__(self, doc: Doc) -> Doc:
-        mentions = sorted(doc.spans.get(PHENOTYPES, []), key=lambda span: (span.start, span.end))
-        if not mentions:
-            return doc
-        for extensions in (span._ for span in mentions):  # a Doc run again starts plain
-            for flag in FLAGS.values():
-                extensions.set(flag, False)
-            extensions.assertion_cues = None
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        if not state.mentions:
+            return
+        mentions = sorted((_Mention(doc, state, record) for record in state.mentions), key=lambda span: (span.start, span.end))
+        for mention in state.mentions:  # a Doc run again starts plain
+            mention.assertions, mention.cues = (), []
         counted = counted_words(doc, mentions, self.scope.list_openers)
         words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, counted)))
         sentence_starts = sentence_token_starts(doc)
@@ -112,9 +112,8 @@ class ConText:
             if mine:
                 self.assert_category(doc, category, mine, words, skipped, sentence_starts)
                 self.assert_sections(doc, [cue for cue in mine if cue.rule.direction == "section"], words, skipped)
-        return doc
 
-    def skipped(self, doc: Doc, mentions: list[Span], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
+    def skipped(self, doc: Doc, mentions: list[_Mention], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
         """Index of each mention in a skipped section -> (section, the own-case row that
         lets assertions stand in its sentence, or None); sections and sentences found by
         bisection."""
@@ -159,7 +158,7 @@ class ConText:
             if before.cues or after.cues:
                 self.judge(doc, category, span, before.deciding(span), after.deciding(span), skipped.get(index))
 
-    def judge(self, doc: Doc, category: str, span: Span, before: "_Deciding", after: "_Deciding", skipped) -> None:
+    def judge(self, doc: Doc, category: str, span: _Mention, before: "_Deciding", after: "_Deciding", skipped) -> None:
         section, own_case = skipped or (None, None)
         if before.reaching or after.reaching:
             cue = before.reaching or after.reaching
@@ -206,23 +205,34 @@ class ConText:
         return cue.rule.max_scope or self.window
 
 
-def assert_span(doc: Doc, span: Span, category: str, cue: Cue, also: str | None) -> None:
+class _Mention:
+    """A mention as the stage reads it: its record and its extent in tokens (the unit the
+    cues are found in) and in characters."""
+
+    __slots__ = ("record", "start", "end", "start_char", "end_char")
+
+    def __init__(self, doc: Doc, state: DocState, record: Phenotype):
+        self.record, self.start_char, self.end_char = record, record.start, record.end
+        self.start, self.end = state.token_extent(doc, record.start, record.end)
+
+
+def assert_span(doc: Doc, span: _Mention, category: str, cue: Cue, also: str | None) -> None:
     """Set the category's flag on the mention, with the cue and its row."""
-    extensions = span._
-    if extensions.get(FLAGS[category]):
+    mention, flag = span.record, FLAGS[category]
+    if mention.flagged(flag):
         return
-    extensions.set(FLAGS[category], True)
+    mention.flag(flag)
     cue_span = doc[cue.start : cue.end]
-    extensions.assertion_cues = [
-        *(extensions.assertion_cues or []),
+    mention.cues = [
+        *mention.cues,
         {"category": category, "text": cue_span.text, "start": cue_span.start_char, "end": cue_span.end_char, "rule": str(cue.rule.ref)},
     ]
-    extensions.provenance = [*(extensions.provenance or []), f"context:{category}:{cue.text(doc)}:{cue.rule.ref}", *([also] if also else [])]
+    mention.provenance = [*mention.provenance, f"context:{category}:{cue.text(doc)}:{cue.rule.ref}", *([also] if also else [])]
 
 
-def record(span: Span, entry: str) -> None:
-    if entry not in (span._.provenance or []):
-        span._.provenance = [*(span._.provenance or []), entry]
+def record(span: _Mention, entry: str) -> None:
+    if entry not in span.record.provenance:
+        span.record.provenance = [*span.record.provenance, entry]
 
 
 def beyond_reach(doc: Doc, category: str, cue: Cue, window: int) -> str:
@@ -260,7 +270,7 @@ class _Side:
         self.faces = {key: [cue.end if forward else cue.start for cue in group] for key, group in self.groups.items()}
         self.longest = max((cue.end - cue.start for cue in cues), default=0)
 
-    def deciding(self, span: Span) -> _Deciding:
+    def deciding(self, span: _Mention) -> _Deciding:
         reaching, finding, beyond = [], [], []
         for (reach, is_finding), group in self.groups.items():
             faces = self.faces[(reach, is_finding)]
@@ -310,7 +320,7 @@ def sentence_token_starts(doc: Doc) -> list[int]:
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
-def counted_words(doc: Doc, spans: list[Span], list_openers: re.Pattern) -> numpy.ndarray:
+def counted_words(doc: Doc, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
     """Per token: is it a word that uses up a cue's window?
 
     A word is an alphanumeric token outside phenotype mentions and outside brackets: the

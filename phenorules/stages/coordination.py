@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Iterator
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.document import DocState, placed, working
+from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
 from ..kb.knowledge_base import KnowledgeBase
@@ -34,6 +35,7 @@ from ..kb.lexicon.normalize import grapheme_end, normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..kb.matcher import non_overlapping
 from ..kb.ontology import Ontology
+from ..kb.word_sets import WordTable, word_table
 from ..kb.resources import data_file
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -52,6 +54,7 @@ _CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
 _LIST_CONTEXT = 80  # characters read before and after a list for its finding
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
+_LAST_UNIT = re.compile(_UNIT.pattern + r"$")  # the word of a conjunct that ends where a search ends
 _SITE_WINDOW = 120  # characters read on each side of a conjunction
 _MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
@@ -136,6 +139,7 @@ def _alternation(phrases) -> str:
         "ordinals_file": None,
         "patterns": DEFAULT_PATTERNS,
         "min_list_items": 3,
+        "spans": True,
     },
 )
 def make_coordination(
@@ -148,6 +152,7 @@ def make_coordination(
     ordinals_file: str | None,
     patterns: list[str],
     min_list_items: int,
+    spans: bool,
 ):
     unknown = sorted(set(patterns) - set(PATTERNS))
     if unknown:
@@ -160,7 +165,7 @@ def make_coordination(
         data_file("rules", "coordinated_lists.tsv", lists_file),
         data_file("rules", "ordinals.tsv", ordinals_file),
     )
-    return Coordination(rules, kb, tuple(patterns), min_list_items)
+    return placed(Coordination(rules, kb, tuple(patterns), min_list_items), spans)
 
 
 @dataclass(frozen=True)
@@ -173,22 +178,16 @@ class Compound:
 
 
 class Context:
-    """The text just before a mention, read only when a pattern asks for it.
+    """The text just before a mention, read only when a pattern asks for it."""
 
-    Cut from the cached ``doc_text``: ``Span.text`` makes a Token object per token.
-    """
-
-    def __init__(self, doc: Doc, span: Span):
-        self.doc, self.span = doc, span
+    def __init__(self, doc: Doc, state: DocState, mention: Phenotype):
+        self.doc, self.state, self.mention = doc, state, mention
 
     @cached_property
     def before(self) -> tuple[str, int]:
-        return self.window(max(0, self.span.start - _CONTEXT_TOKENS), self.span.start)
-
-    def window(self, start: int, end: int) -> tuple[str, int]:
-        """(text, start offset) of the tokens [start, end), as ``doc[start:end]`` has them."""
-        window = self.doc[start:end]
-        return doc_text(self.doc)[window.start_char : window.end_char], window.start_char
+        """(text, start offset) of the ``_CONTEXT_TOKENS`` tokens before the mention, as
+        ``doc[first:start]`` has them."""
+        return self.state.tokens_before(self.doc, self.mention.start, _CONTEXT_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -258,26 +257,25 @@ class Coordination(RefinesMatches):
         )
         self.finding_after = re.compile(rf"^ ({_WORD}(?: {_WORD}){{0,2}})\b", re.IGNORECASE)
 
-    def __call__(self, doc: Doc) -> Doc:
-        spans = list(doc.spans.get(PHENOTYPES, []))
-        compounds = [c for span in spans for c in self.compounds(Context(doc, span))]
-        text = doc_text(doc)
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions, text = state.mentions, state.text
+        compounds = [c for mention in mentions for c in self.compounds(Context(doc, state, mention))]
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
         if set(ELISION_PATTERNS) & set(self.patterns):
-            mentions = [(span.start_char, span.end_char, matched_in_order(span)) for span in spans]
-            indexed = Extents((start, end) for start, end, _ in mentions)
-            compounds += [reading.compound() for reading in self.readings(text) if self.keeps(reading, text, mentions, indexed)]
+            extents = [(mention.start, mention.end, matched_in_order(mention)) for mention in mentions]
+            indexed = Extents((start, end) for start, end, _ in extents)
+            compounds += [reading.compound() for reading in self.readings(text, state.words) if self.keeps(reading, text, extents, indexed)]
         if compounds:
-            doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
-        return doc
+            state.mentions = merge(doc, state, compounds, self.kb.ontology)
 
     def compounds(self, context: Context) -> list[Compound]:
-        """What each enabled per-mention pattern makes of the mention ``context.span``
+        """What each enabled per-mention pattern makes of the mention ``context.mention``
         (elided conjuncts and lists are found in the text: :meth:`readings`,
         :meth:`distributed_lists`)."""
         makers = {
-            "inner_modifier": lambda: self.inner_modifier(context.span),
+            "inner_modifier": lambda: self.inner_modifier(context.mention),
             "severity_range": lambda: self.severity_range(context),
         }
         found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
@@ -337,17 +335,18 @@ class Coordination(RefinesMatches):
 
     # ------------------------------------------------------------ elided conjuncts
 
-    def readings(self, text: str) -> list[Reading]:
+    def readings(self, text: str, table: WordTable | None = None) -> list[Reading]:
         """The best reading of the phrase around each conjunction (and each "II-IV"). A
         comma before the conjunction belongs to a list of three or more ("cleft lip,
         palate, and uvula"); between two items it parts two findings ("liver fibrosis, and
         xanthomata"), which share no words. A slash may join a compound word instead
-        (:meth:`compound_word`)."""
+        (:meth:`compound_word`). ``table``: :func:`word_table` of ``text``, if read already."""
+        table = table or word_table(text)
         out = []
         for site in self.site.finditer(text):
             written = next(group for group in site.groups() if group is not None)
             kind = "range" if site.group(2) or site.group(4) else "shared_head"
-            reading = self.read_site(text, site.start(), site.end(), " ".join(written.lower().split()), kind)
+            reading = self.read_site(text, table, site.start(), site.end(), " ".join(written.lower().split()), kind)
             if reading is None or ("," in site.group() and len(reading.conjuncts) == 2):
                 continue
             if site.group().strip() == "/" and self.compound_word(text, site, reading):
@@ -355,17 +354,22 @@ class Coordination(RefinesMatches):
             out.append(reading)
         return out
 
-    def read_site(self, text: str, left_end: int, right_start: int, conjunction: str, kind: str) -> Reading | None:
-        """The longest reading whose every rebuilt conjunct is a term, or None."""
-        right = self.right_words(text, right_start)
-        chunks = self.left_chunks(text, left_end) if right else []
-        if not chunks:
+    def read_site(self, text: str, table: WordTable, left_end: int, right_start: int, conjunction: str, kind: str) -> Reading | None:
+        """The longest reading whose every rebuilt conjunct is a term, or None. Only a site
+        between two words some term has, or two numbers, is read further: most conjunctions
+        join no terms ("patients and", "and the")."""
+        last = _LAST_UNIT.search(text, max(0, left_end - _SITE_WINDOW), left_end)
+        first = _UNIT.match(text, right_start, right_start + _SITE_WINDOW)
+        if last is None or first is None:
             return None
         ordinals = self.rules.ordinals
-        last_left, first_right = (text[start:end].lower() for start, end in (chunks[0][-1], right[0]))
+        last_left, first_right = last.group().lower(), first.group().lower()
         roman = last_left in ordinals.roman and first_right in ordinals.roman
         numbered = ordinals.number(last_left, roman) is not None and ordinals.number(first_right, roman) is not None
         if (kind == "range" and not numbered) or not (numbered or (self.known(last_left) and self.known(first_right))):
+            return None
+        right, chunks = self.right_words(text, right_start), self.left_chunks(text, left_end)
+        if not chunks:
             return None
         # the items between the first and the last: whole chunks of one or two words
         items = []
@@ -376,12 +380,12 @@ class Coordination(RefinesMatches):
         best: Reading | None = None
         for listed in range(len(items) + 1):
             middle, first_chunk = items[len(items) - listed :], chunks[listed]
-            for reading in self.site_readings(text, first_chunk, middle, right, numbered, kind == "range", roman, conjunction):
+            for reading in self.site_readings(text, table, first_chunk, middle, right, numbered, kind == "range", roman, conjunction):
                 if best is None or reading.end - reading.start > best.end - best.start:
                     best = reading
         return best
 
-    def site_readings(self, text, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
+    def site_readings(self, text, table, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
         """Every reading of a conjunct of one or two words on each side, up to
         ``_MAX_SHARED`` words of modifier and of head, whose conjuncts are all terms."""
         for size in range(1, _MAX_CONJUNCT + 1):
@@ -396,11 +400,11 @@ class Coordination(RefinesMatches):
                     if not (modifier_words or head_words):
                         continue
                     head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
-                    reading = self.rebuild(text, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
+                    reading = self.rebuild(text, table, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
                     if reading is not None:
                         yield reading
 
-    def rebuild(self, text, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
+    def rebuild(self, text, table, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
         """The reading if every rebuilt conjunct is a term: numbers also as "N-M" together
         and as each of their written forms."""
         shared = lambda extent: text[extent[0] : extent[1]] if extent else ""  # noqa: E731
@@ -411,8 +415,8 @@ class Coordination(RefinesMatches):
         if numbered:
             return self.rebuild_numbers(before, after, written, (modifier, conjuncts, head), is_range, roman, ref)
         found = []
-        for word in written:  # most readings fail at their first conjunct
-            ids = self.phrase_term(f"{before} {word} {after}")
+        for conjunct in conjuncts:  # most readings fail at their first conjunct
+            ids = self.extents_term(text, table, modifier, conjunct, head)
             if ids is None:
                 return None
             found.append(ids)
@@ -479,22 +483,22 @@ class Coordination(RefinesMatches):
             position, count = found.start(), count + 1
         return [chunk for chunk in chunks if chunk]
 
-    def inner_modifier(self, span: Span) -> Compound | None:
+    def inner_modifier(self, mention: Phenotype) -> Compound | None:
         """'cleft lip/palate' matched whole as a synonym of a broader term: split it.
 
         Only synonym matches are split, never a term's own name ('Aplasia/Hypoplasia of
         the thumb' stays one term).
         """
-        if not span._.provenance or span._.provenance[0].startswith("name"):
+        if not mention.provenance or mention.provenance[0].startswith("name"):
             return None
-        found = self.inner.fullmatch(span.text)
+        found = self.inner.fullmatch(mention.text)
         if found is None:
             return None
         first = self.term(found.group(1))
         second = self.term(f"{found.group(1).rsplit(None, 1)[0]} {found.group(2)}")
         if first is None or second is None:
             return None
-        return Compound(span.start_char, span.end_char, _joined(first, second), "coordination:inner_modifier")
+        return Compound(mention.start, mention.end, _joined(first, second), "coordination:inner_modifier")
 
     def severity_range(self, context: Context) -> Compound | None:
         """'mild to moderate [intellectual disability]': one mention, the listed degree's term.
@@ -502,14 +506,14 @@ class Coordination(RefinesMatches):
         The dictionary may have taken the upper degree into the mention already
         ('mild to [moderate intellectual disability]').
         """
-        span = context.span
+        mention = context.mention
         text, offset = context.before
-        found, rest = self.full_range.search(text), span.text
+        found, rest = self.full_range.search(text), mention.text
         if found is not None:
             bounds = " ".join(re.split(r"[\s-]+", found.group(1).lower()))
         else:
             found = self.open_range.search(text)
-            words = span.text.split(None, 1)
+            words = mention.text.split(None, 1)
             if found is None or len(words) < 2:
                 return None
             bounds, rest = f"{found.group(1).lower()} to {words[0].lower()}", words[1]
@@ -518,7 +522,7 @@ class Coordination(RefinesMatches):
         hpo_ids = self.term(f"{self.rules.severity_ranges[bounds]} {rest}")
         if hpo_ids is None:
             return None
-        return Compound(offset + found.start(), span.end_char, hpo_ids, f"coordination:severity_range:{bounds}")
+        return Compound(offset + found.start(), mention.end, hpo_ids, f"coordination:severity_range:{bounds}")
 
 
     def distributed_lists(self, text: str) -> list[Compound]:
@@ -590,9 +594,9 @@ class Coordination(RefinesMatches):
 _ITEM_START = re.compile(r"[^\W\d_]")
 
 
-def matched_in_order(span: Span) -> bool:
+def matched_in_order(mention: Phenotype) -> bool:
     """Whether the dictionary matched the mention in its term's word order."""
-    return not any(rule.startswith(WORD_ORDER_RULE) for rule in span._.provenance or ())
+    return not any(rule.startswith(WORD_ORDER_RULE) for rule in mention.provenance)
 _NEXT_WORD = re.compile(r" +([^\W\d_][\w-]*)")
 
 
@@ -606,29 +610,27 @@ def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def merge(doc: Doc, spans: list[Span], compounds: list[Compound], ontology: Ontology) -> list[Span]:
-    """Compounds (longest first) replace the mentions they overlap; result in text order.
-    The compounds chosen never overlap each other (:func:`~phenorules.kb.matcher.non_overlapping`),
-    and the mentions each covers are looked up in an index of the mentions. A compound and
-    each of its parts end past the combining marks of their last letter (read as words,
-    "palate\u0301" ends before its mark)."""
-    text = doc_text(doc)
+def merge(doc: Doc, state: DocState, compounds: list[Compound], ontology: Ontology) -> list[Phenotype]:
+    """The Doc's mentions with the compounds (longest first) in place of the mentions they
+    overlap, in text order. A compound and each of its parts end past the combining marks
+    of their last letter (read as words, "palate\u0301" ends before its mark), and a
+    compound must then start and end at token boundaries. The compounds chosen never
+    overlap each other (:func:`~phenorules.kb.matcher.non_overlapping`), and the mentions
+    each covers are looked up in an index of the mentions."""
+    mentions, text = state.mentions, state.text
     compounds = [
         replace(compound, end=grapheme_end(text, compound.end), parts=tuple((start, grapheme_end(text, end), ids) for start, end, ids in compound.parts))
         for compound in compounds
     ]
-    placed = [compound for compound in compounds if doc.char_span(compound.start, compound.end) is not None]
-    index = Extents((s.start_char, s.end_char) for s in spans)
-    chosen: list[Span] = []
+    aligned = [compound for compound in compounds if state.aligned(doc, compound.start, compound.end)]
+    index = Extents((m.start, m.end) for m in mentions)
+    chosen: list[Phenotype] = []
     covered: set[int] = set()
-    for compound in non_overlapping(placed, lambda c: (c.start - c.end, c.start, c.hpo_ids)):
-        span = doc.char_span(compound.start, compound.end, label=PHENOTYPE_LABEL)
+    for compound in non_overlapping(aligned, lambda c: (c.start - c.end, c.start, c.hpo_ids)):
         inside = index.overlapping(compound.start, compound.end)
-        span._.hpo_ids = compound.hpo_ids
-        span._.hpo_label = ontology.label(compound.hpo_ids)
-        span._.provenance = [p for i in inside for p in (spans[i]._.provenance or [])] + [compound.rule]
+        provenance = [p for i in inside for p in mentions[i].provenance] + [compound.rule]
+        start, end = compound.start, compound.end
+        chosen.append(Phenotype(start, end, text[start:end], compound.hpo_ids, ontology.label(compound.hpo_ids), provenance, compound.parts))
         covered.update(inside)
-        span._.parts = compound.parts or None
-        chosen.append(span)
-    kept = [s for i, s in enumerate(spans) if i not in covered]
-    return sorted(kept + chosen, key=lambda s: (s.start_char, s.end_char))
+    kept = [m for i, m in enumerate(mentions) if i not in covered]
+    return sorted(kept + chosen, key=lambda m: (m.start, m.end))

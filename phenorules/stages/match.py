@@ -1,19 +1,23 @@
-"""The dictionary stage: Aho-Corasick lexicon matches become phenotype spans.
+"""The dictionary stage: Aho-Corasick lexicon matches become phenotype mentions.
 
-Each span carries the HPO id(s), the term label and the provenance of the lexicon entry
+Each mention carries the HPO id(s), the term label and the provenance of the lexicon entry
 that produced it (``name``, ``synonym:EXACT``, a variant chain, a TSV file and line).
 """
 
 from __future__ import annotations
 
-from spacy.language import Language
-from spacy.tokens import Doc, Span
+from bisect import bisect_left
 
-from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..core.document import DocState, MentionStage, placed, working
+from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import Entry
-from ..kb.lexicon.normalize import grapheme_end, is_mark, normalize_key
+from ..kb.lexicon.normalize import grapheme_end, normalize_key
 from ..kb.matcher import Match, PhraseMatcher
+from ..kb.word_sets import WordTable
 from .knowledge import KB_CONFIG
 
 # Provenance of a span widened to token boundaries (spaCy's default tokenizer keeps
@@ -22,12 +26,12 @@ EXPANDED_TO_TOKENS = "token_alignment:expand"
 _PHRASES_KEPT = 100_000  # rebuilt phrases whose term is remembered between texts
 
 
-@Language.factory("phenorules_match", default_config={"kb": KB_CONFIG})
-def make_phenotype_matcher(nlp: Language, name: str, kb: KnowledgeBase):
-    return PhenotypeMatcher(kb)
+@Language.factory("phenorules_match", default_config={"kb": KB_CONFIG, "spans": True})
+def make_phenotype_matcher(nlp: Language, name: str, kb: KnowledgeBase, spans: bool):
+    return placed(PhenotypeMatcher(kb), spans)
 
 
-class RefinesMatches:
+class RefinesMatches(MentionStage):
     """Base of the stages that refine the match stage's spans, on the same knowledge base."""
 
     kb: KnowledgeBase
@@ -46,6 +50,23 @@ class RefinesMatches:
                 known.clear()
             known[key] = self.term(key) if self.words_fit(key) else None
         return known[key]
+
+    def extents_term(self, text: str, table: WordTable, *extents: tuple[int, int] | None) -> tuple[str, ...] | None:
+        """:meth:`phrase_term` of the phrase the ``extents`` of ``text`` make, joined by
+        spaces (None: no part). One whose content words could make no indexed term is told
+        from the text's words (``table``, :func:`~phenorules.kb.word_sets.word_table`),
+        without making the phrase: most phrases a stage rebuilds are such."""
+        starts, surfaces = table.starts, table.surfaces
+        words: list[str] = []
+        for extent in extents:
+            if extent is not None:
+                words += surfaces[bisect_left(starts, extent[0]) : bisect_left(starts, extent[1])]
+        word_sets = self.kb.word_sets
+        function_words, suffix_words, base, partners = word_sets.function_words, word_sets.suffix_words, word_sets.morphology.base, word_sets.partners
+        content = [base(word) for i, word in enumerate(words) if word not in function_words and not (i and word in suffix_words)]
+        if not all(b in partners.get(a, ()) for i, a in enumerate(content) for b in content[i + 1 :] if a != b):
+            return None
+        return self.phrase_term(" ".join(text[start:end] for start, end in filter(None, extents)))
 
     def words_fit(self, phrase: str) -> bool:
         """Whether each pair of the content words of ``phrase`` shares an indexed word set
@@ -77,56 +98,37 @@ class RefinesMatches:
         return None
 
 
-class PhenotypeMatcher:
+class PhenotypeMatcher(MentionStage):
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
 
-    def __call__(self, doc: Doc) -> Doc:
-        spans: list[Span] = []
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions: list[Phenotype] = []
         taken: set[tuple[int, int]] = set()
-        for match in self.kb.matcher(doc_text(doc)):
-            span, provenance = align(doc, match)
-            # Two matches inside one foreign token would share the span's extension values.
-            if span is None or (span.start, span.end) in taken:
+        for match in self.kb.matcher(state.text):
+            mention = matched(doc, state, match, self.kb)
+            # Two matches inside one foreign token would be one span.
+            if mention is None or (mention.start, mention.end) in taken:
                 continue
-            taken.add((span.start, span.end))
-            spans.append(annotate(span, match.entry, provenance, self.kb))
-        doc.spans[PHENOTYPES] = spans
-        return doc
+            taken.add((mention.start, mention.end))
+            mentions.append(mention)
+        state.mentions = mentions
 
 
-def align(doc: Doc, match: Match) -> tuple[Span | None, list[str]]:
-    """The span at the match's exact offsets, its end past the combining marks of its last
-    letter; with a foreign tokenizer whose tokens do not end where the match does, the
-    tokens that hold it (so that no match is lost), and the tokens before those while
-    they would begin on a combining mark (spaCy leaves the mark of "(" on the next word:
-    "(\u0301hypotonia"). None where the tokens begin on one at the start of the text or
-    after white space: a span never begins on a mark."""
-    provenance = [match.entry.provenance]
-    end = grapheme_end(doc_text(doc), match.end)
-    span = doc.char_span(match.start, end, label=PHENOTYPE_LABEL)
-    if span is None:
-        span = off_marks(doc.char_span(match.start, end, label=PHENOTYPE_LABEL, alignment_mode="expand"))
-        provenance.append(EXPANDED_TO_TOKENS)
-    return span, provenance
-
-
-def off_marks(span: Span | None) -> Span | None:
-    """``span`` with the tokens before it that it takes while it would begin on a combining
-    mark (tokens written together, with no white space between); None if it still would,
-    or if there is no span."""
-    if span is None:
+def matched(doc: Doc, state: DocState, match: Match, kb: KnowledgeBase, rules: list[str] | None = None) -> Phenotype | None:
+    """The mention of a match at its exact offsets, its end past the combining marks of its
+    last letter; with a foreign tokenizer whose tokens do not end where the match does, over
+    the tokens that hold it (so that no match is lost: :meth:`DocState.expanded`).
+    ``rules``: the provenance after the lexicon entry's."""
+    end = grapheme_end(state.text, match.end)
+    extent = state.expanded(doc, match.start, end)
+    if extent is None:
         return None
-    doc, start = span.doc, span.start
-    while is_mark(doc[start].text[0]) and start and not doc[start - 1].whitespace_:
-        start -= 1
-    if is_mark(doc[start].text[0]):
-        return None
-    return span if start == span.start else Span(doc, start, span.end, label=PHENOTYPE_LABEL)
+    provenance = [match.entry.provenance] + ([EXPANDED_TO_TOKENS] if extent != (match.start, end) else []) + (rules or [])
+    return mention_of(state.text, *extent, match.entry, provenance, kb)
 
 
-def annotate(span: Span, entry: Entry, provenance: list[str], kb: KnowledgeBase) -> Span:
-    span._.hpo_ids = entry.hpo_ids
-    span._.hpo_label = kb.ontology.label(entry.hpo_ids)
-    span._.provenance = provenance
-    return span
+def mention_of(text: str, start: int, end: int, entry: Entry, provenance: list[str], kb: KnowledgeBase) -> Phenotype:
+    """A mention of the lexicon entry ``entry`` at [start, end)."""
+    return Phenotype(start, end, text[start:end], entry.hpo_ids, kb.ontology.label(entry.hpo_ids), provenance)

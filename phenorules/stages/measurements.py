@@ -22,7 +22,8 @@ from sortedcontainers import SortedList
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.document import MentionStage, placed, working
+from ..core.phenotype import Phenotype
 from ..core.errors import InputError
 from ..core.intervals import Extents
 from ..kb.knowledge_base import KnowledgeBase
@@ -117,50 +118,49 @@ def measured_value(match: re.Match, part: str) -> float:
     return float(match.group(2 if part == "second" else 1).replace(",", ""))
 
 
-@Language.factory("phenorules_measurements", default_config={"kb": KB_CONFIG, "rules_file": None})
-def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None):
+@Language.factory("phenorules_measurements", default_config={"kb": KB_CONFIG, "rules_file": None, "spans": True})
+def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, spans: bool):
     path = data_file("rules", "measurements.tsv", rules_file)
-    return Measurements(read_rules(path, kb.ontology.names), kb, path.name)
+    return placed(Measurements(read_rules(path, kb.ontology.names), kb, path.name), spans)
 
 
-class Measurements:
+class Measurements(MentionStage):
     def __init__(self, rules: list[MeasurementRule], kb: KnowledgeBase, file_name: str):
         self.rules = rules
         self.kb = kb
         self.file_name = file_name
 
-    def __call__(self, doc: Doc) -> Doc:
-        spans = list(doc.spans.get(PHENOTYPES, []))
-        mentions = Extents((s.start_char, s.end_char) for s in spans)
-        # The spans added here: token-aligned, as the mentions are, and each added where it
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions = list(state.mentions)
+        found_before = Extents((m.start, m.end) for m in mentions)
+        # The mentions added here: token-aligned, as the others are, and each added where it
         # overlaps nothing, so they never overlap each other and a sorted list of them
         # answers overlaps by its neighbours.
         added = SortedList()
         ontology = self.kb.ontology
-        named = {hpo_id for s in spans for hpo_id in (s._.hpo_ids or ()) if hpo_id in ontology}
+        named = {hpo_id for m in mentions for hpo_id in m.hpo_ids if hpo_id in ontology}
         related: dict[str, bool] = {}  # finding -> whether a mention names it, an ancestor or a descendant
-        text = doc_text(doc).translate(_SAME_LENGTH)
+        text = state.text.translate(_SAME_LENGTH)
         for rule in self.rules:
             for match in (match for pattern in rule.patterns for match in pattern.finditer(text)):
                 found = rule.finding(measured_value(match, rule.part))
                 start, end = match.span()
-                if found is None or mentions.overlaps_any(start, end) or _overlaps_sorted(added, start, end):
+                if found is None or found_before.overlaps_any(start, end) or _overlaps_sorted(added, start, end):
                     continue
-                span = doc.char_span(start, end, label=PHENOTYPE_LABEL, alignment_mode="expand")
-                if span is None:
+                extent = state.expanded(doc, start, end)
+                if extent is None:
                     continue
                 hpo_id, side = found
                 if hpo_id not in related:
                     related[hpo_id] = any(hpo_id == other or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for other in named)
                 if related[hpo_id]:
                     continue
-                span._.hpo_ids = (hpo_id,)
-                span._.hpo_label = ontology.label(span._.hpo_ids)
-                span._.provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
-                spans.append(span)
-                added.add((span.start_char, span.end_char))
-        doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
-        return doc
+                start, end = extent
+                provenance = [f"rules/{self.file_name}:{rule.line}:{rule.measure}:{side}"]
+                mentions.append(Phenotype(start, end, state.text[start:end], (hpo_id,), ontology.label((hpo_id,)), provenance))
+                added.add(extent)
+        state.mentions = sorted(mentions, key=lambda m: (m.start, m.end))
 
 
 def _overlaps_sorted(extents: SortedList, start: int, end: int) -> bool:

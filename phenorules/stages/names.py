@@ -23,9 +23,9 @@ from typing import NamedTuple
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPES, doc_text, drop
+from ..core.document import MentionStage, placed, working
 from ..core.errors import InputError
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
@@ -112,38 +112,34 @@ def _is_name_pair(pair) -> bool:
     )
 
 
-@Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None})
-def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file: str | None):
+@Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None, "spans": True})
+def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file: str | None, spans: bool):
     guards = read_name_guards(data_file("rules", "name_guards.tsv", guards_file))
     diseases = {}
     if guards.disease is not None:
         diseases = disease_names(diseases_file or str(Path(default_obo_path()).parent / "phenotype.hpoa"))
-    return Names(guards, diseases)
+    return placed(Names(guards, diseases), spans)
 
 
-class Names:
+class Names(MentionStage):
     def __init__(self, guards: NameGuards, diseases: dict[tuple[str, ...], str]):
         self.guards = guards
         self.diseases = diseases
 
-    def __call__(self, doc: Doc) -> Doc:
-        if PHENOTYPES not in doc.spans:
-            return doc
-        text = doc_text(doc)
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
         kept = []
-        for span in doc.spans[PHENOTYPES]:
-            rule = self.name_rule(text, span)
+        for mention in state.mentions:
+            rule = self.name_rule(state.text, mention.start, mention.end)
             if rule is None:
-                kept.append(span)
+                kept.append(mention)
             else:
-                drop(span, rule)
-        if len(kept) != len(doc.spans[PHENOTYPES]):
-            doc.spans[PHENOTYPES] = kept
-        return doc
+                state.drop(mention, rule)
+        state.mentions = kept
 
-    def name_rule(self, text: str, span: Span) -> str | None:
-        """The guard that makes the mention part of a name, as ``names:GUARD:ROW``; None for a finding."""
-        start, end = span.start_char, span.end_char
+    def name_rule(self, text: str, start: int, end: int) -> str | None:
+        """The guard that makes the mention text[start:end] part of a name, as
+        ``names:GUARD:ROW``; None for a finding."""
         following = _WORD.match(text, end + 1) if text[end : end + 1] in (" ", "-") else None
         if following is not None and following.group().lower() in self.guards.after:
             return f"names:after:{self.guards.after[following.group().lower()]}"

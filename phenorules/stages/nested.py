@@ -13,43 +13,42 @@ hit's lexicon provenance and ``nested``; a hit already a mention is left alone.
 from __future__ import annotations
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPES, doc_text
+from ..core.document import MentionStage, placed, working
+from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.matcher import Match
 from .knowledge import KB_CONFIG
-from .match import align, annotate
+from .match import matched
 
 NESTED = "nested"
 
 
-@Language.factory("phenorules_nested", default_config={"kb": KB_CONFIG})
-def make_nested(nlp: Language, name: str, kb: KnowledgeBase):
-    return NestedTerms(kb)
+@Language.factory("phenorules_nested", default_config={"kb": KB_CONFIG, "spans": True})
+def make_nested(nlp: Language, name: str, kb: KnowledgeBase, spans: bool):
+    return placed(NestedTerms(kb), spans)
 
 
-class NestedTerms:
+class NestedTerms(MentionStage):
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
 
-    def __call__(self, doc: Doc) -> Doc:
-        mentions = list(doc.spans.get(PHENOTYPES, []))
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions = state.mentions
         if not mentions:
-            return doc
-        text = doc_text(doc)
-        taken = {(span.start_char, span.end_char) for span in mentions}
-        nested: list[Span] = []
+            return
+        taken = {(mention.start, mention.end) for mention in mentions}
+        nested: list[Phenotype] = []
         for outer in mentions:
-            for match in self.kb.matcher.candidates(text[outer.start_char:outer.end_char]):
-                start, end = outer.start_char + match.start, outer.start_char + match.end
-                if (start, end) in taken or match.entry.hpo_ids == outer._.hpo_ids or not match.entry.hpo_ids:
+            for match in self.kb.matcher.candidates(outer.text):
+                start, end = outer.start + match.start, outer.start + match.end
+                if (start, end) in taken or match.entry.hpo_ids == outer.hpo_ids or not match.entry.hpo_ids:
                     continue
                 taken.add((start, end))
-                span, provenance = align(doc, Match(start, end, match.entry))
-                if span is None:
-                    continue
-                nested.append(annotate(span, match.entry, provenance + [NESTED], self.kb))
+                mention = matched(doc, state, Match(start, end, match.entry), self.kb, [NESTED])
+                if mention is not None:
+                    nested.append(mention)
         if nested:
-            doc.spans[PHENOTYPES] = sorted(mentions + nested, key=lambda s: (s.start_char, -s.end_char))
-        return doc
+            state.mentions = sorted(mentions + nested, key=lambda m: (m.start, -m.end))

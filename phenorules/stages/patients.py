@@ -19,13 +19,13 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.article import TEXT_SECTION_TYPE, Patient
+from ..core.article import Patient
 from ..assertion.rules import FLAGS
-from ..core.document import PASSAGES, PHENOTYPES, doc_text, sentence_offsets
+from ..core.document import MentionStage, placed, working
 from ..core.errors import SettingError
-from ..core.phenotype import ASSERTION_FLAGS, association_values
+from ..core.phenotype import ASSERTION_FLAGS, Phenotype, association_values
 from ..patients.attribution import Attribution, Attributor, SectionedPassage, PhenotypeExtent
 from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
@@ -38,7 +38,7 @@ _APPOSITION_GAP = 3  # characters between a kinship cue and the patient label it
 
 @Language.factory(
     "phenorules_patients",
-    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None, "unattributed": ["is_family"], "text_subject": True},
+    default_config={"mentions_file": None, "number_words_file": None, "policy_file": None, "cues_file": None, "subjects_file": None, "unattributed": ["is_family"], "text_subject": True, "spans": True},
 )
 def make_patient_attributor(
     nlp: Language,
@@ -50,73 +50,66 @@ def make_patient_attributor(
     subjects_file: str | None,
     unattributed: list[str],
     text_subject: bool,
+    spans: bool,
 ):
     """``text_subject``: a text that lists no patient is about one, ``proband``; off where a
     task scores the given patients only (the patientphex profile)."""
     unknown = sorted(set(unattributed) - set(ASSERTION_FLAGS))
     if unknown:
         raise SettingError(f"patients.unattributed: unknown flag(s) {unknown}; the flags are {list(ASSERTION_FLAGS)}")
-    return PatientAttributor(
-        load_patient_rules(
-            data_file("rules", "patient_mentions.tsv", mentions_file),
-            data_file("rules", "number_words.tsv", number_words_file),
-            data_file("rules", "patient_policy.tsv", policy_file),
-            data_file("rules", "patient_cues.tsv", cues_file),
-        ),
-        tuple(unattributed),
-        read_subject_rules(data_file("rules", SUBJECTS_FILE, subjects_file)),
-        text_subject,
+    rules = load_patient_rules(
+        data_file("rules", "patient_mentions.tsv", mentions_file),
+        data_file("rules", "number_words.tsv", number_words_file),
+        data_file("rules", "patient_policy.tsv", policy_file),
+        data_file("rules", "patient_cues.tsv", cues_file),
     )
+    return placed(PatientAttributor(rules, tuple(unattributed), read_subject_rules(data_file("rules", SUBJECTS_FILE, subjects_file)), text_subject), spans)
 
 
-class PatientAttributor:
+class PatientAttributor(MentionStage):
     def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = (), subject_rules: tuple[SubjectRule, ...] = (), text_subject: bool = True):
         self.rules = rules
         self.unattributed = unattributed
         self.subject_rules = subject_rules
         self.text_subject = text_subject
 
-    def __call__(self, doc: Doc) -> Doc:
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
         patients = doc._.patients or ()
-        spans = list(doc.spans[PHENOTYPES]) if PHENOTYPES in doc.spans else []
-        for extensions in (span._ for span in spans):  # one accessor object per span
-            extensions.patient = []
-            extensions.patient_evidence = []
+        mentions = state.mentions
+        for mention in mentions:  # a Doc run again starts unattributed
+            mention.patients, mention.evidence = [], []
         if not patients and self.text_subject:  # plain text, BioC without patients: the text's subject is one patient
             patients = doc._.patients = (PROBAND,)
-        # a Doc of someone else's nlp(text) has no passages: it is one passage of plain text
-        given_passages = doc.spans[PASSAGES] if PASSAGES in doc.spans else [doc[:]]
-        passages = [SectionedPassage(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or "paragraph") for s in given_passages]
-        sentences = sentence_offsets(doc)
-        text = doc_text(doc)
+        passages = [SectionedPassage(*passage) for passage in state.passages(doc)]
+        text = state.text
         people = find_people(text, patients, self.rules)
-        phenotypes = [PhenotypeExtent(s.start_char, s.end_char, bool(s._.negex)) for s in spans]
+        phenotypes = [PhenotypeExtent(m.start, m.end, m.negated) for m in mentions]
         patient_ids = [p.id for p in patients]
         subjects = find_subjects(text, people, patient_ids, self.subject_rules, self.rules.cues, self.rules.number_words)
         doc._.subjects = {patient_id: subject.data() for patient_id, subject in subjects.items()}
         named = _Named(people.mentions)
         attributor = Attributor(self.rules.policy, patient_ids, passages, people, self.rules.cues, text)
-        attributions = [a for a in attributor.run(sentences, people.mentions, phenotypes) if self.keeps(spans[a.index], a, named)]
-        doc._.associations = associations(spans, attributions, patient_ids)
+        attributions = [a for a in attributor.run(state.sentences(doc), people.mentions, phenotypes) if self.keeps(mentions[a.index], a, named)]
+        doc._.associations = associations(mentions, attributions, patient_ids)
         for attribution in attributions:
-            span = spans[attribution.index]
-            span._.patient = list(attribution.patients)
-            span._.patient_evidence = [evidence(attribution)]
-            span._.provenance = list(span._.provenance or []) + [f"patient:{attribution.rule}"]
-        return doc
+            mention = mentions[attribution.index]
+            mention.patients = list(attribution.patients)
+            mention.evidence = [evidence(attribution)]
+            mention.provenance = [*mention.provenance, f"patient:{attribution.rule}"]
 
-    def keeps(self, span: Span, attribution: Attribution, named: "_Named") -> bool:
+    def keeps(self, mention: Phenotype, attribution: Attribution, named: "_Named") -> bool:
         """Whether a mention flagged ``unattributed`` still goes to its patients: only when
         the words that set the flag are, or stand in apposition to, a mention of those
         listed patients ("her brother, Patient 2,", "her brother (P2)")."""
-        flags = [flag for flag in self.unattributed if span._.get(flag)]
+        flags = [flag for flag in self.unattributed if mention.flagged(flag)]
         if not flags:
             return True
-        cues = [cue for cue in span._.assertion_cues or () if FLAGS[cue["category"]] in flags]
+        cues = [cue for cue in mention.cues if FLAGS[cue["category"]] in flags]
         patients = {patient for cue in cues for patient in named.at(cue["start"], cue["end"] + _APPOSITION_GAP)}
         kept = bool(patients) and set(attribution.patients) <= patients
         if not kept:
-            span._.provenance = [*(span._.provenance or []), f"patient:unattributed:{','.join(flags)}"]
+            mention.provenance = [*mention.provenance, f"patient:unattributed:{','.join(flags)}"]
         return kept
 
 
@@ -138,13 +131,13 @@ class _Named:
         return found
 
 
-def associations(spans: list[Span], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
+def associations(mentions: list[Phenotype], attributions: list[Attribution], patient_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {patient_id: set() for patient_id in patient_ids}
     for attribution in attributions:
-        span = spans[attribution.index]
-        if span._.negex:
+        mention = mentions[attribution.index]
+        if mention.negated:
             continue
-        values = association_values(span._.hpo_ids, span.text)
+        values = association_values(mention.hpo_ids, mention.text)
         for patient_id in attribution.patients:
             found[patient_id].update(values)
     return {patient_id: sorted(values) for patient_id, values in found.items()}

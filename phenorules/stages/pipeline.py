@@ -22,11 +22,14 @@ from . import STAGE_ROWS, stage_factory
 from .profiles import GENERAL, KB_TARGET, apply_profile
 from .profiles import profile as profile_named
 from ..core.article import MAX_ARTICLE_CHARS
+from ..core.document import SPANS_PIPE
 from .knowledge import KB_FUNCTION, knowledge_base
 
 # (stage name, spaCy factory) in the order they run (rules/stages.tsv).
 STAGES: tuple[tuple[str, str], ...] = tuple((name, stage_factory(name)) for name, _ in STAGE_ROWS)
 REQUIRED_STAGES = frozenset(name for name, switch in STAGE_ROWS if switch == "required")
+# The stage settings the plan sets itself (stage_plan), never a user.
+PLAN_SETTINGS = frozenset({"kb", "spans"})
 # Stages that run only when enabled (by an option or a profile's row).
 OPTIONAL_STAGES = frozenset(name for name, switch in STAGE_ROWS if switch == "optional")
 
@@ -54,7 +57,9 @@ def stage_plan(
     Every stage whose factory has a ``kb`` setting gets the same knowledge base config:
     ``kb`` (settings of ``phenorules.KnowledgeBase.v1``, or another registered function
     named by ``"@misc"``) over the profile's ``kb.`` rows, with ``hpo`` as its ontology, so
-    that a stage added to STAGES shares it without a change here.
+    that a stage added to STAGES shares it without a change here. A stage with a ``spans``
+    setting leaves its mentions as records (:class:`~phenorules.core.document.MentionStage`):
+    the ``phenorules`` pipe after the stages makes them spans.
     """
     names = stage_names()
     given = set(disable) | set(enable) | set(stage_config or {})
@@ -75,8 +80,11 @@ def stage_plan(
         if name in disabled:
             continue
         config = dict(stage_config.get(name, {}))
-        if "kb" in Language.get_factory_meta(factory).default_config:
+        defaults = Language.get_factory_meta(factory).default_config
+        if "kb" in defaults:
             config["kb"] = dict(kb_config)
+        if "spans" in defaults:
+            config["spans"] = False  # the phenorules pipe after the stages makes the spans
         plan.append((name, factory, config))
     return plan
 
@@ -96,8 +104,34 @@ def build_pipeline(
     kb: dict | None = None,
     profile: str = GENERAL,
 ) -> Language:
-    """A ready nlp with the stages :func:`stage_plan` names."""
-    return add_stages(blank_english(), stage_plan(disable, stage_config, hpo, enable, kb, profile))
+    """A ready nlp: the stages :func:`stage_plan` names and the ``phenorules`` pipe that
+    makes their mentions spans (:func:`add_pipes`)."""
+    nlp = blank_english()
+    add_pipes(nlp, hpo, disable, enable, stage_config, kb, profile)
+    return nlp
+
+
+def add_pipes(
+    nlp: Language,
+    hpo: str | None = None,
+    disable: Iterable[str] = (),
+    enable: Iterable[str] = (),
+    stages: dict[str, dict] | None = None,
+    kb: dict | None = None,
+    profile: str = GENERAL,
+) -> list[str]:
+    """Add phenorules' stages and the ``phenorules`` component (:mod:`phenorules.component`,
+    found by its factory name) to ``nlp``; the names added.
+
+    ``kb``: settings of ``phenorules.KnowledgeBase.v1``, or ``{"@misc": NAME, ...}`` for
+    another function registered in ``spacy.registry.misc`` that returns a knowledge base.
+    """
+    before = list(nlp.component_names)
+    settings = dict(kb or {})
+    kb_function = settings.pop("@misc", KB_FUNCTION)
+    config = {"hpo": hpo, "disable": list(disable), "enable": list(enable), "stages": stages or {}, "kb": settings, "kb_function": kb_function, "profile": profile}
+    nlp.add_pipe(SPANS_PIPE, config=config)
+    return [name for name in nlp.component_names if name not in before]
 
 
 def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
@@ -126,8 +160,8 @@ def check_settings(stage_config: dict[str, dict]) -> None:
     for name, factory in STAGES:
         defaults = Language.get_factory_meta(factory).default_config
         for setting, value in stage_config.get(name, {}).items():
-            if setting not in defaults or setting == "kb":
-                known = sorted(key for key in defaults if key != "kb")
+            if setting not in defaults or setting in PLAN_SETTINGS:
+                known = sorted(key for key in defaults if key not in PLAN_SETTINGS)
                 raise SettingError(f"stage {name} has no setting {setting!r}; its settings are {known}")
             default = defaults[setting]
             if default is not None and not (

@@ -28,7 +28,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPES, doc_text
+from ..core.document import placed, working
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import adjectival_forms
 from ..kb.lexicon.normalize import normalize_key
@@ -71,10 +71,10 @@ def read_rules(path: Path) -> PredicativeRules:
     )
 
 
-@Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None})
-def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None):
+@Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None, "spans": True})
+def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None, spans: bool):
     rules = read_rules(data_file("rules", "predicative.tsv", rules_file))
-    return Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons")))
+    return placed(Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons"))), spans)
 
 
 class Predicative(RefinesMatches):
@@ -87,16 +87,15 @@ class Predicative(RefinesMatches):
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
 
-    def __call__(self, doc: Doc) -> Doc:
-        text = doc_text(doc)
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        text = state.text
         compounds = [c for found in self.copula.finditer(text) if (c := self.clause(text, found)) is not None]
         compounds += [c for found in self.before_person.finditer(text) if (c := self.attributive(text, found)) is not None]
-        spans = list(doc.spans.get(PHENOTYPES, []))
         # a mention of the dictionary around one stays ("were [hypotonic seizures]")
-        compounds = [c for c in compounds if not any(s.start_char <= c.start and c.end <= s.end_char for s in spans)]
+        compounds = [c for c in compounds if not any(m.start <= c.start and c.end <= m.end for m in state.mentions)]
         if compounds:
-            doc.spans[PHENOTYPES] = merge(doc, spans, compounds, self.kb.ontology)
-        return doc
+            state.mentions = merge(doc, state, compounds, self.kb.ontology)
 
     def adjective_term(self, text: str, start: int, end: int) -> tuple[tuple[str, ...], RuleRef] | None:
         """The term of an adjectival form ('ataxic': Ataxia) and the row of its ending."""

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPE_LABEL, PHENOTYPES, doc_text
+from ..core.document import DocState, placed, working
+from ..core.phenotype import Phenotype
 from ..core.errors import InputError
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.tsv import RuleRef, read_rules
@@ -65,10 +66,10 @@ def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
     return out
 
 
-@Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False})
-def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool):
+@Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False, "spans": True})
+def make_qualifiers(nlp: Language, name: str, kb: KnowledgeBase, qualifiers_file: str | None, more_specific_only: bool, spans: bool):
     path = data_file("rules", "qualifiers.tsv", qualifiers_file)
-    return Qualifiers(read_qualifiers(path), kb, more_specific_only)
+    return placed(Qualifiers(read_qualifiers(path), kb, more_specific_only), spans)
 
 
 def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
@@ -86,55 +87,50 @@ class Qualifiers(RefinesMatches):
         # A post-posed qualifier follows the mention after spaces ("[ptosis] of both eyes").
         self.qualifier_after = re.compile(rf"[ \t]+({_alternatives(qualifiers['after'])})(?![\w-])", re.IGNORECASE)
 
-    def __call__(self, doc: Doc) -> Doc:
-        spans = list(doc.spans.get(PHENOTYPES, []))
-        if not spans:
-            return doc
-        text = doc_text(doc)
-        out: list[Span] = []
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions, text = state.mentions, state.text
+        if not mentions:
+            return
+        out: list[Phenotype] = []
         previous_end = 0
-        for index, span in enumerate(spans):
-            next_start = spans[index + 1].start_char if index + 1 < len(spans) else len(text)
-            grown = self.qualified(doc, text, span, previous_end, next_start)
-            out.append(grown or span)
-            previous_end = max(previous_end, span.end_char)
-        doc.spans[PHENOTYPES] = out
-        return doc
+        for index, mention in enumerate(mentions):
+            next_start = mentions[index + 1].start if index + 1 < len(mentions) else len(text)
+            grown = self.qualified(doc, state, mention, previous_end, next_start)
+            out.append(grown or mention)
+            previous_end = max(previous_end, mention.end)
+        state.mentions = out
 
-    def qualified(self, doc: Doc, text: str, span: Span, previous_end: int, next_start: int) -> Span | None:
-        """The longer span with the qualified term (a qualifier before the mention tried
+    def qualified(self, doc: Doc, state: DocState, mention: Phenotype, previous_end: int, next_start: int) -> Phenotype | None:
+        """The longer mention with the qualified term (a qualifier before the mention tried
         first), or None."""
-        if not _one_term(span._.hpo_ids, self.kb.ontology):  # a compound or an unknown phenotype
+        if not _one_term(mention.hpo_ids, self.kb.ontology):  # a compound or an unknown phenotype
             return None
-        before = self.qualifier_before.search(text, max(previous_end, span.start_char - _NEAR), span.start_char)
+        text = state.text
+        before = self.qualifier_before.search(text, max(previous_end, mention.start - _NEAR), mention.start)
         if before is not None:
-            grown = self.grown(doc, text, span, "before", before.group(1), before.start(1), span.end_char)
+            grown = self.grown(doc, state, mention, "before", before.group(1), before.start(1), mention.end)
             if grown is not None:
                 return grown
-        after = self.qualifier_after.match(text, span.end_char, min(next_start, span.end_char + _NEAR))
+        after = self.qualifier_after.match(text, mention.end, min(next_start, mention.end + _NEAR))
         if after is not None:
-            return self.grown(doc, text, span, "after", after.group(1), span.start_char, after.end(1))
+            return self.grown(doc, state, mention, "after", after.group(1), mention.start, after.end(1))
         return None
 
-    def grown(self, doc: Doc, text: str, span: Span, position: str, found: str, start: int, end: int) -> Span | None:
-        """The span from ``start`` to ``end`` with the first term that a reading of the
+    def grown(self, doc: Doc, state: DocState, mention: Phenotype, position: str, found: str, start: int, end: int) -> Phenotype | None:
+        """The mention from ``start`` to ``end`` with the first term that a reading of the
         qualifier ``found`` makes with the head, or None."""
         ontology = self.kb.ontology
         qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
-        head = text[span.start_char : span.end_char]
         for reading, ref in qualifier.readings:
-            hpo_ids = self.term(f"{reading} {head}")
-            if hpo_ids is None or hpo_ids == span._.hpo_ids or not _one_term(hpo_ids, ontology):
+            hpo_ids = self.term(f"{reading} {mention.text}")
+            if hpo_ids is None or hpo_ids == mention.hpo_ids or not _one_term(hpo_ids, ontology):
                 continue
-            if self.more_specific_only and not ontology.is_ancestor(span._.hpo_ids[0], hpo_ids[0]):
+            if self.more_specific_only and not ontology.is_ancestor(mention.hpo_ids[0], hpo_ids[0]):
                 continue
-            grown = doc.char_span(start, end, label=PHENOTYPE_LABEL)
-            if grown is None:
+            if not state.aligned(doc, start, end):
                 return None
-            grown._.hpo_ids = hpo_ids
-            grown._.hpo_label = ontology.label(hpo_ids)
-            grown._.provenance = [*(span._.provenance or []), f"qualifier:{ref}"]
-            return grown
+            return Phenotype(start, end, state.text[start:end], hpo_ids, ontology.label(hpo_ids), [*mention.provenance, f"qualifier:{ref}"])
         return None
 
 

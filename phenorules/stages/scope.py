@@ -15,7 +15,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import PASSAGES, PHENOTYPES, drop
+from ..core.document import MentionStage, placed, working
 from ..core.errors import InputError
 from ..core.intervals import Extents
 from ..kb.lexicon.tsv import RuleRef, read_rules
@@ -32,26 +32,26 @@ def read_passage_types(path: Path) -> dict[str, RuleRef]:
     return types
 
 
-@Language.factory("phenorules_scope", default_config={"passages_file": None})
-def make_scope(nlp: Language, name: str, passages_file: str | None):
+@Language.factory("phenorules_scope", default_config={"passages_file": None, "spans": True})
+def make_scope(nlp: Language, name: str, passages_file: str | None, spans: bool):
     path = data_file("rules", "unannotated_passages.tsv", passages_file)
-    return Scope(read_passage_types(path))
+    return placed(Scope(read_passage_types(path)), spans)
 
 
-class Scope:
+class Scope(MentionStage):
     def __init__(self, passage_types: dict[str, RuleRef]):
         self.passage_types = passage_types
 
-    def __call__(self, doc: Doc) -> Doc:
-        outside = [(p.start_char, p.end_char, self.passage_types[p._.passage_type]) for p in doc.spans.get(PASSAGES, []) if p._.passage_type in self.passage_types]
-        if outside and PHENOTYPES in doc.spans:
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        outside = [(start, end, self.passage_types[kind]) for start, end, _, kind in state.passages(doc) if kind in self.passage_types]
+        if outside:
             passages = Extents((a, b) for a, b, _ in outside)
             kept = []
-            for span in doc.spans[PHENOTYPES]:
-                holding = passages.overlapping(span.start_char, span.start_char + 1)  # the passages it starts in
+            for mention in state.mentions:
+                holding = passages.overlapping(mention.start, mention.start + 1)  # the passages it starts in
                 if not holding:
-                    kept.append(span)
+                    kept.append(mention)
                 else:
-                    drop(span, f"scope:{outside[holding[0]][2]}")
-            doc.spans[PHENOTYPES] = kept
-        return doc
+                    state.drop(mention, f"scope:{outside[holding[0]][2]}")
+            state.mentions = kept

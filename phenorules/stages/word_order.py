@@ -5,7 +5,7 @@ liver": the dictionary holds Elbow flexion contracture, Femoral neck deformity a
 cyst, and at most some of their inflected and inverted forms. This stage adds the runs of
 words whose content words are a lexicon key's (:mod:`phenorules.kb.word_sets`), longest first.
 A run replaces the dictionary mentions inside it ("[flexion contractures] of the elbows")
-and never one it would cut or one that covers it; each span's provenance ends in
+and never one it would cut or one that covers it; each mention's provenance ends in
 ``word_order``, then the word-family rows that made a word of the run the term's
 (``word_family:word_clusters.tsv:12``, :meth:`~phenorules.kb.word_sets.WordSetIndex.family_rows`), then,
 when a specimen or quantity word was left out ("elevated levels of creatine" for Elevated
@@ -19,14 +19,15 @@ mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
 from __future__ import annotations
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
-from ..core.document import PHENOTYPES, doc_text
+from ..core.document import DocState, placed, working
 from ..core.intervals import Extents
+from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.matcher import Match, resolve_overlaps
 from .knowledge import KB_CONFIG
-from .match import RefinesMatches, align, annotate
+from .match import RefinesMatches, matched
 
 RULE = "word_order"
 SKIP_RULE = "word_order:skip_one_word"
@@ -34,69 +35,69 @@ FAMILY_RULE = "word_family"
 QUANTITY_RULE = "quantity"
 
 
-@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True})
-def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: bool):
-    return WordOrder(kb, skip_one_word)
+@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True, "spans": True})
+def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: bool, spans: bool):
+    return placed(WordOrder(kb, skip_one_word), spans)
 
 
 class WordOrder(RefinesMatches):
     def __init__(self, kb: KnowledgeBase, skip_one_word: bool = True):
         self.kb, self.skip_one_word = kb, skip_one_word
 
-    def __call__(self, doc: Doc) -> Doc:
-        spans = list(doc.spans.get(PHENOTYPES, []))
-        word_sets, text = self.kb.word_sets, doc_text(doc)
-        words = word_sets.words(text)
-        added = self.reordered(doc, text, spans, word_sets.find(text, self.matcher, words))
-        spans = [span for span in spans if span is not None] + added
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        mentions: list[Phenotype | None] = list(state.mentions)
+        word_sets, text = self.kb.word_sets, state.text
+        words = word_sets.words(text, state.words)
+        added = self.reordered(doc, state, mentions, word_sets.find(text, self.matcher, words))
+        kept = [mention for mention in mentions if mention is not None] + added
         if self.skip_one_word:
-            spans += self.skipping_one(doc, text, spans, word_sets.find_skipping_one(text, self.matcher, words))
-        doc.spans[PHENOTYPES] = sorted(spans, key=lambda s: (s.start_char, s.end_char))
-        return doc
+            kept += self.skipping_one(doc, state, kept, word_sets.find_skipping_one(text, self.matcher, words))
+        state.mentions = sorted(kept, key=lambda m: (m.start, m.end))
 
-    def reordered(self, doc: Doc, text: str, spans: list[Span | None], found: list[Match]) -> list[Span]:
+    def reordered(self, doc: Doc, state: DocState, mentions: list[Phenotype | None], found: list[Match]) -> list[Phenotype]:
         """The order-free matches that replace the mentions inside them; each replaced
-        mention's place in ``spans`` becomes None.
+        mention's place in ``mentions`` becomes None.
 
         The matches are taken in text order and never overlap, so a mention an earlier one
         replaced ends before the next starts, and one an earlier one added starts before
         it: whether a mention overlaps the next match is read from an index of the
         mentions as they came and the furthest end of those added so far."""
-        index = Extents((s.start_char, s.end_char) for s in spans)
-        added: list[Span] = []
-        added_reach = -1  # the furthest end of the spans added
+        index = Extents((m.start, m.end) for m in mentions)
+        added: list[Phenotype] = []
+        added_reach = -1  # the furthest end of the mentions added
         for match in resolve_overlaps(found):
             start, end = match.start, match.end
             if added_reach > start:
                 continue  # it would cut a mention added before
             overlapping = index.overlapping(start, end)
-            if any(spans[i].start_char < start or spans[i].end_char > end for i in overlapping):
+            if any(mentions[i].start < start or mentions[i].end > end for i in overlapping):
                 continue  # it would cut a mention or lie inside one
-            if any(spans[i].start_char == start and spans[i].end_char == end for i in overlapping):
+            if any(mentions[i].start == start and mentions[i].end == end for i in overlapping):
                 continue  # the dictionary found this span as it is written
-            span, provenance = align(doc, match)
-            if span is None:
+            mention = matched(doc, state, match, self.kb, [RULE, *self.families(state.text, match)])
+            if mention is None:
                 continue
             for i in overlapping:
-                spans[i] = None
-            added.append(annotate(span, match.entry, provenance + [RULE, *self.families(text, match)], self.kb))
-            added_reach = max(added_reach, span.end_char)
+                mentions[i] = None
+            added.append(mention)
+            added_reach = max(added_reach, mention.end)
         return added
 
-    def skipping_one(self, doc: Doc, text: str, spans: list[Span], found: list[Match]) -> list[Span]:
-        """The matches skipping one word, where no mention lies (in text order, so a span
-        added here starts before the next match)."""
-        index = Extents((s.start_char, s.end_char) for s in spans)
-        added: list[Span] = []
+    def skipping_one(self, doc: Doc, state: DocState, mentions: list[Phenotype], found: list[Match]) -> list[Phenotype]:
+        """The matches skipping one word, where no mention lies (in text order, so a
+        mention added here starts before the next match)."""
+        index = Extents((m.start, m.end) for m in mentions)
+        added: list[Phenotype] = []
         added_reach = -1
         for match in resolve_overlaps(found):
             if added_reach > match.start or index.overlaps_any(match.start, match.end):
                 continue  # only where no mention lies
-            span, provenance = align(doc, match)
-            if span is None:
+            mention = matched(doc, state, match, self.kb, [SKIP_RULE, *self.families(state.text, match)])
+            if mention is None:
                 continue
-            added.append(annotate(span, match.entry, provenance + [SKIP_RULE, *self.families(text, match)], self.kb))
-            added_reach = max(added_reach, span.end_char)
+            added.append(mention)
+            added_reach = max(added_reach, mention.end)
         return added
 
     def families(self, text: str, match: Match) -> list[str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from phenorules.core.document import make_text_doc
-from phenorules.core.phenotype import phenotypes
+from phenorules.core.annotated import annotate
+from phenorules.core.article import text_article
 
 from .io import Question
 from .knowledge import Knowledge
@@ -59,8 +59,8 @@ class QuestionProfile:
 
 def phenotype_mentions(nlp, text: str) -> list[Mention]:
     """The pipeline's phenotypes of ``text``, one Mention per HPO id (compounds split)."""
-    found = phenotypes(nlp(make_text_doc(nlp, text)))
-    return [Mention(phenotype.text, hpo_id, phenotype.negated, phenotype.provenance) for phenotype in found for hpo_id in phenotype.hpo_ids]
+    (result,) = annotate(nlp, [text_article(None, text)])
+    return [Mention(phenotype.text, hpo_id, phenotype.negated, tuple(phenotype.provenance)) for phenotype in result.phenotypes for hpo_id in phenotype.hpo_ids]
 
 
 def option_profile(nlp, knowledge: Knowledge, letter: str, text: str) -> OptionProfile:
