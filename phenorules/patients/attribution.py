@@ -162,6 +162,11 @@ class _Found:
         self.order = sorted(range(len(phenotypes)), key=lambda i: phenotypes[i].start)
         self.phenotype_starts = [phenotypes[i].start for i in self.order]
 
+    def empty(self, start: int, end: int) -> bool:
+        """Whether no patient mention and no phenotype starts in [start, end)."""
+        mentions, phenotypes = self.mention_starts, self.phenotype_starts
+        return bisect.bisect_left(mentions, start) == bisect.bisect_left(mentions, end) and bisect.bisect_left(phenotypes, start) == bisect.bisect_left(phenotypes, end)
+
 
 class Attributor:
     """One article's walk; ``run`` returns the attributions in phenotype order."""
@@ -282,24 +287,34 @@ class Attributor:
         attributions: list[Attribution] = []
         for passage in self.passages:
             mode, setting = self._enter(walk, passage)
-            named_in_passage = False
-            header: dict[int, tuple[str, ...]] = {}
-            for unit_index, (start, end) in enumerate(self._units(passage, found)):
-                unit, in_unit = self._read_unit(walk, found, start, end, mode)
-                if passage.is_table_body and unit_index == 0:
-                    header = self._header(start, end, unit.mentions)
-                cells = self._cells(start, end) if passage.is_table_body and header and unit_index > 0 and not unit.named else None
-                general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
-                for index in in_unit:
-                    attribution = self.attribute(index, phenotypes[index], unit, walk.focus, mode, setting, passage.section, general)
-                    if cells is not None:
-                        attribution = self._by_column(index, phenotypes[index], cells, header, passage.section) or attribution
-                    if attribution is not None:
-                        attributions.append(attribution)
-                named_in_passage = named_in_passage or unit.named
+            named_in_passage = self._read_passage(passage, found, walk, mode, setting, attributions)
             if passage.is_heading and not named_in_passage and self.policy.heading_resets_focus:
                 walk.focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
+
+    def _read_passage(self, passage: SectionedPassage, found: "_Found", walk: "_Walk", mode: str, setting: str, attributions: list[Attribution]) -> bool:
+        """Attribute the phenotypes of one passage, unit by unit (``attributions`` gets
+        them); whether a unit of it names a patient."""
+        named_in_passage = False
+        header: dict[int, tuple[str, ...]] = {}
+        for unit_index, (start, end) in enumerate(self._units(passage, found)):
+            if found.empty(start, end):
+                continue  # no patient mention to move the focus, no phenotype to give
+            unit, in_unit = self._read_unit(walk, found, start, end, mode)
+            if passage.is_table_body and unit_index == 0:
+                header = self._header(start, end, unit.mentions)
+            named_in_passage = named_in_passage or unit.named
+            if not in_unit:
+                continue
+            cells = self._cells(start, end) if passage.is_table_body and header and unit_index > 0 and not unit.named else None
+            general = None if passage.is_table_body or self.cues is None else self.cues.first("general", self.text[start:end])
+            for index in in_unit:
+                attribution = self.attribute(index, found.phenotypes[index], unit, walk.focus, mode, setting, passage.section, general)
+                if cells is not None:
+                    attribution = self._by_column(index, found.phenotypes[index], cells, header, passage.section) or attribution
+                if attribution is not None:
+                    attributions.append(attribution)
+        return named_in_passage
 
     def _enter(self, walk: "_Walk", passage: SectionedPassage) -> tuple[str, str]:
         """The section's mode (and the policy row that sets it) at the start of a passage,

@@ -233,10 +233,11 @@ def _literal_candidates(profiles: list[PatientProfile], text: str, lowered: str)
 
 
 def _pattern_candidates(rules: PatientRules, text: str, lowered: str) -> list[_Candidate]:
+    found = rules.word_scan(text, lowered)
     return [
         _Candidate(match.start(), match.end(), 3, pattern.rank, pattern.name, pattern.kind, pattern.source, match)
-        for pattern in rules.patterns
-        for match in pattern.scan(text, lowered)
+        for pattern, occurrences in zip(rules.patterns, found)
+        for match in pattern.scan(text, lowered, occurrences)
         if match.end() > match.start()
     ]
 

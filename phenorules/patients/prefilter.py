@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple, Sequence
+
+import ahocorasick
 
 # Measured: below these densities of start and anchor words prefiltering is faster.
 _CHARS_PER_START = 20
@@ -39,13 +41,13 @@ class Prefilter:
     stops: re.Pattern | None
     caseless: bool  # the pattern ignores case somewhere: the words are looked up lower-cased
 
-    def finditer(self, regex: re.Pattern, scanned: str, lowered: str) -> Iterator[re.Match]:
-        """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length."""
-        where = lowered if self.caseless else scanned
+    def finditer(self, regex: re.Pattern, scanned: str, lowered: str, found: "Occurrences") -> Iterator[re.Match]:
+        """``regex.finditer(scanned)``; ``lowered`` is ``scanned.lower()``, of the same length;
+        ``found``: where this prefilter's words occur (:class:`WordScan`)."""
         if not (self.caseless and _ODD_FOLD.search(lowered)):
-            if self.starts and (hits := _rare_hits(where, self.starts, _CHARS_PER_START)) is not None:
+            if self.starts and (hits := _rare(found.starts, len(scanned) // _CHARS_PER_START)) is not None:
                 return _starting_at(regex, scanned, hits)
-            if self.stops is not None and (hits := _rare_hits(where, self.anchors, _CHARS_PER_CHUNK)) is not None:
+            if self.stops is not None and (hits := _rare(found.anchors, len(scanned) // _CHARS_PER_CHUNK)) is not None:
                 return _in_chunks(regex, scanned, self.stops, hits)
         return regex.finditer(scanned)
 
@@ -63,20 +65,54 @@ def prefilter(regex: re.Pattern, starts: tuple[str, ...], anchors: tuple[str, ..
     return Prefilter(starts, anchors, stops, caseless)
 
 
-def _rare_hits(text: str, words: tuple[str, ...], chars_per_word: int) -> list[int] | None:
-    """Every position where one of ``words`` starts, in order; None if they occur more than
-    once per ``chars_per_word`` characters, where scanning the whole text is faster ('he'
+def _rare(hits: list[int], budget: int) -> list[int] | None:
+    """The positions ``hits`` (one per occurrence of a word), in order and each once; None
+    if there are more than ``budget`` of them, where scanning the whole text is faster ('he'
     is in every 'the')."""
-    budget = len(text) // chars_per_word
-    hits = []
-    for word in words:
-        position = text.find(word)
-        while position >= 0:
-            if len(hits) == budget:
-                return None
-            hits.append(position)
-            position = text.find(word, position + 1)
-    return sorted(set(hits))
+    return None if len(hits) > budget else sorted(set(hits))
+
+
+class Occurrences(NamedTuple):
+    """Where a prefilter's start words and anchors occur in one text: a position per
+    occurrence of each word."""
+
+    starts: list[int]
+    anchors: list[int]
+
+
+class WordScan:
+    """Every prefilter's start words and anchors, found in a text in one Aho-Corasick pass
+    over its lower-cased form (the words of the patterns that ignore case or scan that form)
+    and one over the text itself (the others'), instead of a search per word and pattern."""
+
+    def __init__(self, prefilters: Sequence[tuple[Prefilter | None, bool]]):
+        """``prefilters``: each with whether its pattern scans the lower-cased text."""
+        self.count = len(prefilters)
+        self.automata: dict[bool, ahocorasick.Automaton] = {}
+        keys: dict[bool, dict[str, list[tuple[int, bool]]]] = {True: {}, False: {}}
+        for index, (found, scans_lowered) in enumerate(prefilters):
+            if found is None:
+                continue
+            for is_start, words in ((True, found.starts), (False, found.anchors if found.stops is not None else ())):
+                for word in words:
+                    keys[found.caseless or scans_lowered].setdefault(word, []).append((index, is_start))
+        for lowered, by_word in keys.items():
+            if by_word:
+                automaton = ahocorasick.Automaton()
+                for word, owners in by_word.items():
+                    automaton.add_word(word, (len(word), tuple(owners)))
+                automaton.make_automaton()
+                self.automata[lowered] = automaton
+
+    def __call__(self, text: str, lowered: str) -> list[Occurrences]:
+        """Per prefilter, in the order given: where its words occur."""
+        found = [Occurrences([], []) for _ in range(self.count)]
+        for in_lowered, automaton in self.automata.items():
+            for last, (length, owners) in automaton.iter(lowered if in_lowered else text):
+                position = last - length + 1
+                for index, is_start in owners:
+                    (found[index].starts if is_start else found[index].anchors).append(position)
+        return found
 
 
 def _starting_at(regex: re.Pattern, scanned: str, hits: list[int]) -> Iterator[re.Match]:

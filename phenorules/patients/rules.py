@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator
 
 from ..core.errors import InputError
 from ..kb.lexicon.tsv import RuleRef, read_rules
-from .prefilter import Prefilter, prefilter
+from .prefilter import Occurrences, Prefilter, WordScan, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
 # Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
@@ -33,12 +34,13 @@ class MentionPattern:
     # Skips the text where the scanned regex cannot match (see prefilter.py); None: scan all.
     prefilter: Prefilter | None = None
 
-    def scan(self, text: str, lowered: str) -> Iterator[re.Match]:
-        """Matches in ``text``; ``lowered`` is ``text.lower()``."""
+    def scan(self, text: str, lowered: str, found: Occurrences) -> Iterator[re.Match]:
+        """Matches in ``text``; ``lowered`` is ``text.lower()``; ``found``: where the
+        prefilter's words occur (:class:`~phenorules.patients.prefilter.WordScan`)."""
         if len(lowered) != len(text):
             return self.regex.finditer(text)
         regex, scanned = (self.regex, text) if self.lower_regex is None else (self.lower_regex, lowered)
-        return regex.finditer(scanned) if self.prefilter is None else self.prefilter.finditer(regex, scanned, lowered)
+        return regex.finditer(scanned) if self.prefilter is None else self.prefilter.finditer(regex, scanned, lowered, found)
 
 
 def caseless_body(pattern: str) -> str | None:
@@ -145,6 +147,11 @@ class PatientRules:
     number_words: dict[str, int]
     policy: Policy
     cues: Cues
+
+    @cached_property
+    def word_scan(self) -> WordScan:
+        """The one scan for the words of every pattern's prefilter."""
+        return WordScan([(pattern.prefilter, pattern.lower_regex is not None) for pattern in self.patterns])
 
 
 def _rows(path: Path, width: int) -> list[tuple[RuleRef, list[str]]]:
