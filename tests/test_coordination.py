@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import spacy
 from hypothesis import given, settings
@@ -296,10 +298,12 @@ def coordinated(terms, patterns, text, names=()):
     from types import SimpleNamespace
 
     from phenorules.core.document import working
+    from phenorules.kb.knowledge_base import head_words
     from phenorules.stages.match import PhenotypeMatcher
 
     kb = compile_terms(terms)
     kb.ontology = SimpleNamespace(label=lambda hpo_ids: "", names=dict(enumerate(names)), synonyms={})
+    kb.head_words = head_words(kb.ontology, kb.word_sets.morphology)
     rules_dir = data_dir("rules")
     rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv", rules_dir / "ordinals.tsv")
     doc = make_text_doc(spacy.blank("en"), text)
@@ -389,3 +393,16 @@ def test_each_term_span_of_a_coordination_carries_the_mention_s_assertions_and_p
         ("ventricular septal defects", "HP:0001629", True),
     ]
     assert terms[1]._.patient == terms[0]._.patient and terms[1]._.provenance == terms[0]._.provenance
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab1 -\u2010'é_.,\u2019x\n", max_size=16), st.data())
+def test_the_word_before_a_conjunction_is_the_unit_a_search_ending_there_finds(text, data):
+    """coordination.unit_ending_at reads backwards what the unit pattern, searched for from the
+    window's start to its end, finds ending there."""
+    from phenorules.stages.coordination import _UNIT, unit_ending_at
+
+    end = data.draw(st.integers(0, len(text)))
+    begin = data.draw(st.integers(0, end))
+    found = re.compile(_UNIT.pattern + r"\Z").search(text, begin, end)
+    assert unit_ending_at(text, begin, end) == (found.group() if found else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .lexicon import Blocked, Lexicon, LexiconConfig, add_rows, apply_blocklist, is_learned_file, lexicon_parts
 from .lexicon.morphology import Morphology
+from .lexicon.normalize import normalize_key
 from .lexicon.substitutions import Substitution
 from ..core.forking import available_cores, forked_pool, inherited
 from .matcher import KeyRows, PhraseMatcher
@@ -27,8 +28,19 @@ class KnowledgeBase:
     A plain class, not a dataclass: spaCy's config validation would copy a dataclass
     field by field, and the stages of one pipeline must share this object."""
 
-    def __init__(self, ontology: Ontology, matcher: PhraseMatcher, word_sets: WordSetIndex):
+    def __init__(self, ontology: Ontology, matcher: PhraseMatcher, word_sets: WordSetIndex, head_words: frozenset[str] | None = None):
         self.ontology, self.matcher, self.word_sets = ontology, matcher, word_sets
+        self._head_words = head_words
+
+    @property
+    def head_words(self) -> frozenset[str]:
+        """The last word (its base form) of each HPO name and synonym written in plain order
+        ('Abnormality of eye movement': movement; 'Seizures, tonic-clonic' is left out): the
+        words that head a noun phrase. Read from the ontology when first asked (0.1 s), and
+        kept in the cache."""
+        if self._head_words is None:
+            self._head_words = head_words(self.ontology, self.word_sets.morphology)
+        return self._head_words
 
     @classmethod
     def compile(
@@ -47,6 +59,17 @@ class KnowledgeBase:
                 matcher = PhraseMatcher(lexicon)
                 word_sets = WordSetIndex.from_bytes(built.result())
         return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
+
+
+def head_words(ontology: Ontology, morphology: Morphology) -> frozenset[str]:
+    """:attr:`KnowledgeBase.head_words` of an ontology."""
+    heads = set()
+    for hpo_id, name in ontology.names.items():
+        for written in (name, *(synonym.text for synonym in ontology.synonyms.get(hpo_id, ()))):
+            words = normalize_key(written).split()
+            if words and "," not in written and "(" not in written:
+                heads.add(morphology.base(words[-1]) or words[-1])
+    return frozenset(heads)
 
 
 FORKED_WORD_SETS_KEYS = 20_000  # a smaller lexicon (a test's) builds faster than a process forks

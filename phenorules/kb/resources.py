@@ -286,6 +286,7 @@ def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
     sections = matcher_sections(resources.matcher)
     sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
     sections["word_sets"] = resources.word_sets.to_bytes()
+    sections["head_words"] = srsly.msgpack_dumps(sorted(resources.head_words))
     return sections
 
 
@@ -295,7 +296,7 @@ def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | Non
     try:
         ontology = _ontology_from_state(unpacked(cache["ontology"]), obo_path)
         word_sets = WordSetIndex.from_bytes(cache["word_sets"])
-        return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets)
+        return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets, frozenset(unpacked(cache["head_words"])))
     except Exception:  # a file of another layout, or damaged: rebuild
         return None
 

@@ -31,7 +31,7 @@ from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
 from ..kb.knowledge_base import KnowledgeBase
-from ..kb.lexicon.normalize import grapheme_end, normalize_key
+from ..kb.lexicon.normalize import grapheme_end
 from ..kb.lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
 from ..kb.matcher import non_overlapping
 from ..kb.ontology import Ontology
@@ -54,7 +54,7 @@ _CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
 _LIST_CONTEXT = 80  # characters read before and after a list for its finding
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
-_LAST_UNIT = re.compile(_UNIT.pattern + r"$")  # the word of a conjunct that ends where a search ends
+_UNIT_JOINERS = frozenset("-\u2010\u2011\u2013'\u2019")  # inside a _UNIT, between its word characters
 _SITE_WINDOW = 120  # characters read on each side of a conjunction
 _MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
@@ -301,25 +301,13 @@ class Coordination(RefinesMatches):
 
     def modifies_next_word(self, text: str, end: int) -> bool:
         """Whether the word right after ``end`` (a space between) heads a noun phrase: an
-        HPO name or synonym ends with it (:attr:`head_words`). The phrase goes on, and its
+        HPO name or synonym ends with it (``KnowledgeBase.head_words``). The phrase goes on, and its
         last conjunct modifies that word."""
         found = _NEXT_WORD.match(text, end)
         if found is None:
             return False
         word = found.group(1).lower()
-        return word not in self.kb.word_sets.function_words and self.base_word(word) in self.head_words
-
-    @cached_property
-    def head_words(self) -> frozenset[str]:
-        """The last word (its base form) of each name and synonym written in plain order
-        ('Abnormality of eye movement': movement; 'Seizures, tonic-clonic' is left out)."""
-        ontology, heads = self.kb.ontology, set()
-        for hpo_id, name in ontology.names.items():
-            for written in (name, *(synonym.text for synonym in ontology.synonyms.get(hpo_id, ()))):
-                words = normalize_key(written).split()
-                if words and "," not in written and "(" not in written:
-                    heads.add(self.base_word(words[-1]))
-        return frozenset(heads)
+        return word not in self.kb.word_sets.function_words and self.base_word(word) in self.kb.head_words
 
     def base_word(self, word: str) -> str:
         return self.kb.word_sets.morphology.base(word) or word
@@ -358,12 +346,12 @@ class Coordination(RefinesMatches):
         """The longest reading whose every rebuilt conjunct is a term, or None. Only a site
         between two words some term has, or two numbers, is read further: most conjunctions
         join no terms ("patients and", "and the")."""
-        last = _LAST_UNIT.search(text, max(0, left_end - _SITE_WINDOW), left_end)
+        last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end)
         first = _UNIT.match(text, right_start, right_start + _SITE_WINDOW)
         if last is None or first is None:
             return None
         ordinals = self.rules.ordinals
-        last_left, first_right = last.group().lower(), first.group().lower()
+        last_left, first_right = last.lower(), first.group().lower()
         roman = last_left in ordinals.roman and first_right in ordinals.roman
         numbered = ordinals.number(last_left, roman) is not None and ordinals.number(first_right, roman) is not None
         if (kind == "range" and not numbered) or not (numbered or (self.known(last_left) and self.known(first_right))):
@@ -416,7 +404,7 @@ class Coordination(RefinesMatches):
             return self.rebuild_numbers(before, after, written, (modifier, conjuncts, head), is_range, roman, ref)
         found = []
         for conjunct in conjuncts:  # most readings fail at their first conjunct
-            ids = self.extents_term(text, table, modifier, conjunct, head)
+            ids = self.extents_term(table, modifier, conjunct, head)
             if ids is None:
                 return None
             found.append(ids)
@@ -592,6 +580,20 @@ class Coordination(RefinesMatches):
 
 
 _ITEM_START = re.compile(r"[^\W\d_]")
+
+
+def unit_ending_at(text: str, begin: int, end: int) -> str | None:
+    """The :data:`_UNIT` (a word, or words joined by hyphens and apostrophes) of
+    ``text[begin:end]`` that ends at ``end``, or None: read backwards from ``end``, not
+    searched for from ``begin``."""
+    start = end
+    while True:
+        while start > begin and text[start - 1].isalnum():
+            start -= 1
+        if start == end or start - 2 < begin or text[start - 1] not in _UNIT_JOINERS or not text[start - 2].isalnum():
+            break
+        start -= 1
+    return text[start:end] if start < end else None
 
 
 def matched_in_order(mention: Phenotype) -> bool:

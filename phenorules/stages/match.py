@@ -15,7 +15,7 @@ from ..core.document import DocState, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import Entry
-from ..kb.lexicon.normalize import grapheme_end, normalize_key
+from ..kb.lexicon.normalize import SPACES, grapheme_end, normalize_key
 from ..kb.matcher import Match, PhraseMatcher
 from ..kb.word_sets import WordTable
 from .knowledge import KB_CONFIG
@@ -43,19 +43,23 @@ class RefinesMatches(MentionStage):
     def phrase_term(self, phrase: str) -> tuple[str, ...] | None:
         """:meth:`term` of a phrase a stage rebuilt, remembered (the same phrase recurs in an
         article), and tried only when its content words could make one indexed term."""
+        return self._key_term(normalize_key(phrase))
+
+    def _key_term(self, key: str, fits: bool | None = None) -> tuple[str, ...] | None:
+        """:meth:`phrase_term` of a lexicon key; ``fits``: :meth:`words_fit` of it, if known."""
         known = self.__dict__.setdefault("_phrase_terms", {})
-        key = normalize_key(phrase)
         if key not in known:
             if len(known) >= _PHRASES_KEPT:
                 known.clear()
-            known[key] = self.term(key) if self.words_fit(key) else None
+            known[key] = self.term(key) if (self.words_fit(key) if fits is None else fits) else None
         return known[key]
 
-    def extents_term(self, text: str, table: WordTable, *extents: tuple[int, int] | None) -> tuple[str, ...] | None:
-        """:meth:`phrase_term` of the phrase the ``extents`` of ``text`` make, joined by
-        spaces (None: no part). One whose content words could make no indexed term is told
-        from the text's words (``table``, :func:`~phenorules.kb.word_sets.word_table`),
-        without making the phrase: most phrases a stage rebuilds are such."""
+    def extents_term(self, table: WordTable, *extents: tuple[int, int] | None) -> tuple[str, ...] | None:
+        """:meth:`phrase_term` of the phrase the ``extents`` of a text make, joined by spaces
+        (None: no part), read from its word table (``table``,
+        :func:`~phenorules.kb.word_sets.word_table`): one whose content words could make no
+        indexed term is told from the table's words without making the phrase (most phrases
+        a stage rebuilds are such), the others' key from its normal form."""
         starts, surfaces = table.starts, table.surfaces
         words: list[str] = []
         for extent in extents:
@@ -66,7 +70,9 @@ class RefinesMatches(MentionStage):
         content = [base(word) for i, word in enumerate(words) if word not in function_words and not (i and word in suffix_words)]
         if not all(b in partners.get(a, ()) for i, a in enumerate(content) for b in content[i + 1 :] if a != b):
             return None
-        return self.phrase_term(" ".join(text[start:end] for start, end in filter(None, extents)))
+        # normalize_key of the phrase, from the text's normal form (normalising is letter by letter)
+        key = SPACES.sub(" ", " ".join(table.normal[start:end] for start, end in filter(None, extents))).strip()
+        return self._key_term(key, fits=True)
 
     def words_fit(self, phrase: str) -> bool:
         """Whether each pair of the content words of ``phrase`` shares an indexed word set

@@ -36,7 +36,7 @@ _FOLD = str.maketrans(
         **_base_letters(),
     }
 )
-_SPACES = re.compile(r"\s+")
+SPACES = re.compile(r"\s+")
 
 
 def normalize_text(text: str) -> str:
@@ -51,7 +51,7 @@ def normalize_text(text: str) -> str:
 
 def normalize_key(phrase: str) -> str:
     """The lookup key of a lexicon phrase: normal form with single spaces, trimmed."""
-    return _SPACES.sub(" ", normalize_text(phrase)).strip()
+    return SPACES.sub(" ", normalize_text(phrase)).strip()
 
 
 def is_word_char(char: str) -> bool:
