@@ -9,9 +9,10 @@ section type as label; phenotype mentions are the span group ``phenotypes``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from array import array
 from bisect import bisect_left
 from dataclasses import asdict
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import numpy
 from spacy.attrs import IDX, LENGTH, SENT_START
@@ -193,8 +194,8 @@ class DocState:
         self.dropped: list[tuple[int, int, tuple[str, ...], str]] = []  # (start, end, ids, rule)
         self._passages: list[tuple[int, int, str, str]] | None = None
         self._sentences: list[tuple[int, int]] | None = None
-        self._token_starts: list[int] | None = None
-        self._token_ends: list[int] = []
+        self._token_starts: Sequence[int] | None = None
+        self._token_ends: Sequence[int] = ()
         self._words: WordTable | None = None
 
     @property
@@ -222,10 +223,11 @@ class DocState:
             self._sentences = sentence_offsets(doc)
         return self._sentences
 
-    def _bounds(self, doc: Doc) -> tuple[list[int], list[int]]:
+    def _bounds(self, doc: Doc) -> tuple[Sequence[int], Sequence[int]]:
+        """Where each token starts and ends, as machine integers (8 bytes a token)."""
         if self._token_starts is None:
-            starts, lengths = doc.to_array([IDX, LENGTH]).T if len(doc) else (numpy.zeros(0, "int64"), numpy.zeros(0, "int64"))
-            self._token_starts, self._token_ends = starts.tolist(), (starts + lengths).tolist()
+            starts, lengths = doc.to_array([IDX, LENGTH]).astype("int64").T if len(doc) else (numpy.zeros(0, "int64"), numpy.zeros(0, "int64"))
+            self._token_starts, self._token_ends = array("q", starts.tobytes()), array("q", (starts + lengths).tobytes())
         return self._token_starts, self._token_ends
 
     def aligned(self, doc: Doc, start: int, end: int) -> bool:
@@ -430,12 +432,12 @@ def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:
     arrays: iterating ``doc.sents`` makes a Token object per token, slow on long articles."""
     if not len(doc):
         return []
-    starts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64") == 1).tolist()
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
-    token_offsets = doc.to_array([IDX]).tolist()
-    lasts = [start - 1 for start in starts[1:]] + [len(doc) - 1]
-    return [(token_offsets[first], token_offsets[last] + len(doc[last])) for first, last in zip(starts, lasts)]
+    firsts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64") == 1)
+    if not len(firsts) or firsts[0] != 0:
+        firsts = numpy.concatenate(([0], firsts))
+    lasts = numpy.concatenate((firsts[1:] - 1, [len(doc) - 1]))
+    starts, lengths = doc.to_array([IDX, LENGTH]).astype("int64").T
+    return list(zip(starts[firsts].tolist(), (starts[lasts] + lengths[lasts]).tolist()))
 
 
 def non_overlapping(spans: Iterable[Span]) -> list[Span]:

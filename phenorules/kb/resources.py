@@ -19,6 +19,8 @@ by others) is absent: rebuilt.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import hashlib
 import logging
@@ -30,7 +32,7 @@ import sys
 import time
 import zlib
 from array import array
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
 from importlib.metadata import version
@@ -179,17 +181,22 @@ def _inflate(packed: bytes, length: int) -> bytes:
 
 
 class CacheFile:
-    """The sections of a cache file, inflated in threads (zlib releases the GIL) while the
-    caller parses the ones it asked for first. A section whose stream or checksum fails
+    """The sections of a cache file, each inflated when it is read, and then gone from this
+    object (a section is read once): a large entry is never held compressed and inflated at
+    once, nor every section inflated at once. A section whose stream or checksum fails
     raises on access, before any code trusts its layout."""
 
     def __init__(self, stored: dict[str, tuple[bytes, int]]) -> None:
-        pool = ThreadPoolExecutor(_THREADS)
-        self._sections: dict[str, Future] = {name: pool.submit(_inflate, packed, length) for name, (packed, length) in stored.items()}
-        pool.shutdown(wait=False)  # its threads end when the last section is inflated
+        self._stored = dict(stored)
 
     def __getitem__(self, name: str) -> bytes:
-        return self._sections[name].result()
+        return _inflate(*self._stored.pop(name))
+
+    def read_all(self, names: list[str]) -> list[bytes]:
+        """Several sections, inflated side by side in threads (zlib releases the GIL)."""
+        stored = [self._stored.pop(name) for name in names]
+        with ThreadPoolExecutor(_THREADS) as pool:
+            return list(pool.map(lambda section: _inflate(*section), stored))
 
 
 def unpacked(blob: bytes):
@@ -256,9 +263,11 @@ def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatch
     ends = array("Q", cache[f"{prefix}.rows.ends"])
     if sys.byteorder == "big":
         ends.byteswap()
+    # the automaton before the rows' text, its node data dropped once pyahocorasick has read it
+    chunks = cache.read_all([f"{prefix}.automaton.{i}" for i in range(meta["chunks"])])
+    automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if ends else ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    del chunks
     rows = PackedRows(cache[f"{prefix}.rows.text"], ends)
-    chunks = [cache[f"{prefix}.automaton.{i}"] for i in range(meta["chunks"])]
-    automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if rows else ahocorasick.Automaton(ahocorasick.STORE_INTS)
     matcher = PhraseMatcher.__new__(PhraseMatcher)
     matcher.__setstate__({"automaton": automaton, "rows": rows})
     return matcher
@@ -294,9 +303,10 @@ def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | Non
     """The cached resources of the ontology file ``obo_path``, or None when the file does
     not hold them (corrupt, or another layout)."""
     try:
+        matcher = matcher_from_cache(cache)  # the largest part first: the others are inflated after it
         ontology = _ontology_from_state(unpacked(cache["ontology"]), obo_path)
         word_sets = WordSetIndex.from_bytes(cache["word_sets"])
-        return KnowledgeBase(ontology, matcher_from_cache(cache), word_sets, frozenset(unpacked(cache["head_words"])))
+        return KnowledgeBase(ontology, matcher, word_sets, frozenset(unpacked(cache["head_words"])))
     except Exception:  # a file of another layout, or damaged: rebuild
         return None
 
@@ -388,6 +398,18 @@ def long_lived_objects() -> Iterator[None]:
         if was_enabled:
             gc.enable()
     gc.freeze()
+    _return_free_memory()
+
+
+def _return_free_memory() -> None:
+    """Hand the memory the load freed (the inflated sections, about 150 MB) back to the
+    system: glibc keeps freed blocks for the process otherwise, and the pages stay in its
+    resident set. Elsewhere (another C library) nothing is done."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def load_resources(

@@ -23,10 +23,12 @@ are left; such a set never takes the place of a set a key has as it is.
 from __future__ import annotations
 
 import re
+from array import array
+from sys import intern
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 import srsly
 
@@ -56,9 +58,9 @@ class TextWords(NamedTuple):
     surfaces: list[str]
     gaps: list[str]  # gaps[i] is what stands before surfaces[i]
     words: list[str | None]
-    breaks: list[int]
-    kept: list[int]
-    starts: list[int]
+    breaks: Sequence[int]
+    kept: Sequence[int]
+    starts: Sequence[int]
 
 
 @dataclass
@@ -238,12 +240,13 @@ class WordSetIndex:
         words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
         suffixes = self.suffix_words
         bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
-        starts: list[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
+        starts: Sequence[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
         for i in bound:
             if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
                 words[i] = ""  # 'bird-like facies' holds the words of Bird facies
-        breaks = list(accumulate(gap.strip() not in _JOINERS for gap in gaps[: len(words)]))
-        kept = [i for i, word in enumerate(words) if word != ""]  # all but function words
+        breaking = {gap: gap.strip() not in _JOINERS for gap in set(gaps)}  # each distinct gap once
+        breaks = array("q", accumulate(map(breaking.__getitem__, gaps[: len(words)])))
+        kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
         return TextWords(surfaces, gaps, words, breaks, kept, starts)
 
     def find(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
@@ -396,24 +399,25 @@ def partner_words(rows: dict[tuple[str, ...], int]) -> dict[str, frozenset[str]]
 
 class WordTable(NamedTuple):
     """The words of a text in normal form (:func:`normalize_text`: the offsets are the
-    text's), read once: what the stages that read words share (``DocState.words``)."""
+    text's), read once: what the stages that read words share (``DocState.words``). A word
+    or gap written twice is one string, and the offsets are machine integers: a table takes
+    about 3 pointers and 8 bytes a word, whatever the text."""
 
     normal: str
     surfaces: list[str]
     gaps: list[str]  # gaps[i] is what stands before surfaces[i]
-    starts: list[int]
+    starts: Sequence[int]
 
 
 def word_table(text: str) -> WordTable:
     normal = normalize_text(text)
-    surfaces, gaps = WORD.findall(normal), WORD.split(normal)
+    surfaces, gaps = list(map(intern, WORD.findall(normal))), list(map(intern, WORD.split(normal)))
     return WordTable(normal, surfaces, gaps, word_offsets(surfaces, gaps))
 
 
-def word_offsets(surfaces: list[str], gaps: list[str]) -> list[int]:
+def word_offsets(surfaces: list[str], gaps: list[str]) -> array:
     """Where each word starts, from the words and the gaps before them."""
-    ends = list(accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))
-    return ends[0::2]
+    return array("q", accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))[0::2]
 
 
 class FunctionWords(NamedTuple):

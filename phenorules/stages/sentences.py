@@ -8,7 +8,9 @@ or brackets that follow them) unless the token is a listed abbreviation
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
+from typing import Sequence
 
 import numpy
 
@@ -42,20 +44,20 @@ class SentenceSplitter:
         # Token texts from arrays: iterating the Doc makes a Token object per token.
         orth_and_space = doc.to_array([ORTH, SPACY]).reshape(-1, 2)
         words, breaks = _words_and_breaks(doc.vocab.strings, orth_and_space[:, 0])
-        starts = self.sentence_starts(words, orth_and_space[:, 1].tolist(), breaks)
+        starts = self.sentence_starts(words, array("q", orth_and_space[:, 1].astype("int64").tobytes()), breaks)
         for span in doc.spans.get(PASSAGES, []):
             starts[span.start] = True
         # One bulk write: setting token.is_sent_start token by token is quadratic in spaCy.
-        flags = numpy.array([1 if start else -1 for start in starts], dtype="int64").astype("uint64").reshape(-1, 1)
+        flags = numpy.where(starts, 1, -1).astype("int64").astype("uint64").reshape(-1, 1)
         doc.from_array([SENT_START], flags)
         return doc
 
-    def sentence_starts(self, words: list[str], trailing: list[int], breaks: list[int]) -> list[bool]:
+    def sentence_starts(self, words: "TokenTexts", trailing: Sequence[int], breaks: list[int]) -> numpy.ndarray:
         """Whether each token starts a sentence, from the token texts alone. Only at the
         ``breaks`` (stops and line breaks) can a sentence end: the first token that is not
         a closing bracket or quote after one that ends a sentence starts the next."""
-        starts = [False] * len(words)
-        if starts:
+        starts = numpy.zeros(len(words), dtype=bool)
+        if len(starts):
             starts[0] = True
         for i in breaks:
             if "\n" in words[i] or (self.ends_sentence(words, trailing, i) and _next_starts_sentence(words, i)):
@@ -64,7 +66,7 @@ class SentenceSplitter:
                     starts[following] = True
         return starts
 
-    def ends_sentence(self, words: list[str], trailing: list[int], i: int) -> bool:
+    def ends_sentence(self, words: TokenTexts, trailing: Sequence[int], i: int) -> bool:
         """'.', '!' or '?' followed by white space, unless the stop ends an abbreviation."""
         if words[i] not in _FINAL or (not trailing[i] and i + 1 < len(words) and words[i + 1].strip()):
             return False
@@ -78,13 +80,26 @@ class SentenceSplitter:
         return word.lower() not in self.abbreviations and not _initial(word)
 
 
-def _words_and_breaks(strings, orths: numpy.ndarray) -> tuple[list[str], list[int]]:
-    """The token texts, and the indices of the stops and line breaks among them, with one
-    string-store lookup per distinct token."""
+class TokenTexts:
+    """The token texts of a Doc, read from its arrays: one string-store lookup per distinct
+    token, and each token's text looked up when read (8 bytes a token, not a list of them)."""
+
+    def __init__(self, texts: list[str], inverse: numpy.ndarray):
+        self.texts, self.inverse = texts, array("q", inverse.astype("int64").tobytes())
+
+    def __len__(self) -> int:
+        return len(self.inverse)
+
+    def __getitem__(self, index: int) -> str:
+        return self.texts[self.inverse[index]]
+
+
+def _words_and_breaks(strings, orths: numpy.ndarray) -> tuple[TokenTexts, list[int]]:
+    """The token texts, and the indices of the stops and line breaks among them."""
     distinct, inverse = numpy.unique(orths, return_inverse=True)
     texts = [strings[orth] for orth in distinct.tolist()]
     breaks = [k for k, text in enumerate(texts) if text in _FINAL or ("\n" in text and not text.strip())]
-    return list(map(texts.__getitem__, inverse.tolist())), numpy.flatnonzero(numpy.isin(inverse, breaks)).tolist()
+    return TokenTexts(texts, inverse), numpy.flatnonzero(numpy.isin(inverse, breaks)).tolist()
 
 
 def _initial(word: str) -> bool:
@@ -93,7 +108,7 @@ def _initial(word: str) -> bool:
     return letters.isalpha() and letters[0].isupper() and (len(letters) == 1 or word.count(".") == len(letters))
 
 
-def _next_starts_sentence(words: list[str], i: int) -> bool:
+def _next_starts_sentence(words: TokenTexts, i: int) -> bool:
     """A stop ends a sentence unless the next word starts in lower case ('fig. 2' aside)."""
     for j in range(i + 1, len(words)):  # not words[i + 1:], a copy of the rest of the article
         if words[j].strip() or "\n" in words[j]:

@@ -33,6 +33,7 @@ RULE = "word_order"
 SKIP_RULE = "word_order:skip_one_word"
 FAMILY_RULE = "word_family"
 QUANTITY_RULE = "quantity"
+_FAMILIES_KEPT = 100_000  # (run, term) pairs whose rows are remembered between texts
 
 
 @Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True, "spans": True})
@@ -101,7 +102,13 @@ class WordOrder(RefinesMatches):
         return added
 
     def families(self, text: str, match: Match) -> list[str]:
-        """The provenance entries of the word-family rows and the quantity rows the match used."""
+        """The provenance entries of the word-family rows and the quantity rows the match
+        used; remembered by run and term, which recur in an article."""
         run, term, word_sets = text[match.start : match.end], match.entry.surface, self.kb.word_sets
-        families = [f"{FAMILY_RULE}:{ref}" for ref in word_sets.family_rows(run, term)]
-        return families + [f"{QUANTITY_RULE}:{ref}" for ref in word_sets.quantity_rows(run, term)]
+        known = self.__dict__.setdefault("_families", {})
+        if (run, term) not in known:
+            if len(known) >= _FAMILIES_KEPT:
+                known.clear()
+            families = [f"{FAMILY_RULE}:{ref}" for ref in word_sets.family_rows(run, term)]
+            known[run, term] = families + [f"{QUANTITY_RULE}:{ref}" for ref in word_sets.quantity_rows(run, term)]
+        return list(known[run, term])
