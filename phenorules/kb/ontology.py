@@ -27,7 +27,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 from pathlib import Path
 
 from ..core.errors import OntologyError
@@ -64,7 +64,7 @@ class Ontology:
     data_version: str
     is_a: list[tuple[str, str]]
     names: dict[str, str]
-    synonyms: dict[str, tuple[Synonym, ...]]
+    synonyms: Mapping[str, tuple[Synonym, ...]]  # read from the cache when first used
     alt_ids: dict[str, str] = field(default_factory=dict)
     replaced_by: dict[str, str] = field(default_factory=dict)
 
