@@ -18,6 +18,7 @@ Rules: ``rules/coordination.tsv`` (conjunctions per pattern), ``rules/ordinals.t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -375,22 +376,67 @@ class Coordination(RefinesMatches):
 
     def site_readings(self, text, table, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
         """Every reading of a conjunct of one or two words on each side, up to
-        ``_MAX_SHARED`` words of modifier and of head, whose conjuncts are all terms."""
+        ``_MAX_SHARED`` words of modifier and of head, whose conjuncts are all terms.
+
+        A rebuilt conjunct is a term only if its content words share indexed sets pairwise
+        (:meth:`words_fit`), and a longer modifier or head only adds words: once the
+        first or the last conjunct with the shared words so far fails that test (a number's
+        shared words: with every form of a number), no longer modifier or head is tried."""
+        bases = self.unit_bases(table, first_chunk + right)
         for size in range(1, _MAX_CONJUNCT + 1):
             if size > len(right) or size > len(first_chunk):
                 break
             first = (first_chunk[-size][0], first_chunk[-1][1])
             last = (right[0][0], right[size - 1][1])
             most = _MAX_SHARED_BEFORE_NUMBER if numbered else _MAX_SHARED
+            of_number = numbered and size == 1
+            conjunct_words = () if of_number else (_words_of(bases, first_chunk[-size:]), _words_of(bases, right[:size]))
             for modifier_words in range(0, min(most, len(first_chunk) - size) + 1):
                 modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
+                shared_before = _words_of(bases, first_chunk[len(first_chunk) - size - modifier_words : len(first_chunk) - size])
+                if not self.may_fit(shared_before, conjunct_words, of_number):
+                    break
                 for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
+                    if not self.may_fit(shared_before + _words_of(bases, right[size : size + head_words]), conjunct_words, of_number):
+                        break
                     if not (modifier_words or head_words):
                         continue
                     head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
                     reading = self.rebuild(text, table, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
                     if reading is not None:
                         yield reading
+
+    def unit_bases(self, table: WordTable, units: list[tuple[int, int]]) -> dict[tuple[int, int], list[str | None]]:
+        """The base words of each unit that are neither function nor suffix words: the
+        words a rebuilt conjunct's :meth:`words_fit` test holds, or some of them."""
+        word_sets = self.kb.word_sets
+        skipped, base, starts, surfaces = word_sets.function_words | word_sets.suffix_words, word_sets.morphology.base, table.starts, table.surfaces
+        return {
+            (start, end): [base(word) for word in surfaces[bisect_left(starts, start) : bisect_left(starts, end)] if word not in skipped]
+            for start, end in units
+        }
+
+    def may_fit(self, shared: list[str | None], conjunct_words: tuple[list[str | None], ...], of_number: bool) -> bool:
+        """Whether the shared words (modifier and head) with each conjunct's words may
+        make a term: pairwise partners; those of a number each a partner of a number's
+        form (``number_partners``)."""
+        partners = self.kb.word_sets.partners
+        if of_number:
+            number_partners = self.number_partners
+            return _pairwise_partners(shared, partners) and (number_partners is None or all(word in number_partners for word in shared))
+        return all(_pairwise_partners(shared + words, partners) for words in conjunct_words)
+
+    @cached_property
+    def number_partners(self) -> frozenset[str] | None:
+        """The words that share an indexed set with some written form of a number (1 to
+        99, the ordinals' forms), or None if a form is a function word (which such a
+        test does not hold)."""
+        word_sets = self.kb.word_sets
+        forms = {*self.rules.ordinals.numbers, *map(str, range(100))}
+        if forms & (word_sets.function_words | word_sets.suffix_words):
+            return None
+        base = word_sets.morphology.base
+        return frozenset().union(*(word_sets.partners.get(base(form), ()) for form in forms))
 
     def rebuild(self, text, table, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
         """The reading if every rebuilt conjunct is a term: numbers also as "N-M" together
@@ -580,6 +626,14 @@ class Coordination(RefinesMatches):
 
 
 _ITEM_START = re.compile(r"[^\W\d_]")
+
+
+def _words_of(bases: dict[tuple[int, int], list[str | None]], units: list[tuple[int, int]]) -> list[str | None]:
+    return [word for unit in units for word in bases[unit]]
+
+
+def _pairwise_partners(words: list[str | None], partners: dict[str, frozenset[str]]) -> bool:
+    return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
 
 
 def unit_ending_at(text: str, begin: int, end: int) -> str | None:

@@ -15,8 +15,8 @@ from ..core.document import DocState, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import Entry
-from ..kb.lexicon.normalize import SPACES, grapheme_end, normalize_key
-from ..kb.matcher import Match, PhraseMatcher
+from ..kb.lexicon.normalize import SPACES, grapheme_end, marks_in, normalize_key, normalize_text
+from ..kb.matcher import Match, PhraseMatcher, best_entry
 from ..kb.word_sets import WordTable
 from .knowledge import KB_CONFIG
 
@@ -88,16 +88,24 @@ class RefinesMatches(MentionStage):
 
     def in_written_order(self, phrase: str) -> bool:
         """Whether the lexicon has ``phrase`` whole as one term in the order it is written."""
-        key = normalize_key(phrase)
-        matches = self.matcher(key)
-        return len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(key)
+        return self.whole_key_entry(normalize_key(phrase)) is not None
+
+    def whole_key_entry(self, phrase: str) -> Entry | None:
+        """The entry the matcher would give ``phrase`` matched whole, as one key (looked
+        up, not scanned for: a whole match is the longest, so the matcher would keep it)."""
+        normal = normalize_text(phrase)
+        if marks_in(normal):  # read through its marks, as the matcher reads a text
+            matches = self.matcher(phrase)
+            return matches[0].entry if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase) else None
+        row = self.matcher.automaton.get(normal, None)
+        return None if row is None else best_entry(self.matcher.entries(row)[1], phrase)
 
     def term(self, phrase: str) -> tuple[str, ...] | None:
         """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in
         its own word order or in another ('pain of the wrists' is Wrist pain)."""
-        matches = self.matcher(phrase)
-        if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase):
-            return matches[0].entry.hpo_ids
+        whole = self.whole_key_entry(phrase)
+        if whole is not None:
+            return whole.hpo_ids
         for match in self.kb.word_sets.find(phrase, self.matcher):
             if match.start == 0 and match.end == len(phrase):
                 return match.entry.hpo_ids
