@@ -349,3 +349,28 @@ def test_an_off_cue_that_is_no_row_is_refused():
 
     with pytest.raises(SettingError, match=r"assertion.off_cues: \['withot'\] is no cue"):
         build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"assertion": {"off_cues": ["withot"]}})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 40), st.integers(1, 4), st.sampled_from(["NEGATED_EXISTENCE", "FAMILY"]), st.sampled_from(["forward", "backward", "pseudo"])),
+        max_size=30,
+    )
+)
+def test_pseudo_triggers_cancel_the_cues_every_pairwise_comparison_would(found):
+    """The cue matcher's sort-and-sweep keeps the cues that comparing every cue with every
+    pseudo-trigger of its category keeps: none that overlaps one or starts where one ends."""
+    from phenorules.assertion.cues import Cue, not_cancelled
+    from phenorules.assertion.rules import ContextRule
+    from phenorules.kb.lexicon.tsv import RuleRef
+
+    cues = [Cue(ContextRule(("cue",), category, direction, None, RuleRef("rules.tsv", line, "cue")), start, start + size) for line, (start, size, category, direction) in enumerate(found, 1)]
+    pseudo = [cue for cue in cues if cue.rule.direction == "pseudo"]
+    pairwise = [
+        cue
+        for cue in cues
+        if cue.rule.direction != "pseudo"
+        and not any((cue.start < p.end and cue.end > p.start) or cue.start == p.end for p in pseudo if p.rule.category == cue.rule.category)
+    ]
+    assert not_cancelled(cues) == sorted(pairwise, key=lambda cue: (cue.start, cue.end, cue.rule.ref))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy
 from spacy.attrs import IS_SPACE
@@ -24,6 +26,38 @@ class Cue:
     def text(self, doc: Doc) -> str:
         """As written in the rules: lower case, single spaces."""
         return " ".join(doc[self.start : self.end].text.lower().split())
+
+
+def not_cancelled(found: list[Cue]) -> list[Cue]:
+    """The trigger cues of ``found`` that no pseudo-trigger of their category cancels, in
+    text order (then by end and row)."""
+    pseudo: dict[str, list[Cue]] = {}
+    for cue in found:
+        if cue.rule.direction == "pseudo":
+            pseudo.setdefault(cue.rule.category, []).append(cue)
+    reaches = {category: _Reach(cues) for category, cues in pseudo.items()}
+    kept = [cue for cue in found if cue.rule.direction != "pseudo" and not (cue.rule.category in reaches and reaches[cue.rule.category].cancels(cue))]
+    return sorted(kept, key=lambda cue: (cue.start, cue.end, cue.rule.ref))
+
+
+class _Reach:
+    """The pseudo-triggers of one category, sorted by start, with the furthest end among
+    each prefix: whether one of them cancels a cue is one bisection.
+
+    A pseudo-trigger ``p`` cancels a cue that overlaps it or starts right where it ends
+    (``cue.start < p.end and cue.end > p.start``, or ``cue.start == p.end``), which for a
+    cue of at least one token is ``p.start < cue.end and p.end >= cue.start``: among the
+    pseudo-triggers that start before the cue ends, the furthest end reaches the cue's
+    start."""
+
+    def __init__(self, pseudo: list[Cue]):
+        ordered = sorted(pseudo, key=lambda cue: cue.start)
+        self.starts = [cue.start for cue in ordered]
+        self.furthest = list(accumulate((cue.end for cue in ordered), max))
+
+    def cancels(self, cue: Cue) -> bool:
+        before = bisect_left(self.starts, cue.end)
+        return before > 0 and self.furthest[before - 1] >= cue.start
 
 
 class CueMatcher:
@@ -53,18 +87,7 @@ class CueMatcher:
 
     def __call__(self, doc: Doc) -> list[Cue]:
         matches = set(self.matcher(doc)) | self.across_space_runs(doc)
-        found = [Cue(self.rules[match_id], start, end) for match_id, start, end in matches]
-        pseudo: dict[str, list[Cue]] = {}
-        for cue in found:
-            if cue.rule.direction == "pseudo":
-                pseudo.setdefault(cue.rule.category, []).append(cue)
-        kept = [
-            cue
-            for cue in found
-            if cue.rule.direction != "pseudo"
-            and not any((cue.start < p.end and cue.end > p.start) or cue.start == p.end for p in pseudo.get(cue.rule.category, ()))
-        ]
-        return sorted(kept, key=lambda cue: (cue.start, cue.end, cue.rule.ref))
+        return not_cancelled([Cue(self.rules[match_id], start, end) for match_id, start, end in matches])
 
     def across_space_runs(self, doc: Doc) -> set[tuple[int, int, int]]:
         runs = [i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text]
