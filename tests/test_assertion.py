@@ -304,7 +304,8 @@ def all_cues_deciding(side, span):
         near = lambda found: max(found, key=lambda c: (c.start, c.end), default=None)  # noqa: E731
     else:
         near = lambda found: min(found, key=lambda c: c.start, default=None)  # noqa: E731
-    return _Deciding(near(plain), findings[0] if findings else None, near(beyond))
+    nearest = near([c for c in candidates if c not in words.findings])  # ConText: the nearest cue ends the scope of those behind it
+    return _Deciding(near(plain) if nearest in plain else None, findings[0] if findings else None, near(beyond))
 
 
 @settings(max_examples=300, deadline=None)

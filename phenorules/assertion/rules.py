@@ -21,7 +21,7 @@ FLAGS = {
     "FAMILY": "is_family",
 }
 DIRECTIONS = ("forward", "backward", "bidirectional", "terminate", "pseudo", "section")
-SCOPE_KINDS = ("own_case", "list_opener")
+SCOPE_KINDS = ("own_case", "list_opener", "scope_break")
 _NUMBER = "#"  # in an own-case reference: any number ("patient #" = "patient 2")
 _ALTERNATIVES = re.compile(r"\{([^{}]*)\}")
 
@@ -75,6 +75,7 @@ class ScopeRules:
     own_case: re.Pattern  # a sentence about the article's own cases
     list_openers: re.Pattern  # "such as": not counted in a window
     own_case_rows: tuple[tuple[re.Pattern, RuleRef], ...] = ()  # each own-case phrase and its row
+    breaks: re.Pattern = re.compile("(?!)")  # where every scope ends inside a sentence: an inline header
 
     def own_case_row(self, found: re.Match) -> RuleRef | None:
         """The row of the own-case phrase ``own_case`` found."""
@@ -93,4 +94,14 @@ def read_scope_rules(path: Path) -> ScopeRules:
         phrases_pattern([ref.name for ref in grouped["own_case"]]),
         phrases_pattern([ref.name for ref in grouped["list_opener"]]),
         tuple((phrases_pattern([ref.name]), ref) for ref in grouped["own_case"]),
+        re.compile("|".join(f"(?:{checked_regex(path, ref)})" for ref in grouped["scope_break"]) or "(?!)"),
     )
+
+
+def checked_regex(path: Path, ref: RuleRef) -> str:
+    """A row's regex, refused with its line if it does not compile."""
+    try:
+        re.compile(ref.name)
+    except re.error as error:
+        raise InputError(f"{path}:{ref.line}: {ref.name!r} is no regular expression: {error}") from None
+    return ref.name

@@ -33,6 +33,7 @@ made in the call: one pipeline serves many threads at once.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ from spacy.tokens import Doc
 
 from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
-from ..core.document import DocState, MentionStage, PASSAGES, doc_text, placed, working
+from ..core.document import DocState, MentionStage, PASSAGES, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import SettingError
 from ..core.intervals import Extents
@@ -57,20 +58,34 @@ _HEADER = re.compile(r"\n[ \t]*[A-Z][A-Za-z /&,()-]{1,60}:")  # the next section
 
 @Language.factory(
     "phenorules_assertion",
-    default_config={"rules_file": None, "scope_file": None, "window": 5, "skipped_sections": ["DISCUSS"], "off_cues": [], "spans": True},
+    default_config={"rules_file": None, "scope_file": None, "window": None, "skipped_sections": ["DISCUSS"], "off_cues": [], "spans": True},
 )
 def make_assertion(
-    nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int, skipped_sections: list[str], off_cues: list[str]
-, spans: bool):
-    """``off_cues``: rows (by their cue cell) that do not fire, a corpus's convention
-    (rules/profiles.tsv)."""
+    nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int | None, skipped_sections: list[str], off_cues: list[str], spans: bool
+):
+    """``window``: the words a cue without a ``max_scope`` reaches (None: to the end of its
+    sentence, ConText's scope); ``off_cues``: rows (by their cue cell) that do not fire, a
+    corpus's convention (rules/profiles.tsv)."""
+    return placed(context_stage(nlp, "assertion", rules_file, scope_file, window, skipped_sections, off_cues, CATEGORIES), spans)
+
+
+def context_stage(
+    nlp: Language, name: str, rules_file: str | None, scope_file: str | None, window: int | None, skipped_sections: list[str], off_cues: list[str], categories
+) -> "ConText":
+    """The stage over the rows of ``categories`` less ``off_cues``; a setting that names no
+    row, no category or no reach is an error naming the component ``name``."""
+    if window is not None and not (isinstance(window, int) and not isinstance(window, bool) and window > 0):
+        raise SettingError(f"{name}.window: expected a positive number of words or null (the sentence), got {window!r}")
+    unknown_categories = sorted(set(categories) - set(CATEGORIES))
+    if unknown_categories:
+        raise SettingError(f"{name}.categories: {unknown_categories} is no category; the categories are {list(CATEGORIES)}")
     rules = read_context_rules(data_file("rules", "context_rules.tsv", rules_file))
     unknown = sorted(set(off_cues) - {rule.ref.name for rule in rules})
     if unknown:
-        raise SettingError(f"assertion.off_cues: {unknown} is no cue of the rules file")
-    rules = [rule for rule in rules if rule.ref.name not in set(off_cues)]
+        raise SettingError(f"{name}.off_cues: {unknown} is no cue of the rules file")
+    rules = [rule for rule in rules if rule.ref.name not in set(off_cues) and rule.category in set(categories)]
     scope = read_scope_rules(data_file("rules", "assertion_scope.tsv", scope_file))
-    return placed(ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections)), spans)
+    return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
 
 
 @dataclass
@@ -88,32 +103,38 @@ class ConText(MentionStage):
     """The stage: the cue matcher and scope phrases its rows made, and its settings; each
     call works on its own Doc only."""
 
-    def __init__(self, cues: CueMatcher, scope: ScopeRules, window: int, skipped_sections: frozenset[str]):
+    def __init__(self, cues: CueMatcher, scope: ScopeRules, window: int | None, skipped_sections: frozenset[str]):
         self.cues = cues
         self.scope = scope
         self.window = window
         self.skipped_sections = skipped_sections
 
     def apply(self, doc: Doc) -> None:
-        state = working(doc)
+        self.assert_mentions(doc, working(doc))
+
+    def assert_mentions(self, doc: Doc, state: DocState) -> None:
+        """Set the flags, cues and provenance of ``state.mentions``, records of ``doc``
+        (the pipeline's, or spans another component made: :mod:`phenorules.stages.context`)."""
         if not state.mentions:
             return
         mentions = sorted((_Mention(doc, state, record) for record in state.mentions), key=lambda span: (span.start, span.end))
         for mention in state.mentions:  # a Doc run again starts plain
             mention.assertions, mention.cues = (), []
-        counted = counted_words(doc, mentions, self.scope.list_openers)
-        words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, counted)))
+        counted = counted_words(doc, state.text, mentions, self.scope.list_openers)
+        words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, state.text, counted)))
         sentence_starts = sentence_token_starts(doc)
-        skipped = self.skipped(doc, mentions, sentence_starts)
+        skipped = self.skipped(doc, state.text, mentions, sentence_starts)
         cues = self.cues(doc)
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
+        breaks = [found.start() for found in self.scope.breaks.finditer(state.text)]
+        bounds = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
         for category in CATEGORIES:
             mine = [cue for cue in cues if cue.rule.category == category]
             if mine:
-                self.assert_category(doc, category, mine, words, skipped, sentence_starts)
-                self.assert_sections(doc, [cue for cue in mine if cue.rule.direction == "section"], words, skipped)
+                self.assert_category(doc, category, mine, words, skipped, bounds)
+                self.assert_sections(doc, state.text, [cue for cue in mine if cue.rule.direction == "section"], words, skipped, breaks)
 
-    def skipped(self, doc: Doc, mentions: list[_Mention], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
+    def skipped(self, doc: Doc, text: str, mentions: list[_Mention], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
         """Index of each mention in a skipped section -> (section, the own-case row that
         lets assertions stand in its sentence, or None); sections and sentences found by
         bisection."""
@@ -121,7 +142,7 @@ class ConText(MentionStage):
         found: dict[int, tuple[str, str | None]] = {}
         if not sections:
             return found
-        text, section_starts, own_case = doc_text(doc), [start for start, _, _ in sections], {}
+        section_starts, own_case = [start for start, _, _ in sections], {}
         for index, span in enumerate(mentions):
             at = bisect_right(section_starts, span.start) - 1
             if at < 0 or span.start >= sections[at][1]:
@@ -134,15 +155,19 @@ class ConText(MentionStage):
             found[index] = (sections[at][2], own_case[sentence])
         return found
 
-    def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, sentence_starts: list[int]) -> None:
-        """NegEx's scope for one category: the sentence, cut at each terminating cue; a
-        mention wholly inside one piece is asserted by the cues in that piece that reach it.
+    def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, breaks: list[int]) -> None:
+        """ConText's scope for one category: the sentence, cut at each scope break (an inline
+        header) and at each terminating cue outside a mention; a mention wholly inside one
+        piece is asserted by the nearest cue on each side in that piece, if it reaches it.
         Each piece's cues are indexed once (:class:`_Side`), so a mention finds the cues
-        that decide it by bisection: "no A, no B, ..." is not quadratic."""
-        bounds = sorted({*sentence_starts, *(cue.start for cue in cues if cue.rule.direction == "terminate"), len(doc)})
+        that decide it by bisection: "no A, no B, ..." is not quadratic. A backward cue that
+        ends a mention after its first word is its predicate ("pupils not dilated")."""
+        terminating = (cue.start for cue in cues if cue.rule.direction == "terminate" and not inside_mention(cue.start, words))
+        bounds = sorted({*breaks, *terminating, len(doc)})
         forward = [cue for cue in cues if cue.rule.direction in FORWARD]
         backward = [cue for cue in cues if cue.rule.direction in BACKWARD]
         forward_starts, backward_starts = [cue.start for cue in forward], [cue.start for cue in backward]
+        predicates = {cue.end: cue for cue in sorted(backward, key=lambda cue: (cue.start, cue.rule.ref), reverse=True)}  # the longest per end
         sides: dict[int, tuple[_Side, _Side]] = {}
         for index, span in enumerate(words.mentions):
             piece = bisect_right(bounds, span.start) - 1
@@ -155,7 +180,10 @@ class ConText(MentionStage):
                     _Side(backward[bisect_left(backward_starts, start) : bisect_left(backward_starts, end)], False, self, words),
                 )
             before, after = sides[piece]
-            if before.cues or after.cues:
+            predicate = predicates.get(span.end)
+            if predicate is not None and predicate.start > span.start:
+                self.judge(doc, category, span, _Deciding(None, None, None), _Deciding(predicate, None, None), skipped.get(index))
+            elif before.cues or after.cues:
                 self.judge(doc, category, span, before.deciding(span), after.deciding(span), skipped.get(index))
 
     def judge(self, doc: Doc, category: str, span: _Mention, before: "_Deciding", after: "_Deciding", skipped) -> None:
@@ -172,10 +200,10 @@ class ConText(MentionStage):
             elif before.finding or after.finding:
                 record(span, f"context:in_mention:{category}:{(before.finding or after.finding).text(doc)}")
 
-    def assert_sections(self, doc: Doc, headers: list[Cue], words: _Words, skipped) -> None:
+    def assert_sections(self, doc: Doc, text: str, headers: list[Cue], words: _Words, skipped, breaks: list[int]) -> None:
         """A header cue at the start of a line governs the mentions up to the next header of
-        the note or the end of its passage; at the start of a sentence, up to its end."""
-        text = doc_text(doc)
+        the note or the end of its passage; at the start of a sentence, up to its end; either
+        stops at the next scope break (an inline header: ``breaks``, their characters)."""
         passages = list(doc.spans.get(PASSAGES, []))
         passage_index = Extents((p.start, p.end) for p in passages)
         for cue in headers:
@@ -193,6 +221,8 @@ class ConText(MentionStage):
                 end_char = passage.end_char if passage is not None else len(text)
                 following = _HEADER.search(text, doc[cue.end - 1].idx, end_char)
                 end_char = following.start() if following else end_char
+            later = bisect_left(breaks, doc[cue.end - 1].idx)
+            end_char = min(end_char, breaks[later]) if later < len(breaks) else end_char
             for index in range(bisect_left(words.starts, cue.end), len(words.mentions)):
                 span = words.mentions[index]
                 if span.start_char >= end_char:
@@ -201,8 +231,10 @@ class ConText(MentionStage):
                 if section is None or own_case is not None:
                     assert_span(doc, span, cue.rule.category, cue, None)
 
-    def reach(self, cue: Cue) -> int:
-        return cue.rule.max_scope or self.window
+    def reach(self, cue: Cue) -> float:
+        """The words a cue reaches: its row's ``max_scope``, else the window, else the rest
+        of its sentence (the stage cuts every scope at the sentence end)."""
+        return cue.rule.max_scope or self.window or math.inf
 
 
 class _Mention:
@@ -271,7 +303,7 @@ class _Side:
         self.longest = max((cue.end - cue.start for cue in cues), default=0)
 
     def deciding(self, span: _Mention) -> _Deciding:
-        reaching, finding, beyond = [], [], []
+        reaching, finding, beyond, blocking = [], [], [], []
         for (reach, is_finding), group in self.groups.items():
             faces = self.faces[(reach, is_finding)]
             if self.forward:  # cues ending at or before the mention; in reach from ``split`` on
@@ -279,19 +311,30 @@ class _Side:
                 counts = self.words.before
                 split = bisect_left(faces, bisect_left(counts, counts[span.start] - reach), 0, last)
                 (finding if is_finding else reaching).extend(self._near(group, split, last, from_end=not is_finding))
-                beyond.extend(self._near(group, 0, split, from_end=True))
+                far = self._near(group, 0, split, from_end=True)
             else:  # cues starting at or after the mention's end; in reach up to ``split``
                 first = bisect_left(faces, span.end)
                 counts = self.words.after
                 split = bisect_left(faces, bisect_right(counts, counts[span.end] + reach), first)
                 (finding if is_finding else reaching).extend(self._near(group, first, split, from_end=False))
-                beyond.extend(self._near(group, split, len(group), from_end=False))
-        order = lambda cue: (cue.start, cue.end, cue.rule.ref)  # noqa: E731  (the cue matcher's order)
-        if self.forward:  # the nearest: the latest start (the first of equals); a finding: the first
-            pick_near = lambda cues: max(sorted(cues, key=order), key=lambda c: (c.start, c.end), default=None)  # noqa: E731
-        else:
-            pick_near = lambda cues: min(sorted(cues, key=order), key=lambda c: c.start, default=None)  # noqa: E731
-        return _Deciding(pick_near(reaching), min(finding, key=order, default=None), pick_near(beyond))
+                far = self._near(group, split, len(group), from_end=False)
+            beyond.extend(far)
+            blocking.extend(() if is_finding else far)
+        near, block = self.nearest(reaching), self.nearest(blocking)
+        if near is not None and block is not None and self.nearer(block, near):
+            near = None  # ConText: a nearer cue of the category, out of reach, ends the scope of those behind it
+        return _Deciding(near, min(finding, key=cue_order, default=None), self.nearest(beyond))
+
+    def nearest(self, cues: list[Cue]) -> Cue | None:
+        """The cue nearest the mention: forward, the latest start (then end); backward, the
+        earliest start; the first of equals in the cue matcher's order."""
+        ordered = sorted(cues, key=cue_order)
+        if self.forward:
+            return max(ordered, key=lambda cue: (cue.start, cue.end), default=None)
+        return min(ordered, key=lambda cue: cue.start, default=None)
+
+    def nearer(self, cue: Cue, other: Cue) -> bool:
+        return (cue.start, cue.end) > (other.start, other.end) if self.forward else cue.start < other.start
 
     def _near(self, group: list[Cue], low: int, high: int, from_end: bool) -> list[Cue]:
         """The cues of the sorted range ``group[low:high]`` that can be its nearest or first:
@@ -307,6 +350,17 @@ class _Side:
         return near
 
 
+def cue_order(cue: Cue) -> tuple:
+    """The cue matcher's order: by start, end and row."""
+    return (cue.start, cue.end, cue.rule.ref)
+
+
+def inside_mention(token: int, words: _Words) -> bool:
+    """Whether a mention holds the token and starts before it: a cut there would cut it."""
+    last = bisect_left(words.starts, token)  # the mentions that start before the token
+    return any(span.start < token < span.end for span in words.mentions[max(0, last - 4) : last])
+
+
 def in_mention(cue: Cue, words: _Words) -> bool:
     """Whether the cue is words of a phenotype mention ("[absence of speech], ataxia"): the
     finding's own words, not an assertion about the findings around it."""
@@ -320,7 +374,7 @@ def sentence_token_starts(doc: Doc) -> list[int]:
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
-def counted_words(doc: Doc, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
+def counted_words(doc: Doc, text: str, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
     """Per token: is it a word that uses up a cue's window?
 
     A word is an alphanumeric token outside phenotype mentions and outside brackets: the
@@ -334,7 +388,6 @@ def counted_words(doc: Doc, spans: list[_Mention], list_openers: re.Pattern) -> 
     counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
     for span in spans:
         counted[span.start : span.end] = False
-    text = doc_text(doc)
     asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
     asides += [found.span() for found in list_openers.finditer(text)]
     for start, end in asides:
@@ -349,11 +402,11 @@ def word_positions(counted: numpy.ndarray) -> list[int]:
     return [0] + numpy.cumsum(counted).tolist()
 
 
-def aside_free(doc: Doc, counted: numpy.ndarray) -> numpy.ndarray:
+def aside_free(doc: Doc, text: str, counted: numpy.ndarray) -> numpy.ndarray:
     """``counted`` less the words of comma-delimited asides (", reported in other
     families,"): what a cue written after its finding has to reach over."""
     counted = counted.copy()
-    for found in re.finditer(r",[^,;.\n]*,", doc_text(doc)):
+    for found in re.finditer(r",[^,;.\n]*,", text):
         inside = doc.char_span(found.start() + 1, found.end() - 1, alignment_mode="contract")
         if inside is not None:
             counted[inside.start : inside.end] = False
