@@ -118,10 +118,10 @@ class Unit:
 
     def __init__(self, mentions: list[tuple[PatientMention, tuple[str, ...]]], phenotypes: Sequence[PhenotypeExtent]):
         self.mentions = mentions
-        self.plain = [(m, c) for m, c in mentions if m.cue is None]  # no comparison or contrast before them
+        self.plain = [(m, c) for m, c in mentions if m.cue is None]  # no comparison, contrast or joining before them
         self.plain_starts = [m.start for m, _ in self.plain]
         self.plain_ends = [m.end for m, _ in self.plain]
-        self.comparisons = [(m, c) for m, c in mentions if m.cue is not None and m.cue[0] == "comparison" and m.role == NAMED]
+        self.comparisons = [(m, c) for m, c in mentions if m.cue is not None and m.cue[0] in ("comparison", "together") and m.role == NAMED]
         self.phenotype_starts = sorted(p.start for p in phenotypes)
         self.named = any(m.role == NAMED for m, _ in mentions)
 

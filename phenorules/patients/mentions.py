@@ -57,7 +57,7 @@ class PatientMention:
     sex: str | None = None  # the sex its words say ("she", "the boy", "her brother")
     count: int | None = None  # how many a plural says ("both" 2, "all three" 3)
     kin: str | None = None  # the kinship word of an unlisted relative ("brother")
-    cue: tuple[str, str, str] | None = None  # (kind, name, file:line) of a comparison or contrast before it
+    cue: tuple[str, str, str] | None = None  # (kind, name, file:line) of a comparison, contrast or joining ("together") before it
 
 
 @dataclass
@@ -393,7 +393,28 @@ def _find_mentions(text: str, profiles: list[PatientProfile], rules: PatientRule
     )
     resolved = [_as_anchor(resolve(cand, profiles, text, rules), text, rules) for cand in _non_overlapping(candidates)]
     merged = _merge_links(resolved, text)
-    return [_with_cue(mention, text, rules) for mention in merged]
+    return _joined_relatives([_with_cue(mention, text, rules) for mention in merged], text, rules)
+
+
+def _joined_relatives(mentions: list[PatientMention], text: str, rules: PatientRules) -> list[PatientMention]:
+    """A relative joined to the mention of a patient before it ("she and her mother", "the
+    patient as well as his father": ``together`` cues) shares the patient's phenotypes as a
+    comparison does: it binds none of them away from the patient, nor does a "both" right
+    after it ("she and her mother both had X")."""
+    joined = list(mentions)
+    for index in range(1, len(joined)):
+        previous, mention = joined[index - 1], joined[index]
+        is_relative = mention.role == RELATIVE or (mention.role == NAMED and mention.kinship)
+        is_patient = previous.role in (NAMED, ANAPHOR, PRONOUN) and not previous.kinship
+        open_cue = mention.cue is None or mention.cue[0] == "comparison"  # "as well as" is a comparison's words too
+        cue = rules.cues.first("together", text[previous.end : mention.start], "fullmatch") if is_relative and is_patient and open_cue else None
+        if cue is None:
+            continue
+        joined[index] = dataclasses.replace(mention, cue=("together", cue.name, cue.source))
+        following = joined[index + 1] if index + 1 < len(joined) else None
+        if following is not None and following.role == PLURAL and following.text.lower() == "both" and not text[mention.end : following.start].strip():
+            joined[index + 1] = dataclasses.replace(following, cue=("together", cue.name, cue.source))
+    return joined
 
 
 def _as_anchor(mention: PatientMention, text: str, rules: PatientRules) -> PatientMention:

@@ -15,7 +15,7 @@ from .prefilter import Occurrences, Prefilter, WordScan, prefilter
 
 KINDS = ("pedigree", "number_list", "numbered", "kinship", "age_sex", "proband", "anaphor", "pronoun", "plural", "plural_generic", "plural_pronoun", "others")
 # Discourse cues (rules/patient_cues.tsv): what the words around a patient mention say.
-CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general", "subject", "parent_of", "case_heading", "anchor")
+CUE_KINDS = ("male", "female", "comparison", "contrast", "postposed", "ascendant", "cell_present", "general", "subject", "parent_of", "case_heading", "anchor", "together")
 MODES = ("carry", "paragraph", "sentence", "none")
 
 

@@ -8,8 +8,10 @@ text, as the gold does), and ``doc._.subjects`` (patient id -> the sex and age t
 of it, ``rules/patient_subjects.tsv``). A negated mention keeps its patients (who is stated
 not to have it: a Phenopacket's excluded feature) but gives no association. A mention with
 one of the ``unattributed`` assertion flags (``is_family``: a relative's finding) goes to no
-patient, unless the words that set the flag name a listed patient ("her brother, Patient 2,
-had X"). A text that lists no patient (plain text, BioC without patients) is about one:
+patient, unless the relative is a listed patient (the words that set the flag name it, "her
+brother, Patient 2, had X", or the finding went to it by a mention that names it as a
+relative, "dyslexia in the proband's mother") or the clause gives the finding to the patient
+and the relative together ("she and her mother had X"). A text that lists no patient (plain text, BioC without patients) is about one:
 ``proband``, to whom its phenotypes go unless they are a relative's (flagged or attributed
 to the relative) or another person's.
 """
@@ -88,9 +90,9 @@ class PatientAttributor(MentionStage):
         patient_ids = [p.id for p in patients]
         subjects = find_subjects(text, people, patient_ids, self.subject_rules, self.rules.cues, self.rules.number_words)
         doc._.subjects = {patient_id: subject.data() for patient_id, subject in subjects.items()}
-        named = _Named(people.mentions)
+        named, joined = _Placed.named(people.mentions), _Placed.together(people.mentions)
         attributor = Attributor(self.rules.policy, patient_ids, passages, people, self.rules.cues, text)
-        attributions = [a for a in attributor.run(state.sentences(doc), people.mentions, phenotypes) if self.keeps(mentions[a.index], a, named)]
+        attributions = [a for a in attributor.run(state.sentences(doc), people.mentions, phenotypes) if self.keeps(mentions[a.index], a, named, joined)]
         doc._.associations = associations(mentions, attributions, patient_ids)
         for attribution in attributions:
             mention = mentions[attribution.index]
@@ -98,36 +100,59 @@ class PatientAttributor(MentionStage):
             mention.evidence = [evidence(attribution)]
             mention.provenance = [*mention.provenance, f"patient:{attribution.rule}"]
 
-    def keeps(self, mention: Phenotype, attribution: Attribution, named: "_Named") -> bool:
-        """Whether a mention flagged ``unattributed`` still goes to its patients: only when
-        the words that set the flag are, or stand in apposition to, a mention of those
-        listed patients ("her brother, Patient 2,", "her brother (P2)")."""
+    def keeps(self, mention: Phenotype, attribution: Attribution, named: "_Placed", joined: "_Placed") -> bool:
+        """Whether a mention flagged ``unattributed`` still goes to its patients: when the
+        words that set the flag are, or stand in apposition to, a mention of those listed
+        patients ("her brother, Patient 2,", "her brother (P2)"); when it went to them by a
+        mention that names them as relatives ("in the proband's mother", P2's given
+        mention); or when those words are a relative joined to the patient ("she and her
+        mother", "the patient as well as his father": ``together`` cues)."""
         flags = [flag for flag in self.unattributed if mention.flagged(flag)]
         if not flags:
             return True
         cues = [cue for cue in mention.cues if FLAGS[cue["category"]] in flags]
-        patients = {patient for cue in cues for patient in named.at(cue["start"], cue["end"] + _APPOSITION_GAP)}
-        kept = bool(patients) and set(attribution.patients) <= patients
-        if not kept:
-            mention.provenance = [*mention.provenance, f"patient:unattributed:{','.join(flags)}"]
-        return kept
+        patients = {patient for cue in cues for found in named.at(cue["start"], cue["end"] + _APPOSITION_GAP) for patient in found.patients}
+        if (patients and set(attribution.patients) <= patients) or names_relatives(attribution):
+            return True
+        together = next((found for cue in cues for found in joined.at(cue["start"], cue["end"])), None)
+        if together is not None:
+            mention.provenance = [*mention.provenance, f"patient:together:{together.cue[2]}"]
+            return True
+        mention.provenance = [*mention.provenance, f"patient:unattributed:{','.join(flags)}"]
+        return False
 
 
-class _Named:
-    """The mentions of listed patients, found by position (bisection over their starts)."""
+def names_relatives(attribution: Attribution) -> bool:
+    """Whether the attribution went to listed patients by a mention that names them as
+    relatives ("the proband's mother" given as P2)."""
+    found = attribution.mention
+    return found is not None and found.role == NAMED and found.kinship and set(attribution.patients) <= set(found.patients)
+
+
+class _Placed:
+    """Patient mentions by position (bisection over their starts): the listed patients'
+    (``named``) or the relatives joined to a patient (``together``)."""
 
     def __init__(self, mentions):
-        self.mentions = sorted((m.start, m.end, m.patients) for m in mentions if m.role == NAMED and m.patients)
+        self.mentions = [(m.start, m.end, m) for m in sorted(mentions, key=lambda m: (m.start, m.end))]
         self.starts = [start for start, _, _ in self.mentions]
         self.longest = max((end - start for start, end, _ in self.mentions), default=0)
 
-    def at(self, start: int, end: int) -> list[str]:
-        """The patients of the named mentions that overlap characters [start, end)."""
+    @classmethod
+    def named(cls, mentions) -> "_Placed":
+        return cls(m for m in mentions if m.role == NAMED and m.patients)
+
+    @classmethod
+    def together(cls, mentions) -> "_Placed":
+        return cls(m for m in mentions if m.cue is not None and m.cue[0] == "together")
+
+    def at(self, start: int, end: int) -> list:
+        """The mentions that overlap characters [start, end)."""
         found = []
         for index in range(bisect_left(self.starts, start - self.longest), bisect_left(self.starts, end)):
-            mention_start, mention_end, patients = self.mentions[index]
+            mention_start, mention_end, mention = self.mentions[index]
             if mention_start < end and start < mention_end:
-                found.extend(patients)
+                found.append(mention)
         return found
 
 
