@@ -168,7 +168,7 @@ def spacy_entry_points() -> dict[str, str]:
 def test_every_factory_is_an_entry_point_naming_its_own_function():
     """After ``pip install``, spaCy finds each factory by its entry point, with no import."""
     entry_points = spacy_entry_points()
-    assert set(entry_points) == {"phenorules"} | {factory for _, factory in STAGES}
+    assert set(entry_points) == {"phenorules", "phenorules_context"} | {factory for _, factory in STAGES}
     for factory, target in entry_points.items():
         module, function = target.split(":")
         assert spacy.registry.factories.get(factory) is getattr(importlib.import_module(module), function)
