@@ -3,7 +3,7 @@
 # `make learn`, `make cv` and `make ablate` learn from it and cross-validate (docs/learning.md).
 # `make public CORPUS=DIR` scores phenorules and FastHPOCR on GSC+, JAX, ID-68 and GeneReviews (docs/context.md).
 # `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
-# `make assertions` measures the assertion stage beside medspaCy's ConText (docs/assertions.md).
+# `make assertions` measures the assertion stage beside medspaCy's ConText, on its own set and on ConText's (docs/assertions.md).
 # `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
 # `make pictures` takes the docs' pictures (docs/html_view.png, docs/serve.png) in headless Chromium.
 PYTHON ?= python3
@@ -76,10 +76,13 @@ bench: install $(BENCH_VENV)/bin/python
 	nice $(BIN)/python benchmarks/scaling.py $(SHARED)
 	nice $(BIN)/python benchmarks/serve_bench.py $(SHARED)
 
-# The assertion stage on its own test set (benchmarks/data/assertions.tsv), beside medspaCy's
-# ConText with its default rules on the same spans (docs/assertions.md). medspaCy has its own
-# venv; never part of phenorules' install.
+# The assertion stage on its own test set (benchmarks/data/assertions.tsv) and, through
+# phenorules_context, on ConText's test set (CONTEXT_SET: genConText's annotation of the NegEx
+# test set, rsAnnotations-1-120-random.txt, not shipped), each beside medspaCy's ConText with
+# its default rules on the same spans (docs/assertions.md). medspaCy has its own venv; never
+# part of phenorules' install.
 MEDSPACY_VENV := .venv-medspacy
+CONTEXT_SET ?= ../corpora/negex/rsAnnotations-1-120-random.txt
 $(MEDSPACY_VENV)/bin/python:
 	$(PYTHON) -m venv $(MEDSPACY_VENV)
 	$(MEDSPACY_VENV)/bin/pip install --quiet medspacy==1.3.1
@@ -87,6 +90,8 @@ $(MEDSPACY_VENV)/bin/python:
 
 assertions: install $(MEDSPACY_VENV)/bin/python
 	$(BIN)/python benchmarks/assertion_bench.py --medspacy $(MEDSPACY_VENV)/bin/python
+	@if [ -f "$(CONTEXT_SET)" ]; then $(BIN)/python benchmarks/context_testset.py $(CONTEXT_SET) --medspacy $(MEDSPACY_VENV)/bin/python; \
+	else echo "$(CONTEXT_SET) not found: make assertions CONTEXT_SET=FILE adds ConText's test set"; fi
 
 # Public corpora of abstracts (GSC+, JAX; CORPUS=DIR as PhenoTagger distributes them),
 # phenorules beside FastHPOCR: document- and mention-level P/R/F1.
