@@ -5,16 +5,19 @@ negated, uncertain ("possible"), hypothetical ("return if", "at risk for"), hist
 ("history of") and experienced by someone else (a relative). Trigger cues
 (``rules/context_rules.tsv``, one row each: cue, category, direction, optional reach) open a
 scope that runs forward, backward or both from the cue to the end of the sentence, stopped
-earlier by a terminating cue of the same category; pseudo-triggers cancel the cues they
-overlap; section headers ("Family history:") govern their section. Each mention gets the
+earlier by a terminating cue of the same category, by a nearer cue of the same category
+(even one out of its own reach), by a scope break (an inline header of a note,
+``rules/assertion_scope.tsv``) or by the row's ``max_scope``; pseudo-triggers cancel the
+cues they overlap; section headers ("Family history:") govern their section. Each mention gets the
 flags ``is_negated``, ``is_uncertain``, ``is_hypothetical``, ``is_historical`` and
 ``is_family`` (``negex`` is ``is_negated``), the cues that set them in
 ``span._.assertion_cues``, and each fired row in its provenance
-(``context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:91``).
+(``context:NEGATED_EXISTENCE:no evidence of:context_rules.tsv:92``).
 
 What the scope learnt on biomedical articles:
 
-* a word window: a cue reaches ``window`` words (or its row's ``max_scope``); phenotype
+* a word window (``window``, the patientphex profile's; None, the default, is ConText's
+  sentence): a cue reaches ``window`` words (or its row's ``max_scope``); phenotype
   mentions, punctuation, bracketed asides and list openers ("such as") do not count, and
   for a cue written after its finding neither do comma-delimited asides ("Hearing loss,
   reported in other families, was absent here");
@@ -23,10 +26,12 @@ What the scope learnt on biomedical articles:
   "the proband", "here"); the other findings there are about other patients and the
   literature (docs/context.md);
 * cues inside findings: a cue that is words of a phenotype mention ("[absence of speech],
-  ataxia and hypotonia": Absent speech) names that finding and asserts nothing.
+  ataxia and hypotonia": Absent speech) names that finding and asserts nothing, and a
+  terminating cue there ends no scope; a backward cue that ends a mention after its first
+  word is its predicate ("[pupils not dilated]") and asserts it.
 
 A mention a cue would have reached records what kept it plain: the cue beyond its reach
-(``context:beyond_reach:NEGATED_EXISTENCE:was not:max_scope=2:context_rules.tsv:111``, or
+(``context:beyond_reach:NEGATED_EXISTENCE:was not:max_scope=2:context_rules.tsv:117``, or
 ``...:window=5``), a skipped section or a cue inside a finding. Everything a call needs is
 made in the call: one pipeline serves many threads at once.
 """
