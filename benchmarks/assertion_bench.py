@@ -101,34 +101,43 @@ def medspacy(python: str, docs: list[Doc], items: list[Item]) -> list[set[str]]:
         spans = [(m.start, m.end) for m in working(doc).mentions]
         targets.append(spans.index(gold_offsets(doc, item)))
         lines.append(json.dumps({"text": doc.text, "spans": spans}))
+    return [labels(flags[target]) for flags, target in zip(medspacy_flags(python, lines), targets)]
+
+
+def medspacy_flags(python: str, lines: list[str]) -> list[list[dict[str, bool]]]:
+    """The five flags medspaCy's ConText gives each span of each JSON line {"text", "spans"},
+    run by ``python`` (a venv with medspacy) through ``medspacy_context_run.py``."""
     with tempfile.TemporaryDirectory() as folder:  # not this repository: its entry points would load phenorules
         done = subprocess.run(
             [str(Path(python).absolute()), "-P", str(MEDSPACY_RUNNER.resolve())], input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=folder, check=False
         )
     if done.returncode:
         raise InputError(f"medspaCy run failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
-    return [labels(json.loads(line)[target]) for line, target in zip(done.stdout.splitlines(), targets)]
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
-def prf(items: list[Item], predicted: list[set[str]], label: str) -> tuple[int, int, int, float, float, float]:
-    tp = sum(item.category == label and label in found for item, found in zip(items, predicted))
-    fp = sum(item.category != label and label in found for item, found in zip(items, predicted))
-    fn = sum(item.category == label and label not in found for item, found in zip(items, predicted))
+def prf(gold: list[set[str]], predicted: list[set[str]], label: str) -> tuple[int, int, int, float, float, float]:
+    """Counts, precision, recall and F1 of one label over all rows (each row's gold labels
+    and predicted labels)."""
+    tp = sum(label in wanted and label in found for wanted, found in zip(gold, predicted))
+    fp = sum(label not in wanted and label in found for wanted, found in zip(gold, predicted))
+    fn = sum(label in wanted and label not in found for wanted, found in zip(gold, predicted))
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return tp, fp, fn, precision, recall, f1
 
 
-def table(items: list[Item], systems: list[tuple[str, list[set[str]]]]) -> str:
+def table(labels_shown: tuple[str, ...], gold: list[set[str]], systems: list[tuple[str, list[set[str]]]]) -> str:
+    """A Markdown row per label: its gold count and each system's precision, recall and F1."""
     header = "| category | n | " + " | ".join(f"{name} P | {name} R | {name} F1" for name, _ in systems) + " |"
     lines = [header, "|---|---:|" + "---:|" * (3 * len(systems))]
-    for label in LABELS:
+    for label in labels_shown:
         cells = []
         for _, predicted in systems:
-            tp, fp, fn, p, r, f = prf(items, predicted, label)
+            tp, fp, fn, p, r, f = prf(gold, predicted, label)
             cells += [f"{p:.4f} ({tp}/{tp + fp})", f"{r:.4f} ({tp}/{tp + fn})", f"{f:.4f}"]
-        lines.append(f"| {label} | {sum(item.category == label for item in items)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label} | {sum(label in wanted for wanted in gold)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -146,7 +155,7 @@ def main(argv: list[str]) -> None:
         systems.append(("medspaCy", medspacy(args.medspacy, docs, items)))
     sentences = len({item.text for item in items})
     print(f"{len(items)} mentions in {sentences} sentences ({args.testset})")
-    print(table(items, systems))
+    print(table(LABELS, [{item.category} for item in items], systems))
     if args.errors:
         with open(args.errors, "w", encoding="utf-8") as out:
             out.write("line\tgold\tphenorules\tsentence\n")

@@ -23,9 +23,7 @@ import argparse
 import csv
 import io
 import json
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,9 +35,9 @@ from phenorules.core.errors import InputError, PhenorulesError
 from phenorules.core.files import read_text
 
 sys.path.insert(0, str(Path(__file__).parent))
+from assertion_bench import medspacy_flags, table  # noqa: E402  (the same medspaCy run and table as the project's own set)
 from negex_testset import locate  # noqa: E402  (the same concept location as the NegEx test set)
 
-MEDSPACY_RUNNER = Path(__file__).with_name("medspacy_context_run.py")
 SCORED = ("NEGATED_EXISTENCE", "HYPOTHETICAL", "HISTORICAL", "FAMILY")
 NEGATION = {"Affirmed": False, "Negated": True}
 TEMPORALITY = {"Recent": None, "Historical": "HISTORICAL", "Hypothetical": "HYPOTHETICAL", "Not particular": "HYPOTHETICAL"}
@@ -95,35 +93,7 @@ def ours(nlp: Language, items: list[Item]) -> list[set[str]]:
 def medspacy(python: str, items: list[Item]) -> list[set[str]]:
     """medspaCy's verdicts on the same spans."""
     lines = [json.dumps({"text": item.sentence, "spans": [list(item.span)]}) for item in items]
-    with tempfile.TemporaryDirectory() as folder:  # not this repository: its entry points would load phenorules
-        done = subprocess.run(
-            [str(Path(python).absolute()), "-P", str(MEDSPACY_RUNNER.resolve())], input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=folder, check=False
-        )
-    if done.returncode:
-        raise InputError(f"medspaCy run failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
-    return [{category for category, flag in FLAGS.items() if json.loads(line)[0][flag]} for line in done.stdout.splitlines()]
-
-
-def prf(items: list[Item], predicted: list[set[str]], category: str) -> tuple[int, int, int, float, float, float]:
-    tp = sum(category in item.gold and category in found for item, found in zip(items, predicted))
-    fp = sum(category not in item.gold and category in found for item, found in zip(items, predicted))
-    fn = sum(category in item.gold and category not in found for item, found in zip(items, predicted))
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return tp, fp, fn, precision, recall, f1
-
-
-def table(items: list[Item], systems: list[tuple[str, list[set[str]]]]) -> str:
-    header = "| category | n | " + " | ".join(f"{name} P | {name} R | {name} F1" for name, _ in systems) + " |"
-    lines = [header, "|---|---:|" + "---:|" * (3 * len(systems))]
-    for category in SCORED:
-        cells = []
-        for _, predicted in systems:
-            tp, fp, fn, p, r, f = prf(items, predicted, category)
-            cells += [f"{p:.4f} ({tp}/{tp + fp})", f"{r:.4f} ({tp}/{tp + fn})", f"{f:.4f}"]
-        lines.append(f"| {category} | {sum(category in item.gold for item in items)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return [{category for category, flag in FLAGS.items() if spans[0][flag]} for spans in medspacy_flags(python, lines)]
 
 
 def main(argv: list[str]) -> None:
@@ -138,7 +108,7 @@ def main(argv: list[str]) -> None:
     if args.medspacy:
         systems.append(("medspaCy", medspacy(args.medspacy, located)))
     print(f"{len(items)} concepts, {len(located)} found in their sentence ({args.testset})")
-    print(table(located, systems))
+    print(table(SCORED, [set(item.gold) for item in located], systems))
     print("uncertain flags (no such category in the set): " + ", ".join(f"{name} {sum('POSSIBLE_EXISTENCE' in found for found in predicted)}" for name, predicted in systems))
     if args.errors:
         with open(args.errors, "w", encoding="utf-8") as out:

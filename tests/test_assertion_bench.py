@@ -49,4 +49,4 @@ def test_the_stage_judges_the_forced_span_and_each_flag_is_scored_alone(bench, m
     docs = [bench.spans_doc(mini_nlp, item) for item in items]
     found = bench.ours(mini_nlp, docs, items)
     assert found == [{"NEGATED_EXISTENCE"}, {"FAMILY"}, {"AFFIRMED"}]
-    assert bench.prf(items, [{"FAMILY"}, {"FAMILY"}, {"AFFIRMED"}], "FAMILY")[:3] == (1, 1, 0)
+    assert bench.prf([{item.category} for item in items], [{"FAMILY"}, {"FAMILY"}, {"AFFIRMED"}], "FAMILY")[:3] == (1, 1, 0)
