@@ -132,11 +132,11 @@ class ConText(MentionStage):
         cues = self.cues(doc)
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
         breaks = [found.start() for found in self.scope.breaks.finditer(state.text)]
-        bounds = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
+        cuts = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
         for category in CATEGORIES:
             mine = [cue for cue in cues if cue.rule.category == category]
             if mine:
-                self.assert_category(doc, category, mine, words, skipped, bounds)
+                self.assert_category(doc, category, mine, words, skipped, cuts)
                 self.assert_sections(doc, state.text, [cue for cue in mine if cue.rule.direction == "section"], words, skipped, breaks)
 
     def skipped(self, doc: Doc, text: str, mentions: list[_Mention], sentence_starts: list[int]) -> dict[int, tuple[str, str | None]]:
@@ -160,15 +160,16 @@ class ConText(MentionStage):
             found[index] = (sections[at][2], own_case[sentence])
         return found
 
-    def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, breaks: list[int]) -> None:
+    def assert_category(self, doc: Doc, category: str, cues: list[Cue], words: _Words, skipped, cuts: list[int]) -> None:
         """ConText's scope for one category: the sentence, cut at each scope break (an inline
-        header) and at each terminating cue outside a mention; a mention wholly inside one
+        header; ``cuts``: the tokens that start a sentence or a break outside a mention) and
+        at each terminating cue outside a mention; a mention wholly inside one
         piece is asserted by the nearest cue on each side in that piece, if it reaches it.
         Each piece's cues are indexed once (:class:`_Side`), so a mention finds the cues
         that decide it by bisection: "no A, no B, ..." is not quadratic. A backward cue that
         ends a mention after its first word is its predicate ("pupils not dilated")."""
         terminating = (cue.start for cue in cues if cue.rule.direction == "terminate" and not inside_mention(cue.start, words))
-        bounds = sorted({*breaks, *terminating, len(doc)})
+        bounds = sorted({*cuts, *terminating, len(doc)})
         forward = [cue for cue in cues if cue.rule.direction in FORWARD]
         backward = [cue for cue in cues if cue.rule.direction in BACKWARD]
         forward_starts, backward_starts = [cue.start for cue in forward], [cue.start for cue in backward]
