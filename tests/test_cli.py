@@ -64,7 +64,8 @@ def test_an_unknown_stage_is_a_user_error():
     [
         ("abbreviations.later_uses=true", "stage abbreviations has no setting 'later_uses'; its settings are ['bare_uses', 'defined_uses', 'guards_file', 'lexicon_file']"),
         ("abbreviations.bare_uses=3", 'abbreviations.bare_uses: expected a str like "bracketed", got 3'),
-        ("assertion.window=true", "assertion.window: expected a int like 5, got true"),
+        ("assertion.window=true", "assertion.window: expected a int or null, got true"),
+        ("coordination.min_list_items=true", "coordination.min_list_items: expected a int like 3, got true"),
         ("bare_uses=all", "--set 'bare_uses=all': expected STAGE.SETTING=VALUE"),
         ("abbreviatons.bare_uses=all", "unknown stage(s) ['abbreviatons']"),
     ],

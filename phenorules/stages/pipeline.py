@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import typing
 from typing import Iterable
 
 import spacy
@@ -155,8 +156,8 @@ def parse_settings(assignments: Iterable[str]) -> dict[str, dict]:
 
 def check_settings(stage_config: dict[str, dict]) -> None:
     """Each setting must be one the stage's factory has, of its default's type (a number
-    for a number); the factory checks the values themselves."""
-    number = (int, float)
+    for a number), or, where the default is null, of a type its parameter names ("int |
+    None": a number or null); the factory checks the values themselves."""
     for name, factory in STAGES:
         defaults = Language.get_factory_meta(factory).default_config
         for setting, value in stage_config.get(name, {}).items():
@@ -164,10 +165,24 @@ def check_settings(stage_config: dict[str, dict]) -> None:
                 known = sorted(key for key in defaults if key not in PLAN_SETTINGS)
                 raise SettingError(f"stage {name} has no setting {setting!r}; its settings are {known}")
             default = defaults[setting]
-            if default is not None and not (
-                type(value) is type(default) or (isinstance(default, number) and isinstance(value, number) and not isinstance(value, bool))
-            ):
+            if default is not None and not _of_type(value, type(default)):
                 raise SettingError(f"{name}.{setting}: expected a {type(default).__name__} like {json.dumps(default)}, got {json.dumps(value)}")
+            allowed = () if default is not None else _parameter_types(factory, setting)
+            if allowed and value is not None and not any(_of_type(value, kind) for kind in allowed):
+                raise SettingError(f"{name}.{setting}: expected a {' or '.join(kind.__name__ for kind in allowed)} or null, got {json.dumps(value)}")
+
+
+def _of_type(value, kind: type) -> bool:
+    """Whether a setting's value is of ``kind``, any number for a number (not a boolean)."""
+    number = (int, float)
+    return type(value) is kind or (kind in number and isinstance(value, number) and not isinstance(value, bool))
+
+
+def _parameter_types(factory: str, setting: str) -> tuple[type, ...]:
+    """The types other than None that a factory's parameter names (``int | None``: int);
+    none where it names no such union."""
+    hint = typing.get_type_hints(spacy.registry.factories.get(factory)).get(setting)
+    return tuple(kind for kind in typing.get_args(hint) if isinstance(kind, type) and kind is not type(None))
 
 
 def check_profile(name: str) -> None:
