@@ -243,6 +243,16 @@ class DocState:
         starts, ends = self._bounds(doc)
         return bisect_left(starts, start), bisect_left(ends, end) + 1
 
+    def inner_tokens(self, doc: Doc, extents: list[tuple[int, int]]) -> numpy.ndarray:
+        """Per character extent, the token indices ``[first, last + 1)`` of the tokens wholly
+        inside it, as ``doc.char_span(start, end, alignment_mode="contract")`` has them (first
+        >= last: none), for all extents at once."""
+        starts, ends = self._bounds(doc)
+        extents = numpy.array(extents, dtype="int64").reshape(-1, 2)
+        first = numpy.searchsorted(numpy.frombuffer(starts, dtype="int64"), extents[:, 0], side="left")
+        last = numpy.searchsorted(numpy.frombuffer(ends, dtype="int64"), extents[:, 1], side="right")
+        return numpy.stack([first, last], axis=1)
+
     def tokens_before(self, doc: Doc, start: int, count: int) -> tuple[str, int]:
         """(text, start offset) of the ``count`` tokens before the token that starts at
         ``start``, as ``doc[first:index]`` has them (no trailing white space)."""

@@ -125,8 +125,8 @@ class ConText(MentionStage):
         mentions = sorted((_Mention(doc, state, record) for record in state.mentions), key=lambda span: (span.start, span.end))
         for mention in state.mentions:  # a Doc run again starts plain
             mention.assertions, mention.cues = (), []
-        counted = counted_words(doc, state.text, mentions, self.scope.list_openers)
-        words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, state.text, counted)))
+        counted = counted_words(doc, state, mentions, self.scope.list_openers)
+        words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, state, counted)))
         sentence_starts = sentence_token_starts(doc)
         skipped = self.skipped(doc, state.text, mentions, sentence_starts)
         cues = self.cues(doc)
@@ -174,11 +174,12 @@ class ConText(MentionStage):
         backward = [cue for cue in cues if cue.rule.direction in BACKWARD]
         forward_starts, backward_starts = [cue.start for cue in forward], [cue.start for cue in backward]
         predicates = {cue.end: cue for cue in sorted(backward, key=lambda cue: (cue.start, cue.rule.ref), reverse=True)}  # the longest per end
+        with_cues = {bisect_right(bounds, cue.start) - 1 for cue in (*forward, *backward)}  # the pieces a mention may be decided in
         sides: dict[int, tuple[_Side, _Side]] = {}
         for index, span in enumerate(words.mentions):
             piece = bisect_right(bounds, span.start) - 1
             start, end = bounds[piece], bounds[piece + 1]
-            if span.end > end:
+            if span.end > end or piece not in with_cues:
                 continue
             if piece not in sides:
                 sides[piece] = (
@@ -380,7 +381,7 @@ def sentence_token_starts(doc: Doc) -> list[int]:
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
-def counted_words(doc: Doc, text: str, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
+def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
     """Per token: is it a word that uses up a cue's window?
 
     A word is an alphanumeric token outside phenotype mentions and outside brackets: the
@@ -392,15 +393,21 @@ def counted_words(doc: Doc, text: str, spans: list[_Mention], list_openers: re.P
     # longer than one character, alphabetic or numeric.
     alpha, digit, length, space = doc.to_array([IS_ALPHA, IS_DIGIT, LENGTH, IS_SPACE]).T
     counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
-    for span in spans:
-        counted[span.start : span.end] = False
+    text = state.text
     asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
     asides += [found.span() for found in list_openers.finditer(text)]
-    for start, end in asides:
-        inside = doc.char_span(start, end, alignment_mode="contract")
-        if inside is not None:
-            counted[inside.start : inside.end] = False
-    return counted
+    mentions = numpy.array([(span.start, span.end) for span in spans], dtype="int64").reshape(-1, 2)
+    return counted & ~covered(len(doc), numpy.concatenate([mentions, state.inner_tokens(doc, asides)]))
+
+
+def covered(length: int, extents: numpy.ndarray) -> numpy.ndarray:
+    """Per index of ``range(length)``: whether one of the ``[start, end)`` rows of
+    ``extents`` holds it (a count of the extents open at each index, from their ends)."""
+    opened = numpy.zeros(length + 1, dtype="int64")
+    extents = extents[extents[:, 0] < extents[:, 1]]
+    numpy.add.at(opened, extents[:, 0], 1)
+    numpy.add.at(opened, extents[:, 1], -1)
+    return numpy.cumsum(opened[:length]) > 0
 
 
 def word_positions(counted: numpy.ndarray) -> list[int]:
@@ -408,12 +415,8 @@ def word_positions(counted: numpy.ndarray) -> list[int]:
     return [0] + numpy.cumsum(counted).tolist()
 
 
-def aside_free(doc: Doc, text: str, counted: numpy.ndarray) -> numpy.ndarray:
+def aside_free(doc: Doc, state: DocState, counted: numpy.ndarray) -> numpy.ndarray:
     """``counted`` less the words of comma-delimited asides (", reported in other
     families,"): what a cue written after its finding has to reach over."""
-    counted = counted.copy()
-    for found in re.finditer(r",[^,;.\n]*,", text):
-        inside = doc.char_span(found.start() + 1, found.end() - 1, alignment_mode="contract")
-        if inside is not None:
-            counted[inside.start : inside.end] = False
-    return counted
+    asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r",[^,;.\n]*,", state.text)]
+    return counted & ~covered(len(doc), state.inner_tokens(doc, asides))
