@@ -61,6 +61,7 @@ class TextWords(NamedTuple):
     breaks: Sequence[int]
     kept: Sequence[int]
     starts: Sequence[int]
+    pairs: list[int]  # positions k in ``kept`` where a run may go on from kept[k] to kept[k + 1] (:meth:`WordSetIndex.words`)
 
 
 @dataclass
@@ -247,16 +248,23 @@ class WordSetIndex:
         breaking = {gap: gap.strip() not in _JOINERS for gap in set(gaps)}  # each distinct gap once
         breaks = array("q", accumulate(map(breaking.__getitem__, gaps[: len(words)])))
         kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
-        return TextWords(surfaces, gaps, words, breaks, kept, starts)
+        partners, quantities = self.partners, self.quantity_words
+        # two kept words in one phrase, the first of some indexed set, the second too or a quantity word
+        pairs = [
+            k
+            for k, (i, j) in enumerate(zip(kept, kept[1:]))
+            if breaks[i] == breaks[j] and words[i] in partners and (words[j] in partners or words[j] in quantities)
+        ]
+        return TextWords(surfaces, gaps, words, breaks, kept, starts, pairs)
 
     def find(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set; ``words``:
         :meth:`words` of ``text``, if already read."""
-        surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
+        surfaces, gaps, words, breaks, kept, starts, pairs = words if words is not None else self.words(text)
         partners, rows, max_words = self.partners, self.rows, self.max_words  # locals: a hot loop
         quantities, changes = self.quantity_words, self.change_words
         out = []
-        for k in self._run_starts(words, breaks, kept):
+        for k in self._run_starts(words, kept, pairs):
             first = kept[k]
             phrase = breaks[first]
             content, measured = [words[first]], []  # the first word is kept as it is
@@ -287,16 +295,12 @@ class WordSetIndex:
                         out.append(match)
         return out
 
-    def _run_starts(self, words: list, breaks: list[int], kept: list[int]) -> list[int]:
+    def _run_starts(self, words: list, kept: Sequence[int], pairs: list[int]) -> list[int]:
         """Where a run may start (positions in ``kept``): two kept words in one phrase that
         share an indexed set, or whose second is a quantity word ("elevated levels of
         creatine")."""
         partners, quantities = self.partners, self.quantity_words
-        return [
-            k
-            for k, (i, j) in enumerate(zip(kept, kept[1:]))
-            if breaks[i] == breaks[j] and (words[j] in partners.get(words[i], ()) or (words[j] in quantities and words[i] in partners))
-        ]
+        return [k for k in pairs if words[kept[k + 1]] in partners[words[kept[k]]] or words[kept[k + 1]] in quantities]
 
     def _match(self, text: str, matcher: PhraseMatcher, row: int, word_set: tuple[str, ...], start: int, end: int) -> Match | None:
         """The match of an indexed set's row at ``[start, end)``: its best entry for the
@@ -315,15 +319,11 @@ class WordSetIndex:
         in FastHPOCR's runs of known words, the skipped word is a word of an indexed set;
         the run still starts and ends with words of the set, and never crosses a break. A
         set made by a substitution or left without its quantity words is not one of them."""
-        surfaces, gaps, words, breaks, kept, starts = words if words is not None else self.words(text)
+        surfaces, gaps, words, breaks, kept, starts, pairs = words if words is not None else self.words(text)
         partners, rows, rules, max_words, quantity_sets = self.partners, self.rows, self.rules, self.max_words, self.quantity_sets
         # A run goes on past its first word only if the next kept word is in its phrase and
         # in some indexed set (shared with the first word or skipped).
-        firsts = [
-            k
-            for k, (i, j) in enumerate(zip(kept, kept[1:]))
-            if breaks[i] == breaks[j] and words[i] in partners and words[j] in partners
-        ]
+        firsts = [k for k in pairs if words[kept[k + 1]] in partners]
         out = []
         for k in firsts:
             first = kept[k]

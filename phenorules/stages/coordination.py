@@ -250,8 +250,9 @@ class Coordination(RefinesMatches):
         )
         self.list_end = re.compile(rf",? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE)
         self.items_before_end = min_list_items - 1
-        # A run of an item that ', ' or a list end may follow (not from inside a run: that is quadratic in its length).
-        self.list_run = re.compile(rf"(?<![\w-])[\w-]+(?=, |,? (?:{words['conjunction']}) )", re.IGNORECASE)
+        # A run of an item that ', ' or a list end may follow (not from inside a run: that is quadratic in its length;
+        # taken whole, possessively: no shorter part of a run is followed by either).
+        self.list_run = re.compile(rf"(?<![\w-])[\w-]++(?=, |,? (?:{words['conjunction']}) )", re.IGNORECASE)
         self.item_separator = re.compile(rf",? (?:{words['conjunction']}) |, ", re.IGNORECASE)
         self.finding_before = re.compile(
             rf"\b((?:{_WORD} ){{0,2}}{_WORD}) (?:{words['preposition']}) (?:(?:{words['determiner']}) )?$", re.IGNORECASE
