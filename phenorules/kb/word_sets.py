@@ -41,6 +41,7 @@ from .matcher import KeyRows, Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
 WORD = re.compile(r"[^\W_]+")  # a word, as a run and a key are read
+_WORDS_AND_GAPS = re.compile(r"([^\W_]+)")
 _JOINERS = frozenset(("", "-", "'", "/"))  # what may stand between two words of one run
 _BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # Phrase rewrites ('X changes' for Abnormality of X) are paraphrases already; reordering
@@ -411,8 +412,9 @@ class WordTable(NamedTuple):
 
 def word_table(text: str) -> WordTable:
     normal = normalize_text(text)
-    surfaces, gaps = list(map(intern, WORD.findall(normal))), list(map(intern, WORD.split(normal)))
-    return WordTable(normal, surfaces, gaps, word_offsets(surfaces, gaps))
+    parts = list(map(intern, _WORDS_AND_GAPS.split(normal)))  # gap, word, gap, ..., word, gap: one scan
+    words = len(parts) // 2
+    return WordTable(normal, parts[1::2], parts[0::2], array("q", accumulate(map(len, parts)))[0 : 2 * words : 2])
 
 
 def word_offsets(surfaces: list[str], gaps: list[str]) -> array:
