@@ -28,7 +28,7 @@ ENABLE_OPTION = click.option(
     "--enable",
     multiple=True,
     metavar="STAGE",
-    help="Switch on a stage that is off by default (repeatable): measurements, nested.",
+    help="Switch on a stage that is off by default (repeatable): measurements, growth, nested.",
 )
 PROFILE_OPTION = click.option(
     "--profile",

@@ -75,8 +75,8 @@ def test_extensions_keep_their_types_across_processes(user_nlp):
 
 
 def test_every_stage_of_the_pipeline_is_a_pipe_in_order(user_nlp):
-    # the general profile runs the predicative stage and leaves PatientPheX's annotation scope out
-    assert user_nlp.pipe_names == [name for name in stage_names() if name not in (OPTIONAL_STAGES - {"predicative"}) | {"scope"}] + ["phenorules"]
+    # the general profile runs the predicative and growth stages and leaves PatientPheX's annotation scope out
+    assert user_nlp.pipe_names == [name for name in stage_names() if name not in (OPTIONAL_STAGES - {"predicative", "growth"}) | {"scope"}] + ["phenorules"]
 
 
 def test_a_general_stage_can_be_disabled_and_coordination_patterns_set():

@@ -103,11 +103,11 @@ def pipeline_stages():
 def test_ablation_switches_off_every_optional_stage(forgetful_pipeline):
     settings = ablation_settings()
     assert settings[0].name == FULL and settings[0].learn
-    optional = [(name,) for name, _ in pipeline_stages() if name not in ("sentences", "match", "predicative", "names", "measurements", "nested")]
+    optional = [(name,) for name, _ in pipeline_stages() if name not in ("sentences", "match", "predicative", "names", "measurements", "growth", "nested")]
     assert [s.disable for s in settings if s.disable] == optional
     # off by default or in the PatientPheX profile: switched on
     assert [(s.name, s.enable) for s in settings if s.enable] == [
-        ("with predicative", ("predicative",)), ("with names", ("names",)), ("with measurements", ("measurements",)), ("with nested", ("nested",))
+        ("with predicative", ("predicative",)), ("with names", ("names",)), ("with measurements", ("measurements",)), ("with growth", ("growth",)), ("with nested", ("nested",))
     ]
     assert optional[-1] == ("forget",)
     assert [s.name for s in settings if not s.learn] == ["learned lexicon"]

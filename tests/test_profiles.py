@@ -98,7 +98,7 @@ def test_a_patientphex_article_listing_no_patient_gets_no_proband(tmp_path):
 
 def test_info_lists_the_profiles():
     output = run("info").output
-    assert "  patientphex: scope on, nested off, names off, predicative off, abbreviations.bare_uses=\"bracketed\", abbreviations.defined_uses=false" in output
+    assert "  patientphex: scope on, nested off, names off, predicative off, growth off, abbreviations.bare_uses=\"bracketed\", abbreviations.defined_uses=false" in output
     assert "  general: scope off" in output
 
 

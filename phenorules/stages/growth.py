@@ -1,0 +1,96 @@
+"""Growth measures given as a centile, an SD score or a BMI value become HPO findings.
+
+Case reports give growth as numbers: "OFC 42 cm (-2.8 SD)", "her height was below the 3rd
+centile", "weight and length <P3", "BMI 36 kg/m2". HPO defines its growth terms by the same
+numbers: Microcephaly is a head circumference below -2 SD, Mild microcephaly from -3 to
+-2 SD, Short stature below -2 SD or the 3rd percentile with its mild, moderate and severe
+grades, Class II obesity a BMI of 35 to 39.9. Each value the grammar reads
+(:mod:`phenorules.growth.grammar`) becomes a mention over its measures and itself with the
+most specific finding of ``rules/growth.tsv`` it satisfies, its provenance the measure's
+row and the finding's (``rules/growth.tsv:LINE:height``, ``rules/growth.tsv:LINE:sd
+[-3,-2)``); measures sharing one value make one compound mention. As in the
+``measurements`` stage, a value over a mention another stage found is left to it, and a
+finding the text already names (it, a broader or a narrower term, or a finding its grade
+refines) adds nothing. A stage of its own, not rows of ``measurements``: its values are
+read with comparisons and ranges, before or after their measure, which the laboratory
+values' grammar refuses, and its profiles differ (docs/context.md, "Growth measurements").
+"""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..core.document import DocState, MentionStage, placed, working
+from ..core.intervals import Extents
+from ..core.phenotype import Phenotype
+from ..growth.grammar import SAME_LENGTH, Grammar, Reading
+from ..growth.rules import Finding, GrowthRules, read_growth_rules
+from ..kb.knowledge_base import KnowledgeBase
+from ..kb.resources import data_file
+from .knowledge import KB_CONFIG
+
+
+@Language.factory(
+    "phenorules_growth",
+    default_config={"kb": KB_CONFIG, "rules_file": None, "ordinals_file": None, "number_words_file": None, "spans": True},
+)
+def make_growth(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, ordinals_file: str | None, number_words_file: str | None, spans: bool):
+    path = data_file("rules", "growth.tsv", rules_file)
+    ordinals, numbers = data_file("rules", "ordinals.tsv", ordinals_file), data_file("rules", "number_words.tsv", number_words_file)
+    return placed(Growth(read_growth_rules(path, kb.ontology.names, ordinals, numbers), kb), spans)
+
+
+class Growth(MentionStage):
+    def __init__(self, rules: GrowthRules, kb: KnowledgeBase):
+        self.rules = rules
+        self.grammar = Grammar(rules)
+        self.kb = kb
+
+    def apply(self, doc: Doc) -> None:
+        state = working(doc)
+        readings = self.grammar.readings(state.text.translate(SAME_LENGTH))
+        if not readings:
+            return
+        before = Extents((m.start, m.end) for m in state.mentions)
+        named = {hpo_id for m in state.mentions for hpo_id in m.hpo_ids}
+        related: dict[str, bool] = {}  # finding id -> whether the text names it, a broader or a narrower term
+        added: list[Phenotype] = []
+        for reading in readings:
+            extent = state.expanded(doc, reading.start, reading.end)
+            if extent is None or before.overlaps_any(*extent) or (added and added[-1].end > extent[0]):
+                continue
+            findings = [(hit, finding) for hit, finding in self._findings(reading) if not self._named(finding, named, related)]
+            if findings:
+                added.append(self._mention(doc, state, reading, extent, findings))
+        if added:
+            state.mentions = sorted([*state.mentions, *added], key=lambda m: (m.start, m.end))
+
+    def _findings(self, reading: Reading):
+        """(measure, finding) for each measure of the reading whose value gives a finding,
+        each finding once."""
+        seen = set()
+        for hit in reading.measures:
+            finding = self.rules.finding(hit.group, reading.value) if hit.group else None
+            if finding is not None and finding.hpo_id not in seen:
+                seen.add(finding.hpo_id)
+                yield hit, finding
+
+    def _named(self, finding: Finding, named: set[str], related: dict[str, bool]) -> bool:
+        if finding.hpo_id not in related:
+            ontology = self.kb.ontology
+            ids = self.rules.related_ids(finding)
+            related[finding.hpo_id] = any(
+                other == hpo_id or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for hpo_id in ids for other in named
+            )
+        return related[finding.hpo_id]
+
+    def _mention(self, doc: Doc, state: DocState, reading: Reading, extent: tuple[int, int], findings: list) -> Phenotype:
+        start, end = extent
+        hpo_ids = tuple(finding.hpo_id for _, finding in findings)
+        provenance = [step for hit, finding in findings for step in (f"rules/{hit.measure.ref}:{hit.group}", finding.provenance)]
+        parts = ()
+        if len(findings) > 1:  # each term over its measure and the value
+            spans = ((reading.start, hit.end) if reading.value_first else (hit.start, reading.end) for hit, _ in findings)
+            parts = tuple((*(state.expanded(doc, *span) or extent), (finding.hpo_id,)) for span, (_, finding) in zip(spans, findings))
+        return Phenotype(start, end, state.text[start:end], hpo_ids, self.kb.ontology.label(hpo_ids), provenance, parts)
