@@ -5,6 +5,7 @@
 # `make evalscope` runs evalscope's own JNLPBA and MedXpertQA benchmarks against `phenorules serve` (docs/serve.md).
 # `make assertions` measures the assertion stage beside medspaCy's ConText, on its own set and on ConText's (docs/assertions.md).
 # `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
+# `make measurements` prints the recall and false positives on the generated growth suite (docs/context.md).
 # `make pictures` takes the docs' pictures (docs/html_view.png, docs/serve.png) in headless Chromium.
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +18,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing evalscope assertions pictures clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing measurements evalscope assertions pictures clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +104,12 @@ public: install $(BENCH_VENV)/bin/python
 # (coordination, ordinals, predicative order, adjectival forms: phenorules/evaluation/phrasing.py).
 phrasing: install
 	$(BIN)/python benchmarks/phrasing_suites.py
+
+# Growth values (centiles, SD scores, BMI) of every finding row of rules/growth.tsv, written
+# the ways case reports write them, and normal values and other measures' beside them
+# (phenorules/evaluation/growth.py): recall of the expected term, false positives.
+measurements: install
+	$(BIN)/python benchmarks/growth_suite.py
 
 # The HTML view of the example article and the curation page, from this tree's code, in
 # Debian's headless chromium (apt-get install chromium chromium-driver).
