@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import repeat
 
 from .rules import GrowthRules, Interval, Measure, Value
 
@@ -28,6 +29,7 @@ MAX_GAP = 80  # characters between a measure's name and its value, or between tw
 LOOK_BACK = 120  # characters before a name read for a birth word in its clause
 LOOK_AHEAD = 150  # characters after a value read for "respectively" in its clause
 PREVIOUS_WORD = 40  # characters before a name read for the word before it
+CUE_REACH = 5 * MAX_GAP  # characters around a value's cue its reading lies in, with names joined to one another
 # A number: a decimal point, or a decimal comma before one or two digits ("-2,7 SD"; not
 # the thousands of "2,300 g"), never the decimals of another number.
 NUMBER = r"(?<!\d,)\d+(?:\.\d+|,\d{1,2}(?!\d))?"
@@ -36,6 +38,9 @@ SIGN = r"(?:\+\s?-|\+/-|±|[+-])"
 PLUS_MINUS = ("+-", "+/-", "±")
 ORDINAL_ENDING = r"(?:st|nd|rd|th|d)"  # "3d" is an older "3rd"
 INF = math.inf
+# Letters that re's IGNORECASE matches to an ASCII letter of another lower case: the long s,
+# the dotless i and the Kelvin sign (sre_compile's case fixes).
+_OTHER_FOLDS = re.compile("[\u017f\u0131\u212a]")
 
 
 @dataclass(frozen=True)
@@ -145,13 +150,22 @@ class Grammar:
         self.birth = re.compile(word["birth"], re.IGNORECASE)
         self.shared_out = re.compile(rf"[^.;\n]*?(?:{word['respectively']})", re.IGNORECASE)
         self.prefixed = re.compile(rf"{prefix}\s?(?P<number>{NUMBER})(?!\w|\.\d)")
+        # Every value names a centile or an SD score, or is a number after a name that takes
+        # one: the scan is run only around these cues (:meth:`windows`).
+        bare_names = _any((name for name in rules.names if rules.measures[" ".join(name.lower().split())].bare is not None), symbol_case=True)
+        self.cue = re.compile(rf"{word['centile']}|{word['sd']}|{prefix}\s?(?:{symbols['less']}|{symbols['more']})?\s?\d|{bare_names}", re.IGNORECASE)
+        # Where a cue may start, found fast: the first word of each cue word and name in the
+        # lower-cased text (literals, no look-behind: searched for in C), and the prefix.
+        first_words = {word.split()[0].lower() for word in (*words["centile"], *words["sd"], *(name for name in rules.names if rules.measures[" ".join(name.lower().split())].bare is not None))}
+        self.cue_words = re.compile("|".join(map(re.escape, sorted(first_words, key=lambda w: (-len(w), w)))) or "(?!)")
+        self.prefix = re.compile("|".join(map(re.escape, words["centile_prefix"])) or "(?!)")
         self.lead = {w.lower() for w in (*words["lead"], *words["filler"], *words["article"], *words["age"])}
         self.foreign = {w.lower() for w in words["foreign"]}
 
     def readings(self, text: str) -> list[Reading]:
         """Every value of ``text`` (translated by :data:`SAME_LENGTH`) with its measures."""
         found: list[Reading] = []
-        hits = list(self.scan.finditer(text))
+        hits = [hit for start, end in self.windows(text) for hit in self.scan.finditer(text, start, end)]
         labels = Labels(self.prefixed, text)
         run: list[MeasureHit] = []  # the measures named last, joined by conjunctions
         index = 0
@@ -180,6 +194,27 @@ class Grammar:
             if value is not None and not (len(measures) > 1 and self.shared_out.match(text, match.end(), match.end() + LOOK_AHEAD)):
                 found.append(Reading(start, end, tuple(measures), value, bool(after)))
         return found
+
+    def windows(self, text: str) -> list[tuple[int, int]]:
+        """The stretches of ``text`` within :data:`CUE_REACH` characters of a cue, merged:
+        a value and the names it belongs to lie near its cue, and a text is scanned only
+        there (most texts hold few)."""
+        windows: list[tuple[int, int]] = []
+        for cue in self.cues(text):
+            start, end = max(0, cue.start() - CUE_REACH), min(len(text), cue.end() + CUE_REACH)
+            if windows and start <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], end)
+            else:
+                windows.append((start, end))
+        return windows
+
+    def cues(self, text: str) -> list[re.Match]:
+        """:attr:`cue` wherever it matches (overlaps included), tried only where a cue may start."""
+        lowered = text.lower()
+        if len(lowered) != len(text) or _OTHER_FOLDS.search(text):  # offsets the lower case moves; letters re folds otherwise
+            return list(self.cue.finditer(text))
+        starts = {found.start() for found in self.cue_words.finditer(lowered)} | {found.start() for found in self.prefix.finditer(text)}
+        return [found for found in map(self.cue.match, repeat(text), sorted(starts)) if found is not None]
 
     def _measure(self, text: str, match: re.Match) -> MeasureHit:
         measure = self.rules.measures[" ".join(match.group().lower().split())]
