@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
@@ -162,12 +163,12 @@ class Names(MentionStage):
         if not inside:
             return None
         first, last = inside[0], inside[-1]
+        marks = list(accumulate((self.mark(word) for _, word in words), initial=0))  # marks[k]: the marks among words[:k]
         for i in range(max(0, last + 1 - MAX_NAME_WORDS), first + 1):
             for j in range(last, min(len(words), i + MAX_NAME_WORDS)):
                 if (i, j) == (first, last):
                     continue
-                extra = [word for k, (_, word) in enumerate(words[i : j + 1], start=i) if not first <= k <= last]
-                if not any(self.mark(word) for word in extra):
+                if marks[first] - marks[i] + marks[j + 1] - marks[last + 1] == 0:  # no mark among the words around the mention's
                     continue
                 disease_id = self.diseases.get(name_key([word for _, word in words[i : j + 1]]))
                 if disease_id is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -81,21 +82,48 @@ class Predicative(RefinesMatches):
     def __init__(self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None):
         self.rules, self.kb, self.adjectival = rules, kb, adjectival or {}
         copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
-        self.copula = re.compile(rf"(?<=\w) +({copulas}) +(?=\w)", re.IGNORECASE)
+        # Each pattern starts with a literal, searched for in C; what stands before it is
+        # checked where one is found (:meth:`copulas`, :meth:`person_phrases`).
+        self.copula = re.compile(rf" +({copulas}) +(?=\w)", re.IGNORECASE)
         persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
+        self.person = re.compile(rf" +(?:{persons})s?\b", re.IGNORECASE)
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
         text = state.text
-        compounds = [c for found in self.copula.finditer(text) if (c := self.clause(text, found)) is not None]
-        compounds += [c for found in self.before_person.finditer(text) if (c := self.attributive(text, found)) is not None]
+        compounds = [c for found in self.copulas(text) if (c := self.clause(text, found)) is not None]
+        compounds += [c for found in self.person_phrases(text) if (c := self.attributive(text, found)) is not None]
         # a mention of the dictionary around one stays ("were [hypotonic seizures]")
         compounds = [c for c in compounds if not any(m.start <= c.start and c.end <= m.end for m in state.mentions)]
         if compounds:
             state.mentions = merge(doc, state, compounds, self.kb.ontology)
+
+    def copulas(self, text: str) -> Iterator[re.Match]:
+        """The copulas written after a word (:attr:`copula` right after a word character),
+        as a search for that pattern would find them."""
+        found = self.copula.search(text)
+        while found is not None:
+            if found.start() and _is_word_char(text[found.start() - 1]):
+                yield found
+                found = self.copula.search(text, found.end())
+            else:
+                found = self.copula.search(text, found.start() + 1)
+
+    def person_phrases(self, text: str) -> Iterator[re.Match]:
+        """:attr:`before_person` in text order without overlaps, as its ``finditer`` finds
+        them: tried at the start of the letters before each person word."""
+        end = 0
+        for person in self.person.finditer(text):
+            start = person.start()
+            while start and _is_letter(text[start - 1]):
+                start -= 1
+            found = self.before_person.match(text, start) if start < person.start() and start >= end else None
+            if found is not None:
+                end = found.end()
+                yield found
 
     def adjective_term(self, text: str, start: int, end: int) -> tuple[tuple[str, ...], RuleRef] | None:
         """The term of an adjectival form ('ataxic': Ataxia) and the row of its ending."""
@@ -226,3 +254,13 @@ class Predicative(RefinesMatches):
     def before_noun_marker(self, text: str, words: list[tuple[int, int]]) -> bool:
         """Whether the words are a noun's, not an adjective's ("and [contracture of] the elbows")."""
         return len(words) > 1 and text[slice(*words[1])].lower() in self.rules.noun_markers
+
+
+def _is_word_char(char: str) -> bool:
+    """re's \\w: a letter, digit or underscore."""
+    return char.isalnum() or char == "_"
+
+
+def _is_letter(char: str) -> bool:
+    """re's [^\\W\\d_]: a word character that is no decimal digit nor underscore."""
+    return char.isalnum() and not char.isdecimal()
