@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from sys import intern
 from typing import Iterable, Iterator
 
 import spacy
@@ -39,8 +40,11 @@ class WordTokenizer:
     def __call__(self, text: str) -> Doc:
         marks = marks_in(text)
         pieces = (_pieces_with_marks(marks) if marks else _PIECE).findall(text)
-        words = [token or white_space for token, _, white_space in pieces]
-        spaces = [bool(space) for _, space, _ in pieces]
+        # One string per distinct word, and the pieces gone before the Doc is made: a long
+        # text's peak memory is its Doc's, not three copies of its words.
+        words = [intern(token or white_space) for token, _, white_space in pieces]
+        spaces = [space == " " for _, space, _ in pieces]
+        del pieces
         return Doc(self.vocab, words=words, spaces=spaces)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:

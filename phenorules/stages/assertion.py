@@ -99,8 +99,8 @@ class _Words:
 
     mentions: list[_Mention]
     starts: list[int]  # token start of each mention
-    before: list[int]  # counted words before each token index (and len(doc))
-    after: list[int]  # the same without comma-delimited asides, for cues after their finding
+    before: numpy.ndarray  # counted words before each token index (and len(doc))
+    after: numpy.ndarray  # the same without comma-delimited asides, for cues after their finding
     findings: frozenset[Cue] = frozenset()  # cues that are words of a phenotype mention
 
 
@@ -316,13 +316,13 @@ class _Side:
             if self.forward:  # cues ending at or before the mention; in reach from ``split`` on
                 last = bisect_right(faces, span.start)
                 counts = self.words.before
-                split = bisect_left(faces, bisect_left(counts, counts[span.start] - reach), 0, last)
+                split = bisect_left(faces, int(counts.searchsorted(counts[span.start] - reach, "left")), 0, last)
                 (finding if is_finding else reaching).extend(self._near(group, split, last, from_end=not is_finding))
                 far = self._near(group, 0, split, from_end=True)
             else:  # cues starting at or after the mention's end; in reach up to ``split``
                 first = bisect_left(faces, span.end)
                 counts = self.words.after
-                split = bisect_left(faces, bisect_right(counts, counts[span.end] + reach), first)
+                split = bisect_left(faces, int(counts.searchsorted(counts[span.end] + reach, "right")), first)
                 (finding if is_finding else reaching).extend(self._near(group, first, split, from_end=False))
                 far = self._near(group, split, len(group), from_end=False)
             beyond.extend(far)
@@ -410,9 +410,9 @@ def covered(length: int, extents: numpy.ndarray) -> numpy.ndarray:
     return numpy.cumsum(opened[:length]) > 0
 
 
-def word_positions(counted: numpy.ndarray) -> list[int]:
+def word_positions(counted: numpy.ndarray) -> numpy.ndarray:
     """For each token index (and len(doc)), how many counted words come before it."""
-    return [0] + numpy.cumsum(counted).tolist()
+    return numpy.concatenate((numpy.zeros(1, dtype="int64"), numpy.cumsum(counted, dtype="int64")))
 
 
 def aside_free(doc: Doc, state: DocState, counted: numpy.ndarray) -> numpy.ndarray:
