@@ -175,7 +175,7 @@ def provenance(nlp, text, section="CASE"):
 
 
 def rule_row(nlp, cue, category="NEGATED_EXISTENCE"):
-    return next(str(rule.ref) for rule in nlp.get_pipe("assertion").cues.rules.values() if cue in rule.phrases and rule.category == category)
+    return next(str(rule.ref) for rule in nlp.get_pipe("assertion").cues.rules if cue in rule.phrases and rule.category == category)
 
 
 def test_a_cue_beyond_its_reach_is_recorded_with_the_setting_that_cut_it_off(mini_nlp):

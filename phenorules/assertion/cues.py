@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy
-from spacy.attrs import IS_SPACE
+from spacy.attrs import IS_SPACE, LOWER
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from .rules import ContextRule
@@ -61,42 +60,71 @@ class _Reach:
 
 
 class CueMatcher:
-    """spaCy's phrase matcher over every row's phrases (lower case), with two additions.
+    """Every row's phrases as token sequences (lower case), found in a Doc as spaCy's
+    ``PhraseMatcher`` with ``attr="LOWER"`` finds them, with two additions.
 
     * Runs of spaces: the word tokenizer makes a run of spaces a token, which would stand
-      between a cue's words ("negative   for" in line-wrapped clinical notes); around each
-      run the phrase matcher runs again over the tokens less the runs (line breaks stay),
-      within the longest cue's length, and adds the matches that span a run.
+      between a cue's words ("negative   for" in line-wrapped clinical notes); a run
+      without a line break is read through.
     * Pseudo-triggers: a pseudo row cancels every cue of its category that overlaps it or
       starts right after it ("not" in "was not only", "ruled out" in "to rule out").
 
-    Holds only what the rules made: a call keeps nothing, so one matcher serves any number
-    of documents at once.
+    The phrases are a trie of the tokens' LOWER ids; a Doc's tokens that start a phrase are
+    found at once (numpy, over ``Doc.to_array``), and the trie is walked only from them.
+    Making the trie tokenises each phrase, with no Doc where the tokenizer can say its
+    words alone (:meth:`~phenorules.core.tokenizer.WordTokenizer.words`). Holds only what
+    the rules made: a call keeps nothing, so one matcher serves any number of documents at
+    once.
     """
 
     def __init__(self, nlp: Language, rules: list[ContextRule]):
-        self.matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
-        self.rules: dict[int, ContextRule] = {}
-        self.longest = 1  # tokens in the longest cue
+        self.rules = rules
+        words = getattr(nlp.tokenizer, "words", None) or (lambda phrase: [token.text for token in nlp.make_doc(phrase)])
+        strings = nlp.vocab.strings
+        self.trie: _Node = ({}, [])
         for index, rule in enumerate(rules):
-            patterns = [nlp.make_doc(phrase) for phrase in rule.phrases]
-            key = f"phenorules_context_{index}"
-            self.matcher.add(key, patterns)
-            self.rules[nlp.vocab.strings[key]] = rule
-            self.longest = max(self.longest, *(len(pattern) for pattern in patterns))
+            for phrase in rule.phrases:
+                tokens = words(phrase)
+                if not tokens:
+                    continue
+                node = self.trie
+                for token in tokens:
+                    node = node[0].setdefault(strings.add(token.lower()), ({}, []))
+                if index not in node[1]:
+                    node[1].append(index)
+        # What a phrase can start with: a phrase of one token, or two tokens (their ids
+        # combined), or a first token before a run of spaces.
+        self.firsts = numpy.array(sorted(self.trie[0]), dtype="uint64")
+        self.singles = numpy.array(sorted(first for first, node in self.trie[0].items() if node[1]), dtype="uint64")
+        two = numpy.array([(first, second) for first, node in self.trie[0].items() for second in node[0]], dtype="uint64").reshape(-1, 2)
+        self.pairs = numpy.unique(_pair(two[:, 0], two[:, 1]))
 
     def __call__(self, doc: Doc) -> list[Cue]:
-        matches = set(self.matcher(doc)) | self.across_space_runs(doc)
-        return not_cancelled([Cue(self.rules[match_id], start, end) for match_id, start, end in matches])
+        if not len(doc):
+            return []
+        lowers, spaces = doc.to_array([LOWER, IS_SPACE]).T
+        lower = lowers.tolist()
+        passable = {i for i in numpy.flatnonzero(spaces).tolist() if "\n" not in doc[i].text}  # runs of spaces read through
+        following = numpy.append(lowers[1:], numpy.uint64(0))
+        before_run = numpy.zeros(len(lowers), dtype=bool)
+        before_run[[i - 1 for i in passable if i]] = True
+        starts = numpy.isin(lowers, self.singles) | numpy.isin(_pair(lowers, following), self.pairs) | (before_run & numpy.isin(lowers, self.firsts))
+        found = set()
+        for start in numpy.flatnonzero(starts).tolist():
+            node, end = self.trie[0].get(lower[start]), start + 1
+            while node is not None:
+                if node[1]:
+                    found.update((index, start, end) for index in node[1])
+                while end in passable:
+                    end += 1
+                node = node[0].get(lower[end]) if end < len(lower) else None
+                end += 1
+        return not_cancelled([Cue(self.rules[index], start, end) for index, start, end in found])
 
-    def across_space_runs(self, doc: Doc) -> set[tuple[int, int, int]]:
-        runs = [i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text]
-        dropped = set(runs)
-        matches = set()
-        for run in runs:
-            kept = [i for i in range(max(0, run - self.longest), min(len(doc), run + self.longest + 1)) if i not in dropped]
-            words = Doc(doc.vocab, words=[doc[i].text for i in kept])
-            for match_id, start, end in self.matcher(words):
-                if kept[end - 1] - kept[start] != end - 1 - start:  # spans a run
-                    matches.add((match_id, kept[start], kept[end - 1] + 1))
-        return matches
+
+def _pair(first: numpy.ndarray, second: numpy.ndarray) -> numpy.ndarray:
+    """One id for each two token ids (uint64 arrays; the product wraps): equal pairs give equal ids."""
+    return (first * numpy.uint64(0x9E3779B97F4A7C15)) ^ second
+
+
+_Node = tuple[dict[int, "_Node"], list[int]]  # the next token's LOWER id -> its node; the rows whose phrase ends here

@@ -38,14 +38,22 @@ class WordTokenizer:
         self.vocab = vocab
 
     def __call__(self, text: str) -> Doc:
-        marks = marks_in(text)
-        pieces = (_pieces_with_marks(marks) if marks else _PIECE).findall(text)
+        pieces = self._pieces(text)
         # One string per distinct word, and the pieces gone before the Doc is made: a long
         # text's peak memory is its Doc's, not three copies of its words.
         words = [intern(token or white_space) for token, _, white_space in pieces]
         spaces = [space == " " for _, space, _ in pieces]
         del pieces
         return Doc(self.vocab, words=words, spaces=spaces)
+
+    def words(self, text: str) -> list[str]:
+        """The tokens' texts, without a Doc (the assertion stage's cue phrases)."""
+        return [token or white_space for token, _, white_space in self._pieces(text)]
+
+    @staticmethod
+    def _pieces(text: str) -> list[tuple[str, str, str]]:
+        marks = marks_in(text)
+        return (_pieces_with_marks(marks) if marks else _PIECE).findall(text)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """As spaCy's ``Tokenizer.pipe``; negspacy tokenises its cue phrases with it."""
