@@ -150,17 +150,21 @@ class Grammar:
         self.birth = re.compile(word["birth"], re.IGNORECASE)
         self.shared_out = re.compile(rf"[^.;\n]*?(?:{word['respectively']})", re.IGNORECASE)
         self.prefixed = re.compile(rf"{prefix}\s?(?P<number>{NUMBER})(?!\w|\.\d)")
-        # Every value names a centile or an SD score, or is a number after a name that takes
-        # one: the scan is run only around these cues (:meth:`windows`).
-        bare_names = _any((name for name in rules.names if rules.measures[" ".join(name.lower().split())].bare is not None), symbol_case=True)
-        self.cue = re.compile(rf"{word['centile']}|{word['sd']}|{prefix}\s?(?:{symbols['less']}|{symbols['more']})?\s?\d|{bare_names}", re.IGNORECASE)
-        # Where a cue may start, found fast: the first word of each cue word and name in the
-        # lower-cased text (literals, no look-behind: searched for in C), and the prefix.
-        first_words = {word.split()[0].lower() for word in (*words["centile"], *words["sd"], *(name for name in rules.names if rules.measures[" ".join(name.lower().split())].bare is not None))}
-        self.cue_words = re.compile("|".join(map(re.escape, sorted(first_words, key=lambda w: (-len(w), w)))) or "(?!)")
-        self.prefix = re.compile("|".join(map(re.escape, words["centile_prefix"])) or "(?!)")
+        self._compile_cues(rules, word, rf"{prefix}\s?(?:{symbols['less']}|{symbols['more']})?\s?\d")
         self.lead = {w.lower() for w in (*words["lead"], *words["filler"], *words["article"], *words["age"])}
         self.foreign = {w.lower() for w in words["foreign"]}
+
+    def _compile_cues(self, rules: GrowthRules, word: dict[str, str], prefixed_number: str) -> None:
+        """Every value names a centile or an SD score, or is a number after a name that
+        takes one: the scan is run only around these cues (:meth:`windows`)."""
+        words = rules.words
+        bare = [name for name in rules.names if rules.measures[" ".join(name.lower().split())].bare is not None]
+        self.cue = re.compile(rf"{word['centile']}|{word['sd']}|{prefixed_number}|{_any(bare, symbol_case=True)}", re.IGNORECASE)
+        # Where a cue may start, found fast: the first word of each cue word and name in the
+        # lower-cased text (literals, no look-behind: searched for in C), and the prefix.
+        first_words = {cue.split()[0].lower() for cue in (*words["centile"], *words["sd"], *bare)}
+        self.cue_words = re.compile("|".join(map(re.escape, sorted(first_words, key=lambda w: (-len(w), w)))) or "(?!)")
+        self.prefix = re.compile("|".join(map(re.escape, words["centile_prefix"])) or "(?!)")
 
     def readings(self, text: str) -> list[Reading]:
         """Every value of ``text`` (translated by :data:`SAME_LENGTH`) with its measures."""
