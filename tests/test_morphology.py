@@ -152,3 +152,16 @@ def test_adjectival_endings_are_learned_from_the_pairs_the_ontology_holds():
     # three pairs show -ia/-ic, two -osis/-otic, one -y/-ic: too few
     assert {noun: adjective for noun, (adjective, _) in learned.items()} == {"ia": "ic", "osis": "otic"}
     assert learned["ia"][1] == RuleRef("e.tsv", 4, "ic")
+
+
+def test_a_latin_ion_noun_has_no_greek_plural():
+    from phenorules.kb.lexicon import ontology_vocabulary
+    from phenorules.kb.lexicon.morphology import Morphology
+    from phenorules.kb.ontology import default_obo_path, load_ontology
+    from phenorules.kb.resources import data_dir
+
+    vocabulary = ontology_vocabulary(load_ontology(str(default_obo_path())))
+    morphology = Morphology.from_dir(data_dir("lexicons"), vocabulary)
+    nouns = sorted(word for word in vocabulary if word.endswith(("tion", "sion")))  # Latin -io nouns
+    assert len(nouns) > 100
+    assert [(noun, plural) for noun in nouns for plural in morphology.plurals(noun) if plural.endswith("ia")] == []

@@ -156,7 +156,8 @@ class Morphology:
         out = _regular_plurals(word)
         if word in self.vocabulary and len(word) >= 5:
             for singular, plural in _CLASSICAL_PLURALS:
-                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is"):
+                # Latin -ion nouns are no Greek -on ones: 'aggression' has no plural 'aggressia'.
+                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is") and not (singular == "on" and word.endswith("ion")):
                     out.append(word[: len(word) - len(singular)] + plural)
         return list(dict.fromkeys(out))
 
