@@ -6,6 +6,7 @@
 # `make assertions` measures the assertion stage beside medspaCy's ConText, on its own set and on ConText's (docs/assertions.md).
 # `make phrasing` prints the recall on phrasing suites generated from the ontology (docs/context.md).
 # `make measurements` prints the recall and false positives on the generated growth suite (docs/context.md).
+# `make misspellings` prints the recall on generated misspellings of term names and the hits on an English word list.
 # `make pictures` takes the docs' pictures (docs/html_view.png, docs/serve.png) in headless Chromium.
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +19,7 @@ OUT := out
 EVALSCOPE_VENV := .venv-evalscope
 EVALSCOPE_VERSION := 1.14.1
 
-.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing measurements evalscope assertions pictures clean
+.PHONY: install predict test fuzz eval learn cv ablate bench public phrasing measurements misspellings evalscope assertions pictures clean
 
 $(BIN)/phenorules: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -110,6 +111,11 @@ phrasing: install
 # (phenorules/evaluation/growth.py): recall of the expected term, false positives.
 measurements: install
 	$(BIN)/python benchmarks/growth_suite.py
+
+# Recall of the spelling stage on one-edit misspellings of term words of seven letters or more
+# (generated from the lexicon, seeded), and its hits on Webster's Second (web2), a list it does not read.
+misspellings: install
+	$(BIN)/python benchmarks/misspellings.py
 
 # The HTML view of the example article and the curation page, from this tree's code, in
 # Debian's headless chromium (apt-get install chromium chromium-driver).

@@ -19,18 +19,25 @@ from .lexicon.substitutions import Substitution
 from ..core.forking import available_cores, forked_pool, inherited
 from .matcher import KeyRows, PhraseMatcher
 from .ontology import Ontology
+from .spelling import SpellingIndex
 from .word_sets import WordSetIndex
 
 
 class KnowledgeBase:
-    """The loaded ontology and the compiled matchers for one (ontology, lexicon) pair.
+    """The loaded ontology and the compiled matchers for one (ontology, lexicon) pair, and
+    the index of the lexicon's long words that the spelling stage reads: a SpellingIndex,
+    or its bytes (a cache section), read when first asked for; none, an empty index (that
+    stage then reads no word as a misspelling).
 
     A plain class, not a dataclass: spaCy's config validation would copy a dataclass
     field by field, and the stages of one pipeline must share this object."""
 
-    def __init__(self, ontology: Ontology, matcher: PhraseMatcher, word_sets: WordSetIndex, head_words: frozenset[str] | None = None):
+    def __init__(
+        self, ontology: Ontology, matcher: PhraseMatcher, word_sets: WordSetIndex, head_words: frozenset[str] | None = None, spelling: SpellingIndex | bytes | None = None
+    ):
         self.ontology, self.matcher, self.word_sets = ontology, matcher, word_sets
         self._head_words = head_words
+        self._spelling = spelling if spelling is not None else SpellingIndex.build(())
 
     @property
     def head_words(self) -> frozenset[str]:
@@ -42,23 +49,32 @@ class KnowledgeBase:
             self._head_words = head_words(self.ontology, self.word_sets.morphology)
         return self._head_words
 
+    @property
+    def spelling(self) -> SpellingIndex:
+        if isinstance(self._spelling, bytes):
+            self._spelling = SpellingIndex.from_bytes(self._spelling)
+        return self._spelling
+
     @classmethod
     def compile(
         cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
     ) -> "KnowledgeBase":
         """``morphology`` is the variant generator's, so both know one notion of a word. A
-        large lexicon's word-set index is built in a forked process (:mod:`.forking`) while
-        this one builds the matcher: they share nothing but the lexicon and the row order."""
+        large lexicon's word-set index and spelling index are built in a forked process
+        (:mod:`.forking`) while this one builds the matcher: they share nothing but the
+        lexicon and the row order."""
         pool = forked_pool(1, (lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
         if pool is None:
             matcher = PhraseMatcher(lexicon)
             word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
+            spelling = SpellingIndex.build(lexicon.entries)
         else:
             with pool:
-                built = pool.submit(_word_sets_in_worker)
+                built = pool.submit(_indexes_in_worker)
                 matcher = PhraseMatcher(lexicon)
-                word_sets = WordSetIndex.from_bytes(built.result())
-        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets)
+                word_sets_bytes, spelling_bytes = built.result()
+                word_sets, spelling = WordSetIndex.from_bytes(word_sets_bytes), SpellingIndex.from_bytes(spelling_bytes)
+        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets, spelling=spelling)
 
 
 def head_words(ontology: Ontology, morphology: Morphology) -> frozenset[str]:
@@ -75,9 +91,9 @@ def head_words(ontology: Ontology, morphology: Morphology) -> frozenset[str]:
 FORKED_WORD_SETS_KEYS = 20_000  # a smaller lexicon (a test's) builds faster than a process forks
 
 
-def _word_sets_in_worker() -> bytes:
+def _indexes_in_worker() -> tuple[bytes, bytes]:
     lexicon, lexicon_dir, morphology = inherited()
-    return WordSetIndex.build(lexicon, KeyRows(lexicon), lexicon_dir, morphology).to_bytes()
+    return WordSetIndex.build(lexicon, KeyRows(lexicon), lexicon_dir, morphology).to_bytes(), SpellingIndex.build(lexicon.entries).to_bytes()
 
 
 def without_learned_files(config: LexiconConfig) -> LexiconConfig:

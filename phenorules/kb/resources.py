@@ -111,7 +111,7 @@ def code_digest() -> str:
     cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "resources.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "resources.py", package / "spelling.py", *sorted((package / "lexicon").glob("*.py"))]
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
@@ -136,7 +136,7 @@ def resources_key(obo_path: str, lexicon_dir: Path, config: LexiconConfig, obo_d
 def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
     """The files a lexicon build may read, by their name in the lexicon folder (a configured
     file elsewhere by the name the config gives it)."""
-    files = {path.name: path for path in lexicon_dir.glob("*.tsv")}
+    files = {path.name: path for pattern in ("*.tsv", "*.txt.gz") for path in lexicon_dir.glob(pattern)}
     for name in config.extra_files + config.blocklist_files:
         if (lexicon_dir / name).is_file():
             files.setdefault(name, lexicon_dir / name)
@@ -329,6 +329,7 @@ def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
     sections["synonyms"] = srsly.msgpack_dumps(dict(resources.ontology.synonyms))
     sections["word_sets"] = resources.word_sets.to_bytes()
     sections["head_words"] = srsly.msgpack_dumps(sorted(resources.head_words))
+    sections["spelling"] = resources.spelling.to_bytes()
     return sections
 
 
@@ -339,7 +340,7 @@ def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | Non
         matcher = matcher_from_cache(cache)  # the largest part first: the others are inflated after it
         ontology = _ontology_from_state(unpacked(cache["ontology"]), _ReadWhenUsed(cache["synonyms"], _synonyms_from_state), obo_path)
         word_sets = WordSetIndex.from_bytes(cache["word_sets"])
-        return KnowledgeBase(ontology, matcher, word_sets, frozenset(unpacked(cache["head_words"])))
+        return KnowledgeBase(ontology, matcher, word_sets, frozenset(unpacked(cache["head_words"])), cache["spelling"])
     except Exception:  # a file of another layout, or damaged: rebuild
         return None
 

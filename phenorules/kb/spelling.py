@@ -1,0 +1,110 @@
+"""The lexicon's long words, and which of them a written word is one edit from.
+
+A symmetric-delete index (SymSpell: Garbe 2012, "1000x faster spelling correction
+algorithm"): every word of the lexicon's keys of at least MIN_LENGTH letters is listed
+under each form it makes with one letter deleted. A written word is then one edit from a
+listed word exactly when the word itself, or one of its own one-letter deletions, is the
+word or one of its deletions; the candidates so found are checked with the restricted
+Damerau-Levenshtein distance (insertion, deletion, substitution, transposition of two
+neighbouring letters). A look-up is len(word) + 1 dict look-ups, and no alphabet is
+enumerated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable
+
+import srsly
+
+MIN_LENGTH = 7  # letters of a long word: the misspelt word and the lexicon word
+EDITS = ("insertion", "deletion", "substitution", "transposition")  # what the written word did to the lexicon word
+_KEPT = 100_000  # written words whose candidates are remembered between texts
+_WORD = re.compile(r"[^\W_]+")  # a word, as the word table reads one
+
+
+@dataclass
+class SpellingIndex:
+    """The long words of a lexicon and the SymSpell index of their one-letter deletions."""
+
+    words: list[str]  # sorted
+    deletions: dict[str, int | list[int]]  # a word, or a word less one letter -> the word(s), by their place in ``words``
+    _known: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def build(cls, keys: Iterable[str]) -> "SpellingIndex":
+        """The index of the words of ``keys`` (normalised lexicon keys) that are all letters
+        and at least MIN_LENGTH long."""
+        tokens = set(" ".join(keys).split())  # keys are normalised: words apart by one space, or by punctuation
+        long_tokens = (token for token in tokens if len(token) >= MIN_LENGTH)
+        words = sorted({word for token in long_tokens for word in _WORD.findall(token) if len(word) >= MIN_LENGTH and word.isalpha()})
+        deletions: dict[str, int | list[int]] = {}
+        for place, word in enumerate(words):
+            for deleted in sorted({word} | _deletions(word)):  # sorted: the same bytes whatever the hash seed
+                held = deletions.get(deleted)
+                if held is None:
+                    deletions[deleted] = place
+                elif isinstance(held, int):
+                    deletions[deleted] = [held, place]
+                else:
+                    held.append(place)
+        return cls(words, deletions)
+
+    @cached_property
+    def word_set(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+    def candidates(self, written: str) -> tuple[str, ...]:
+        """The lexicon words one edit from ``written`` (a normalised word of letters), sorted;
+        none for a lexicon word itself."""
+        found = self._known.get(written)
+        if found is None:
+            if len(self._known) >= _KEPT:
+                self._known.clear()
+            found = self._known[written] = self._look_up(written)
+        return found
+
+    def _look_up(self, written: str) -> tuple[str, ...]:
+        if len(written) < MIN_LENGTH - 1 or written in self.word_set:
+            return ()
+        words, deletions = self.words, self.deletions
+        places: set[int] = set()
+        for form in {written} | _deletions(written):
+            held = deletions.get(form)
+            if held is not None:
+                places.update((held,) if isinstance(held, int) else held)
+        return tuple(sorted(words[place] for place in places if edit_of(written, words[place]) is not None))
+
+    def to_bytes(self) -> bytes:
+        """The index as msgpack data (a cache section): the words, and the deletions as
+        two parallel lists."""
+        return srsly.msgpack_dumps({"words": self.words, "deleted": list(self.deletions), "places": list(self.deletions.values())})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "SpellingIndex":
+        """The index of :meth:`to_bytes` (``srsly.msgpack.loads`` leaves the garbage collector
+        as it is)."""
+        state = srsly.msgpack.loads(data, raw=False, use_list=True)
+        return cls(state["words"], dict(zip(state["deleted"], state["places"])))
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def edit_of(written: str, word: str) -> str | None:
+    """The one edit (of :data:`EDITS`) that makes ``written`` of the lexicon word ``word``, or
+    None when they are equal or further apart."""
+    if written == word or abs(len(written) - len(word)) > 1:
+        return None
+    first = next((i for i, (a, b) in enumerate(zip(written, word)) if a != b), min(len(written), len(word)))
+    if len(written) == len(word):
+        if written[first + 1 :] == word[first + 1 :]:
+            return "substitution"
+        swapped = written[first : first + 2] == word[first : first + 2][::-1]
+        return "transposition" if swapped and written[first + 2 :] == word[first + 2 :] else None
+    if len(written) > len(word):
+        return "insertion" if written[first + 1 :] == word[first:] else None
+    return "deletion" if written[first:] == word[first + 1 :] else None

@@ -1,0 +1,131 @@
+"""The spelling stage: a misspelt long word read as the one lexicon word it is one edit from
+(phenorules/stages/spelling.py, phenorules/kb/spelling.py), with misspellings generated
+from the lexicon's own words."""
+
+from __future__ import annotations
+
+import gzip
+import random
+
+import pytest
+
+from phenorules.core.errors import InputError
+from phenorules.evaluation.misspellings import misspelt
+from phenorules.kb.lexicon.word_lists import WordList
+from phenorules.kb.resources import resources_from_cache, resources_sections
+from phenorules.kb.spelling import EDITS, MIN_LENGTH, SpellingIndex, edit_of
+
+from conftest import stage_rules
+
+
+@pytest.fixture(scope="module")
+def stage(general_nlp):
+    return general_nlp.get_pipe("spelling")
+
+
+def spelling_cases(stage, seed=0):
+    """(term name, the word misspelt, the misspelt name, the edit) for each edit kind and each
+    single-id name of the mini ontology that holds a lexicon word of MIN_LENGTH letters."""
+    rng, kb = random.Random(seed), stage.kb
+    cases = []
+    for hpo_id, name in sorted(kb.ontology.names.items()):
+        if not name.replace(" ", "").isalpha():
+            continue  # a name written with a comma or a slash is no lexicon key as it is
+        words = [word for word in name.lower().split() if word in kb.spelling.word_set]
+        for word in words:
+            for kind in EDITS:
+                written = misspelt(word, kind, rng)
+                if len(written) >= MIN_LENGTH and stage.reading(written) is not None:
+                    cases.append((hpo_id, name.lower(), word, written, kind))
+    return cases
+
+
+def test_the_index_finds_each_edit_kind_of_its_words(stage):
+    index, rng = stage.kb.spelling, random.Random(1)
+    assert len(index.words) > 10
+    for word in index.words:
+        for kind in EDITS:
+            written = misspelt(word, kind, rng)
+            if written in index.word_set:
+                continue
+            assert word in index.candidates(written), (word, written)
+            assert edit_of(written, word) == kind
+    assert all(index.candidates(word) == () for word in index.words)
+
+
+def test_the_index_survives_its_bytes(stage):
+    index = stage.kb.spelling
+    again = SpellingIndex.from_bytes(index.to_bytes())
+    assert again.words == index.words and again.deletions == index.deletions
+    assert SpellingIndex.build(sorted(index.words)).to_bytes() == SpellingIndex.build(index.words).to_bytes()
+
+
+def test_a_misspelt_term_word_is_read_as_the_term_at_the_written_offsets(general_nlp, stage):
+    cases = spelling_cases(stage)
+    assert {kind for *_, kind in cases} == set(EDITS)
+    for hpo_id, name, word, written, kind in cases:
+        phrase = name.replace(word, written)
+        text = f"On examination: {phrase}."
+        doc = general_nlp(text)
+        spans = [span for span in doc.spans["phenotypes"] if span.kb_id_ == hpo_id]
+        assert [span.text for span in spans] == [phrase], (text, kind)
+        assert f"spelling:{kind}:{written}>{word}" in stage_rules(spans[0])
+
+
+def test_an_english_word_one_edit_from_a_lexicon_word_stays_as_written(stage):
+    english = stage.english
+    near = [written for word in stage.kb.spelling.words for written in _edits(word) if written in english and written not in stage.kb.spelling.word_set]
+    assert near, "no English word one edit from a word of the mini lexicon"
+    assert [written for written in near if stage.reading(written) is not None] == []
+
+
+def test_a_name_ending_of_the_guards_is_no_misspelling(stage):
+    endings = stage.name_endings
+    named = [word[:-2] + ending for word in stage.kb.spelling.words for ending in endings if len(ending) == 2 and not word.endswith(endings)]
+    named = [written for written in named if written not in stage.english and stage.kb.spelling.candidates(written)]
+    assert named
+    assert all(stage.reading(written) is None for written in named)
+
+
+def test_a_word_one_edit_from_words_of_two_singulars_is_left_as_written(stage):
+    from types import SimpleNamespace
+
+    from phenorules.stages.spelling import Spelling
+
+    word = next(word for word in stage.kb.spelling.words if len(word) > MIN_LENGTH)
+    other = word[:3] + ("a" if word[3] != "a" else "e") + word[4:]  # another word, one letter apart
+    written = word[:3] + word[4:]  # one deletion from either
+    kb = SimpleNamespace(spelling=SpellingIndex.build([word, other]), word_sets=stage.kb.word_sets)
+    spelling = Spelling(kb, stage.words_file)
+    assert set(kb.spelling.candidates(written)) == {word, other}
+    assert spelling.reading(written) is None
+    assert Spelling(SimpleNamespace(spelling=SpellingIndex.build([word]), word_sets=stage.kb.word_sets), stage.words_file).reading(written) is not None
+
+
+def _edits(word):
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return {word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in letters} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def test_the_knowledge_base_cache_holds_the_spelling_index(stage):
+    from phenorules.kb.resources import CacheFile
+
+    sections = resources_sections(stage.kb)
+    cache = CacheFile({name: (__import__("zlib").compress(blob), len(blob)) for name, blob in sections.items()})
+    loaded = resources_from_cache(cache, stage.kb.ontology.path)
+    assert loaded.spelling.words == stage.kb.spelling.words
+
+
+def test_word_lists_are_searched_by_bisection_and_refused_unsorted(tmp_path):
+    words = sorted({"".join(random.Random(i).choices("abcdefgh", k=random.Random(i).randrange(1, 9))) for i in range(3000)})
+    path = tmp_path / "words.txt.gz"
+    path.write_bytes(gzip.compress("".join(f"{w}\n" for w in words).encode()))
+    listed = WordList.read(path)
+    assert all(word in listed for word in words)
+    assert not any(word + "z" in listed for word in words)
+    path.write_bytes(gzip.compress(b"b\na\n"))
+    with pytest.raises(InputError, match="sorted"):
+        WordList.read(path)
+    path.write_bytes(b"plain\n")
+    with pytest.raises(InputError, match="gzip"):
+        WordList.read(path)
