@@ -109,7 +109,7 @@ def test_the_key_is_the_lexicon_files_contents_and_names_not_their_folder(tmp_pa
     (second / "lexicons" / "extra_terms.tsv").write_text("small head\tHP:0000252\n", encoding="utf-8")
     assert resources.resources_key(MINI_OBO, second / "lexicons", PATIENTPHEX) != key
     shutil.copyfile(first / "lexicons" / "extra_terms.tsv", second / "lexicons" / "extra_terms.tsv")
-    (second / "lexicons" / "spelling_variants.tsv").rename(second / "lexicons" / "spellings.tsv")
+    (second / "lexicons" / "spelling_rules.tsv").rename(second / "lexicons" / "spellings.tsv")
     assert resources.resources_key(MINI_OBO, second / "lexicons", PATIENTPHEX) != key
 
 

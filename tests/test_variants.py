@@ -1,3 +1,5 @@
+import gzip
+
 import pytest
 
 from phenorules.kb.lexicon.variants import (
@@ -62,10 +64,62 @@ def test_number_inflects_the_head_before_of(res):
     assert "joint contractures" in number("joint contracture", res)
 
 
-def test_spelling_both_directions(res):
-    assert spelling("oedema", res) == ["edema"]
-    assert "oedema" in spelling("edema", res)
-    assert spelling("tumor", res) == ["tumour"]
+@pytest.fixture(scope="module")
+def ontology_spellings():
+    """The variant resources over the words of the default ontology, and those words."""
+    from phenorules.kb.lexicon import ontology_vocabulary
+    from phenorules.kb.ontology import default_obo_path, load_ontology
+
+    vocabulary = ontology_vocabulary(load_ontology(str(default_obo_path())))
+    return VariantResources.from_dir(data_dir("lexicons"), vocabulary), sorted(word for word in vocabulary if word.isalpha())
+
+
+def respelt_words(res, words):
+    """(word, its British form, the rows, its American form, the rows) of each word a row respells."""
+    out = []
+    for word in words:
+        (british, british_rows), (american, american_rows) = res.spelt(word)
+        if british_rows or american_rows:
+            out.append((word, british, british_rows, american, american_rows))
+    return out
+
+
+def test_every_spelling_row_respells_some_word_of_the_ontology(ontology_spellings):
+    res, words = ontology_spellings
+    used = {ref for _, _, british_rows, _, american_rows in respelt_words(res, words) for ref in british_rows + american_rows}
+    assert used == {rule.ref for rule in res.spellings}
+
+
+def test_a_spelling_row_respells_at_its_place_and_a_listed_one_makes_listed_words(ontology_spellings):
+    res, words = ontology_spellings
+    rules = {rule.ref: rule for rule in res.spellings}
+    for word, british, british_rows, american, american_rows in respelt_words(res, words):
+        for ref in british_rows:
+            rule = rules[ref]
+            assert {"start": british.startswith, "end": british.endswith, "any": british.__contains__}[rule.where](rule.british), (word, british, ref)
+        if british_rows and all(rules[ref].guard == "listed" for ref in british_rows):
+            assert british in res.british_words, (word, british)
+        if american_rows and all(rules[ref].guard == "listed" for ref in american_rows):
+            assert word in res.british_words and american in res.english_words, (word, american)
+
+
+def test_a_british_form_spells_back_to_its_american_word(ontology_spellings):
+    res, words = ontology_spellings
+    made = [(word, british) for word, british, british_rows, _, _ in respelt_words(res, words) if british_rows]
+    assert len(made) > 300
+    assert [(word, british) for word, british in made if res.spelt(british)[1][0] != word] == []
+
+
+def test_spelling_gives_the_phrase_in_one_spelling_each_way_with_its_rows(ontology_spellings):
+    res, words = ontology_spellings
+    respelt = [(word, british, rows) for word, british, rows, _, _ in respelt_words(res, words) if rows]
+    (first, first_british, first_rows), (second, second_british, second_rows) = respelt[0], respelt[len(respelt) // 2]
+    lines = ",".join(str(ref.line) for ref in sorted(set(first_rows + second_rows)))
+    assert spelling(f"{first} of {second}", res) == [(f"{first_british} of {second_british}", f"spelling:spelling_rules.tsv:{lines}")]
+    assert spelling(f"{first_british} of {second}", res) == [
+        (f"{first_british} of {second_british}", f"spelling:spelling_rules.tsv:{','.join(str(ref.line) for ref in sorted(second_rows))}"),
+        (f"{first} of {second}", f"spelling:spelling_rules.tsv:{','.join(str(ref.line) for ref in sorted(first_rows))}"),
+    ]
 
 
 def test_join_split_only_into_words(res):
@@ -82,7 +136,8 @@ def test_generate_variants_keeps_the_rule_chain(res):
 
 
 def test_rules_can_be_switched_off(res):
-    assert generate_variants("oedema", res, rules=("spelling",)) == {"edema": "spelling"}
+    variants = generate_variants("abnormal behaviors", res, rules=("spelling",))
+    assert list(variants) == ["abnormal behaviours"] and variants["abnormal behaviours"].startswith("spelling:spelling_rules.tsv:")
 
 
 def row(res, name):
@@ -191,10 +246,12 @@ def test_a_disease_class_is_not_a_plural_variant(res):
 
 
 def test_a_rewrite_names_its_row(tmp_path):
-    for name in ("spelling_variants", "noun_adjective", "anatomy_adjectives", "class_plurals", "irregular_plurals", "word_clusters"):
+    for name in ("spelling_rules", "noun_adjective", "anatomy_adjectives", "class_plurals", "irregular_plurals", "word_clusters"):
         (tmp_path / f"{name}.tsv").write_text("")
     (tmp_path / "joinable_prefixes.tsv").write_text("")
     (tmp_path / "derivations.tsv").write_text("")
+    for name in ("english_words", "british_spellings"):
+        (tmp_path / f"{name}.txt.gz").write_bytes(gzip.compress(b""))
     (tmp_path / "rewrite_rules.tsv").write_text(
         "# name\tpattern\tvariants\n"
         "first\tbig (?P<x>.+)\tlarge {x}\n"

@@ -21,6 +21,7 @@ import ahocorasick
 from ...core.errors import InputError
 from .morphology import Morphology
 from .tsv import RuleRef, read_rules, read_tsv
+from .word_lists import WordList
 
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
 
@@ -45,21 +46,60 @@ class RewriteRule:
         return [template.format(**groups) for template in self.templates]
 
 
+SPELLING_PLACES = ("start", "end", "any")
+SPELLING_GUARDS = ("position", "listed")
+BRITISH_SPELLINGS = "british_spellings.txt.gz"
+ENGLISH_WORDS = "english_words.txt.gz"
+
+
+@dataclass(frozen=True)
+class SpellingRule:
+    """A row of ``lexicons/spelling_rules.tsv``: the British and the American spelling of a
+    part of a word, where in the word it stands, and what guards a form it makes."""
+
+    ref: RuleRef
+    british: str
+    american: str
+    where: str  # one of SPELLING_PLACES
+    guard: str  # one of SPELLING_GUARDS
+
+    def places(self, word: str, part: str) -> list[int]:
+        """Where ``part`` (one side of the rule) stands in ``word`` at the rule's place."""
+        if self.where == "start":
+            return [0] if word.startswith(part) else []
+        if self.where == "end":
+            return [len(word) - len(part)] if word.endswith(part) and len(word) > len(part) else []
+        return [match.start() for match in re.finditer(f"(?={re.escape(part)})", word)]
+
+
+def read_spelling_rules(path: Path) -> tuple[SpellingRule, ...]:
+    rules = []
+    for row, ref in read_rules(path, 4):
+        british, american, where, guard = (cell.lower() for cell in row[:4])
+        if where not in SPELLING_PLACES or guard not in SPELLING_GUARDS:
+            raise InputError(f"{path}:{ref.line}: where {where!r} and guard {guard!r}: expected one of {list(SPELLING_PLACES)} and one of {list(SPELLING_GUARDS)}")
+        rules.append(SpellingRule(ref, british, american, where, guard))
+    return tuple(rules)
+
+
 @dataclass(frozen=True)
 class VariantResources:
     """Word lists and rewrite rules the variant rules read (all from ``lexicons/``)."""
 
     morphology: Morphology  # plurals and singulars of a head word
-    spellings: tuple[tuple[str, str], ...]  # (british fragment, american fragment)
+    spellings: tuple[SpellingRule, ...]  # British and American spellings of parts of words
     noun_adjectives: dict[str, str]  # noun -> adjective ("hypoplasia" -> "hypoplastic")
     joinable_prefixes: tuple[str, ...]  # "hypo", "micro", ...: "hypo pigmentation" <-> "hypopigmentation"
     vocabulary: frozenset[str] = frozenset()  # words of the ontology, to split prefixes only into words
     anatomy_adjectives: dict[str, str] = field(default_factory=dict)  # "maxilla" -> "maxillary"
     rewrites: tuple[RewriteRule, ...] = ()
     class_plurals: frozenset[str] = frozenset()  # heads whose plural names a class of conditions ("diseases")
+    british_words: frozenset[str] = frozenset()  # SCOWL's British-only spellings: what a listed rule may make
+    english_words: WordList = WordList(b"\n")  # SCOWL's words: the American form a listed rule makes is one
     # What the rules find of one word, remembered: 40,000 terms share most of their words.
     _prefixes: dict[str, tuple[dict[str, str], bool]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _spelt: dict[str, tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @cached_property
     def prefix_fragments(self) -> ahocorasick.Automaton | None:
@@ -73,9 +113,39 @@ class VariantResources:
 
     @cached_property
     def spelling_fragments(self) -> ahocorasick.Automaton | None:
-        """Every fragment of :attr:`spellings`, either side: most phrases have none, and are
+        """Every part of :attr:`spellings`, either side: most phrases have none, and are
         done with one scan."""
-        return _fragments_automaton(fragment for pair in self.spellings for fragment in pair)
+        return _fragments_automaton(part for rule in self.spellings for part in (rule.british, rule.american))
+
+    def spelt(self, word: str) -> tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]]:
+        """(the British form, its rules), (the American form, its rules) of a word: every
+        rule of :attr:`spellings` applied in turn, each where its guard lets it."""
+        found = self._spelt.get(word)
+        if found is None:
+            found = self._spelt[word] = (self._respelt(word, british=True), self._respelt(word, british=False))
+        return found
+
+    def _respelt(self, word: str, british: bool) -> tuple[str, tuple[RuleRef, ...]]:
+        refs = []
+        for rule in self.spellings:
+            old, new = (rule.american, rule.british) if british else (rule.british, rule.american)
+            # Not where the word is spelt so already: 'anaemia' holds 'emia' inside 'aemia'.
+            spelt = [place.start() for place in re.finditer(f"(?={re.escape(new)})", word)]
+            places = [p for p in rule.places(word, old) if not any(q <= p and p + len(old) <= q + len(new) for q in spelt)]
+            if not places:
+                continue
+            if rule.guard == "position":
+                word = _replaced(word, places, old, new)
+                refs.append(rule.ref)
+                continue
+            for place in places:  # listed: the first place where the British form is listed (and the American one a word)
+                made = _replaced(word, [place], old, new)
+                if made in self.british_words if british else (word in self.british_words and made in self.english_words):
+                    word = made
+                    refs.append(rule.ref)
+                    break
+        return word, tuple(refs)
+
 
     @cached_property
     def adjective_nouns(self) -> dict[str, tuple[str, ...]]:
@@ -127,7 +197,9 @@ class VariantResources:
         lexicon_dir = Path(lexicon_dir)
         vocabulary = frozenset(vocabulary)
         words = Morphology.from_dir(lexicon_dir, vocabulary, "derivations" in morphology)
-        spellings = tuple((row[0], row[1]) for row, _ in read_tsv(lexicon_dir / "spelling_variants.tsv", 2))
+        spellings = read_spelling_rules(lexicon_dir / "spelling_rules.tsv")
+        english = WordList.read(lexicon_dir / ENGLISH_WORDS)
+        british = frozenset(WordList.read(lexicon_dir / BRITISH_SPELLINGS).data.decode().split())
         adjectives = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "noun_adjective.tsv", 2)}
         prefixes = tuple(row[0] for row, _ in read_tsv(lexicon_dir / "joinable_prefixes.tsv", 1))
         anatomy = {row[0]: row[1] for row, _ in read_tsv(lexicon_dir / "anatomy_adjectives.tsv", 2)}
@@ -136,7 +208,7 @@ class VariantResources:
             for row, ref in read_rules(lexicon_dir / "rewrite_rules.tsv", 3)
         )
         class_plurals = frozenset(row[0] for row, _ in read_tsv(lexicon_dir / "class_plurals.tsv", 2))
-        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals)
+        return cls(words, spellings, adjectives, prefixes, vocabulary, anatomy, rewrites, class_plurals, british, english)
 
 
 def _fragments_automaton(fragments: Iterable[str]) -> ahocorasick.Automaton | None:
@@ -223,16 +295,27 @@ def number(phrase: str, res: VariantResources) -> list[str]:
     return [" ".join(words[:head] + [form] + words[head + 1 :]) for head in sorted(heads) for form in res.inflections(words[head])]
 
 
-def spelling(phrase: str, res: VariantResources) -> list[str]:
-    """British <-> American spellings ('oedema' <-> 'edema', 'tumour' <-> 'tumor')."""
+def _replaced(word: str, places: list[int], old: str, new: str) -> str:
+    for place in sorted(places, reverse=True):
+        word = word[:place] + new + word[place + len(old) :]
+    return word
+
+
+def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
+    """The phrase with every word in its British spelling, and with every word in its
+    American one ('cavernous hemangioma' -> 'cavernous haemangioma'; 'haemolytic anaemia'
+    -> 'hemolytic anemia'): a writer keeps to one. Each with the rows of
+    ``lexicons/spelling_rules.tsv`` that made it (``spelling:spelling_rules.tsv:4,6``)."""
     if not _holds_any(res.spelling_fragments, phrase):
         return []
+    words = phrase.split(" ")
     out = []
-    for british, american in res.spellings:
-        if british in phrase:
-            out.append(phrase.replace(british, american))
-        elif american in phrase:
-            out.append(phrase.replace(american, british))
+    for side in (0, 1):
+        forms = [res.spelt(word)[side] for word in words]
+        made = " ".join(form for form, _ in forms)
+        refs = sorted({ref for _, refs in forms for ref in refs})
+        if made != phrase:
+            out.append((made, f"spelling:{refs[0].file}:{','.join(str(ref.line) for ref in refs)}"))
     return out
 
 
