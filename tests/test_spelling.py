@@ -12,7 +12,7 @@ import pytest
 from phenorules.core.errors import InputError
 from phenorules.evaluation.misspellings import misspelt
 from phenorules.kb.lexicon.word_lists import WordList
-from phenorules.kb.resources import resources_from_cache, resources_sections
+from phenorules.kb.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
 from phenorules.kb.spelling import EDITS, MIN_LENGTH, SpellingIndex, edit_of
 
 from conftest import stage_rules
@@ -107,12 +107,9 @@ def _edits(word):
     return {word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in letters} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def test_the_knowledge_base_cache_holds_the_spelling_index(stage):
-    from phenorules.kb.resources import CacheFile
-
-    sections = resources_sections(stage.kb)
-    cache = CacheFile({name: (__import__("zlib").compress(blob), len(blob)) for name, blob in sections.items()})
-    loaded = resources_from_cache(cache, stage.kb.ontology.path)
+def test_the_knowledge_base_cache_holds_the_spelling_index(stage, tmp_path):
+    store_entry(tmp_path / "kb.cache", "kb", resources_sections(stage.kb), cache_budget())
+    loaded = resources_from_cache(read_cache_file(tmp_path / "kb.cache", "kb"), stage.kb.ontology.path)
     assert loaded.spelling.words == stage.kb.spelling.words
 
 
