@@ -165,3 +165,11 @@ def test_a_latin_ion_noun_has_no_greek_plural():
     nouns = sorted(word for word in vocabulary if word.endswith(("tion", "sion")))  # Latin -io nouns
     assert len(nouns) > 100
     assert [(noun, plural) for noun in nouns for plural in morphology.plurals(noun) if plural.endswith("ia")] == []
+
+
+def test_a_greek_ion_noun_keeps_its_greek_plural():
+    nouns = {"chalazion", "ganglion", "mitochondrion", "aggression", "flexion", "ulceration"}
+    morphology = Morphology.from_dir(data_dir("lexicons"), nouns)
+    assert {noun: [p for p in morphology.plurals(noun) if p.endswith("a")] for noun in sorted(nouns)} == {
+        "aggression": [], "chalazion": ["chalazia"], "flexion": [], "ganglion": ["ganglia"], "mitochondrion": ["mitochondria"], "ulceration": [],
+    }

@@ -37,6 +37,7 @@ _CLASSICAL_SINGULARS = (
     ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"), ("es", "is"),
 )
 _CLASSICAL_PLURALS = tuple((singular, plural) for plural, singular in _CLASSICAL_SINGULARS)
+_LATIN_ION = ("tion", "sion", "xion")  # Latin nouns of action, whose -on is no Greek -on
 
 
 def _regular_plurals(word: str) -> list[str]:
@@ -156,8 +157,9 @@ class Morphology:
         out = _regular_plurals(word)
         if word in self.vocabulary and len(word) >= 5:
             for singular, plural in _CLASSICAL_PLURALS:
-                # Latin -ion nouns are no Greek -on ones: 'aggression' has no plural 'aggressia'.
-                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is") and not (singular == "on" and word.endswith("ion")):
+                # Latin nouns of action (-tion, -sion, -xion: a supine stem) are no Greek -on
+                # ones: 'aggression' has no plural 'aggressia'; 'chalazion' has 'chalazia'.
+                if word.endswith(singular) and singular not in ("a", "um", "sis", "xis", "is") and not (singular == "on" and word.endswith(_LATIN_ION)):
                     out.append(word[: len(word) - len(singular)] + plural)
         return list(dict.fromkeys(out))
 
