@@ -102,6 +102,35 @@ def test_a_word_one_edit_from_words_of_two_singulars_is_left_as_written(stage):
     assert Spelling(SimpleNamespace(spelling=SpellingIndex.build([word]), word_sets=stage.kb.word_sets), stage.words_file).reading(written) is not None
 
 
+def test_within_two_holds_every_word_two_edits_away(stage):
+    index, rng = stage.kb.spelling, random.Random(2)
+    for word in index.words:
+        for first, second in zip(EDITS, EDITS[1:] + EDITS[:1]):
+            twice = misspelt(misspelt(word, first, rng), second, rng)
+            assert word in index.within_two(twice), (word, twice)
+    index = SpellingIndex.build(["microcoria", "microcornea", "hypertelorism"])
+    assert index.within_two("microconia") == {"microcoria", "microcornea"}  # one edit, and two: an insertion and a substitution
+    assert index.within_two("microcoria") == {"microcoria", "microcornea"}
+
+
+def test_a_consonant_written_for_another_is_no_reading_where_another_word_is_two_edits_away(stage):
+    from types import SimpleNamespace
+
+    from phenorules.stages.spelling import Spelling
+
+    kb = SimpleNamespace(spelling=SpellingIndex.build(["microcoria", "microcornea"]), word_sets=stage.kb.word_sets)
+    spelling = Spelling(kb, stage.words_file)
+    assert kb.spelling.candidates("microconia") == ("microcoria",)
+    assert spelling.reading("microconia") is None  # r for n: microcoria, or microcornea with two letters changed
+    assert spelling.reading("mikrocoria") == ("microcoria", "spelling:substitution:mikrocoria>microcoria")  # nothing else within two
+    assert spelling.reading("microcoroa") == ("microcoria", "spelling:substitution:microcoroa>microcoria")  # a vowel for a vowel
+    kb = SimpleNamespace(spelling=SpellingIndex.build(["hemangioma", "haemangioma"]), word_sets=stage.kb.word_sets)
+    # haemangioma is two edits from the written word, and one from the word read: another spelling of it
+    assert Spelling(kb, stage.words_file).reading("hemangjoma") == ("hemangioma", "spelling:substitution:hemangjoma>hemangioma")
+    kb = SimpleNamespace(spelling=SpellingIndex.build(["microcornea", "macrocornea"]), word_sets=stage.kb.word_sets)
+    assert Spelling(kb, stage.words_file).reading("microcrnea") == ("microcornea", "spelling:deletion:microcrnea>microcornea")  # a letter dropped
+
+
 def _edits(word):
     letters = "abcdefghijklmnopqrstuvwxyz"
     return {word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in letters} | {word[:i] + word[i + 1 :] for i in range(len(word))}

@@ -69,13 +69,33 @@ class SpellingIndex:
     def _look_up(self, written: str) -> tuple[str, ...]:
         if len(written) < MIN_LENGTH - 1 or written in self.word_set:
             return ()
+        return tuple(sorted(self._within_one(written)))
+
+    def _within_one(self, form: str) -> set[str]:
+        """The words equal to ``form`` or one edit from it."""
         words, deletions = self.words, self.deletions
         places: set[int] = set()
-        for form in {written} | _deletions(written):
-            held = deletions.get(form)
+        for deleted in {form} | _deletions(form):
+            held = deletions.get(deleted)
             if held is not None:
                 places.update((held,) if isinstance(held, int) else held)
-        return tuple(sorted(words[place] for place in places if edit_of(written, words[place]) is not None))
+        return {words[place] for place in places if words[place] == form or edit_of(form, words[place]) is not None}
+
+    @cached_property
+    def letters(self) -> str:
+        return "".join(sorted(set("".join(self.words))))
+
+    def within_two(self, written: str) -> set[str]:
+        """The words within two edits of ``written``: those one edit from it or from one of
+        its one-edit forms (a letter deleted, inserted or replaced, with the letters of the
+        index's words, or two neighbouring letters swapped). Some 55 look-ups per letter of
+        the word: asked only of the few words a reading hangs on."""
+        letters = self.letters
+        forms = {written} | _deletions(written)
+        forms.update(written[:i] + written[i + 1] + written[i] + written[i + 2 :] for i in range(len(written) - 1))
+        forms.update(written[:i] + letter + written[i + 1 :] for i in range(len(written)) for letter in letters)
+        forms.update(written[:i] + letter + written[i:] for i in range(len(written) + 1) for letter in letters)
+        return set().union(*map(self._within_one, forms))
 
     def to_bytes(self) -> bytes:
         """The index as msgpack data (a cache section): the words, and the deletions as

@@ -7,7 +7,10 @@ derived form of one the morphology knows ("myofibers", "homocystinuric"), and no
 word (``lexicons/english_words.txt.gz``, SCOWL up to size 95), and that is one edit
 (insertion, deletion, substitution, transposition) from exactly one lexicon word, or from
 several of one base word (singular, word family: "seizure" and "seizures"), is read as that
-word (the first of them). The words of a window around each of its uses, that word in its
+word (the first of them). A word with one wrong letter, but for a vowel written for a
+vowel (as a word heard is spelt: "pigmentory"), is read only when no lexicon word of
+another word family is within two edits of it ("microconia": microcoria by one letter,
+microcornea by two). The words of a window around each of its uses, that word in its
 place, are matched as the match and word_order stages match text; a term that holds the
 corrected word becomes a mention at the written offsets, replacing the mentions inside it,
 never cutting one. Provenance: the lexicon entry's, then ``spelling:EDIT:written>word`` for
@@ -44,6 +47,7 @@ ORDER_FREE = "word_order"
 ENGLISH_WORDS = "english_words.txt.gz"
 GUARDS = "spelling_guards.tsv"
 _KEPT = 100_000  # written words whose reading is remembered between texts
+VOWELS = frozenset("aeiouy")
 
 Fix = tuple[int, int, str, str]  # start, end of a written word; the word read; its provenance
 
@@ -94,7 +98,19 @@ class Spelling(RefinesMatches):
         word = candidates[0]
         if written.endswith(self.name_endings) and not word.endswith(self.name_endings):
             return None  # a name of the field (a protein, an enzyme), not a term word misspelt
-        return word, f"{RULE}:{edit_of(written, word)}:{written}>{word}"
+        edit = edit_of(written, word)
+        if edit == "substitution" and not vowel_for_vowel(written, word) and self.rivals(written, word):
+            return None  # 'microconia': one letter from microcoria, two from microcornea
+        return word, f"{RULE}:{edit}:{written}>{word}"
+
+    def rivals(self, written: str, word: str) -> list[str]:
+        """The lexicon words within two edits of ``written`` that are more than one edit
+        from ``word`` (a word one edit from it is another spelling or form of it, or a
+        misspelling the ontology holds: 'haemangioma', 'ciculating') and of another word
+        family (:meth:`~phenorules.kb.lexicon.morphology.Morphology.base`)."""
+        base = self.kb.word_sets.morphology.base
+        family = base(word)
+        return sorted(other for other in self.kb.spelling.within_two(written) if other != word and edit_of(other, word) is None and base(other) != family)
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -176,6 +192,12 @@ class Spelling(RefinesMatches):
                 mentions[i] = None
             added.append(mention)
         state.mentions = sorted([m for m in mentions if m is not None] + added, key=lambda m: (m.start, m.end))
+
+
+def vowel_for_vowel(written: str, word: str) -> bool:
+    """Whether ``written`` is ``word`` (of its length) with a vowel written for another
+    vowel, as a word heard is spelt ('pigmentory', 'collosum', 'sinovial')."""
+    return all(a in VOWELS and b in VOWELS for a, b in zip(written, word) if a != b)
 
 
 def written_offset(start: int, fixes: list[tuple[int, int, int, int, str]], offset: int, is_end: bool) -> int:
