@@ -22,8 +22,6 @@ across documents), and the windows around the uses of the few words read as miss
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from pathlib import Path
 
 from spacy.language import Language
@@ -124,15 +122,14 @@ class Spelling(RefinesMatches):
 
     def windows(self, table: WordTable, readings: dict[str, tuple[str, str]]) -> list[tuple[int, int, list[Fix]]]:
         """(start, end, fixes) of each stretch of text within ``window`` words of a misspelt
-        word, stretches that overlap joined; the uses are found by one scan of the normal text."""
-        written = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, sorted(readings, key=lambda w: (-len(w), w)))) + r")(?![^\W_])")
+        word, stretches that overlap joined; the uses are the places of the misspelt words
+        in the word table (a search of its list for each)."""
         starts, surfaces, last = table.starts, table.surfaces, len(table.surfaces) - 1
         out: list[tuple[int, int, list[Fix]]] = []
-        for use in written.finditer(table.normal):
-            index = bisect_left(starts, use.start())
+        for index in sorted(place for written in readings for place in places(surfaces, written)):
             first, final = max(0, index - self.window), min(last, index + self.window)
             start, end = starts[first], starts[final] + len(surfaces[final])
-            fix = (use.start(), use.end(), *readings[use.group()])
+            fix = (starts[index], starts[index] + len(surfaces[index]), *readings[surfaces[index]])
             if out and start < out[-1][1]:
                 out[-1] = (out[-1][0], max(end, out[-1][1]), out[-1][2] + [fix])
             else:
@@ -192,6 +189,18 @@ class Spelling(RefinesMatches):
                 mentions[i] = None
             added.append(mention)
         state.mentions = sorted([m for m in mentions if m is not None] + added, key=lambda m: (m.start, m.end))
+
+
+def places(words: list[str], word: str) -> list[int]:
+    """Where ``word`` stands in ``words``: list.index from each place on, so only the uses
+    are visited in Python."""
+    found, place = [], -1
+    try:
+        while True:
+            place = words.index(word, place + 1)
+            found.append(place)
+    except ValueError:
+        return found
 
 
 def vowel_for_vowel(written: str, word: str) -> bool:
