@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, NamedTuple
 
 from ...core.errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
-from .normalize import normalize_key
+from .normalize import normalize_key, normalize_keys
 from .morphology import adjectival_endings
 from .tsv import RuleRef, parse_ids, read_grouped_rules, read_rules, read_tsv
 from .substitutions import LEARNED_SUBSTITUTIONS
@@ -98,7 +98,7 @@ def add_with_variants(lexicon: Lexicon, rows: Iterable[Row], config: LexiconConf
     """Add each row's surface and its generated variants (:mod:`.variant_workers` makes
     them, over the machine's cores when there are many)."""
     rows = list(rows)
-    keys = [None if is_abbreviation(surface) else normalize_key(surface) for surface, *_ in rows]
+    keys = [None if is_abbreviation(surface) else key for (surface, *_), key in zip(rows, normalize_keys([surface for surface, *_ in rows]))]
     generated = iter(variants_of_phrases([key for key in keys if key is not None], res, config.variant_rules, config.max_variant_chain))
     for (surface, hpo_ids, source, priority), key in zip(rows, keys):
         if key is None:  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
@@ -141,8 +141,12 @@ def load_blocklist(paths: Iterable[Path]) -> Blocked:
 
 def ontology_vocabulary(ontology: Ontology) -> set[str]:
     """The words of every term name and synonym: the words morphology may map a word to."""
-    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
-    return {word for text in texts for word in normalize_key(text).split()}
+    return {word for key in ontology_keys(ontology) for word in key.split()}
+
+
+def ontology_keys(ontology: Ontology) -> list[str]:
+    """The normal form of every term name and synonym (names first)."""
+    return normalize_keys([*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)])
 
 
 def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS) -> VariantResources:
@@ -154,10 +158,10 @@ def adjectival_forms(ontology: Ontology, lexicon_dir: str | Path) -> dict[str, t
     ending): 'hypotonic' -> 'hypotonia', 'cyanotic' -> 'cyanosis'; each noun by its longest
     ending that has a learned adjective ending (:func:`~.morphology.adjectival_endings` over
     the ontology's words, ``adjectival_endings.tsv``)."""
-    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
-    nouns = sorted({key for key in map(normalize_key, texts) if key.isalpha()})
+    keys = ontology_keys(ontology)
+    nouns = sorted({key for key in keys if key.isalpha()})
     endings = read_grouped_rules(Path(lexicon_dir) / ADJECTIVAL_ENDINGS, ("noun", "adjective"))
-    learned = adjectival_endings(nouns, ontology_vocabulary(ontology), endings)
+    learned = adjectival_endings(nouns, {word for key in keys for word in key.split()}, endings)
     forms: dict[str, tuple[str, RuleRef]] = {}
     for noun in nouns:
         for length in range(len(noun) - 4, 0, -1):

@@ -54,6 +54,18 @@ def normalize_key(phrase: str) -> str:
     return SPACES.sub(" ", normalize_text(phrase)).strip()
 
 
+_APART = "\x00"  # no fold, case or space touches it: the pieces of a joined text stay apart
+
+
+def normalize_keys(phrases: list[str]) -> list[str]:
+    """:func:`normalize_key` of each phrase, made over their joined text at once: every
+    name and synonym of the ontology is normalised in one pass of C loops, not 40,000
+    (0.25 s of each start). A phrase holding the separator is done on its own."""
+    if any(_APART in phrase for phrase in phrases):
+        return [normalize_key(phrase) for phrase in phrases]
+    return [key.strip() for key in SPACES.sub(" ", normalize_text(_APART.join(phrases))).split(_APART)] if phrases else []
+
+
 def is_word_char(char: str) -> bool:
     return char.isalnum()
 

@@ -129,6 +129,8 @@ class VariantResources:
         refs = []
         for rule in self.spellings:
             old, new = (rule.american, rule.british) if british else (rule.british, rule.american)
+            if old not in word:  # most words hold no rule's part: one C-level test, no regex
+                continue
             # Not where the word is spelt so already: 'anaemia' holds 'emia' inside 'aemia'.
             spelt = [place.start() for place in re.finditer(f"(?={re.escape(new)})", word)]
             places = [p for p in rule.places(word, old) if not any(q <= p and p + len(old) <= q + len(new) for q in spelt)]
