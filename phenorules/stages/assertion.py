@@ -316,13 +316,15 @@ class _Side:
             if self.forward:  # cues ending at or before the mention; in reach from ``split`` on
                 last = bisect_right(faces, span.start)
                 counts = self.words.before
-                split = bisect_left(faces, int(counts.searchsorted(counts[span.start] - reach, "left")), 0, last)
+                # A reach to the sentence's end takes every cue; a float searched in the int
+                # array would make numpy copy it as floats, for each mention.
+                split = 0 if reach == math.inf else bisect_left(faces, int(counts.searchsorted(counts[span.start] - reach, "left")), 0, last)
                 (finding if is_finding else reaching).extend(self._near(group, split, last, from_end=not is_finding))
                 far = self._near(group, 0, split, from_end=True)
             else:  # cues starting at or after the mention's end; in reach up to ``split``
                 first = bisect_left(faces, span.end)
                 counts = self.words.after
-                split = bisect_left(faces, int(counts.searchsorted(counts[span.end] + reach, "right")), first)
+                split = len(group) if reach == math.inf else bisect_left(faces, int(counts.searchsorted(counts[span.end] + reach, "right")), first)
                 (finding if is_finding else reaching).extend(self._near(group, first, split, from_end=False))
                 far = self._near(group, split, len(group), from_end=False)
             beyond.extend(far)
