@@ -46,6 +46,7 @@ MEMORY_BOUND = 2.5  # the most 2x the text may cost the patient stage, in times 
 MEMORY_SIZES = (250_000, 500_000)
 LARGE_MIB = 600  # the most the large article may take
 LARGE_RATE = 0.8  # the least share of the articles' rate the large article keeps
+MIN_SHORT_CHARS = 100_000  # fewer, and the articles' time is mostly the start
 MIB = 1024 * 1024
 PATIENTS = (Patient("P1", "1"), Patient("P2", "2"))
 
@@ -149,7 +150,7 @@ def patients_memory_rows(nlp, passages: list) -> list[tuple[str, str]]:
     return rows
 
 
-def predict_row(kind: str, source: str, chars: int) -> tuple[str, float, float]:
+def predict_row(kind: str, source: str) -> tuple[str, float, float]:
     """``phenorules predict`` on ``source`` in a child process: wall seconds and the child's
     peak resident memory (its own high-water mark, read with wait4)."""
     phenorules = str(Path(sys.executable).with_name("phenorules"))
@@ -174,15 +175,20 @@ def large_rows(articles: str, passages: list, chars: int) -> list[tuple[str, str
     }
     short_chars = sum(len(to_article(r).text) for r in read_articles(articles))
     with tempfile.TemporaryDirectory() as work:
-        source = os.path.join(work, "large.jsonl")
+        source, empty = os.path.join(work, "large.jsonl"), os.path.join(work, "empty.jsonl")
         Path(source).write_text(json.dumps(record) + "\n", encoding="utf-8")
-        _, short_wall, _ = predict_row("articles", articles, short_chars)
-        _, wall, peak = predict_row("large article", source, chars)
-    short_rate, rate = short_chars / short_wall, chars / wall
-    memory_ok, rate_ok = peak <= LARGE_MIB * 1e6 / MIB, rate >= LARGE_RATE * short_rate
-    return [
-        (f"predict, one prose article of {chars / 1e6:g} M chars", f"{wall:.1f} s, peak {peak:.0f} MiB   target <= {LARGE_MIB} MB: {'ok' if memory_ok else 'MISSED'}"),
-        ("  its rate against the articles'", f"{rate:,.0f} against {short_rate:,.0f} chars/s (predict end to end, start-up included)   target >= {LARGE_RATE:.0%} of it: {'ok' if rate_ok else 'MISSED'}"),
+        Path(empty).write_text(json.dumps({**record, "pmc_id": "empty", "full_text": []}) + "\n", encoding="utf-8")
+        _, start, _ = predict_row("start", empty)
+        _, short_wall, _ = predict_row("articles", articles)
+        _, wall, peak = predict_row("large article", source)
+    rate = chars / max(wall - start, 1e-9)
+    rows = [(f"predict, one prose article of {chars / 1e6:g} M chars", f"{wall:.1f} s, peak {peak:.0f} MiB   target <= {LARGE_MIB} MB: {'ok' if peak <= LARGE_MIB * 1e6 / MIB else 'MISSED'}")]
+    if short_chars < MIN_SHORT_CHARS:
+        return rows + [("  its rate against the articles'", f"{rate:,.0f} chars/s; the input's {short_chars:,} chars are too few for a rate of their own")]
+    short_rate = short_chars / max(short_wall - start, 1e-9)
+    verdict = "ok" if rate >= LARGE_RATE * short_rate else "MISSED"
+    return rows + [
+        ("  its rate against the articles'", f"{rate:,.0f} against {short_rate:,.0f} chars/s (predict end to end, less a start on an empty article)   target >= {LARGE_RATE:.0%} of it: {verdict}")
     ]
 
 
