@@ -136,18 +136,21 @@ def _cached_content(path):
 
 
 def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch):
-    """The rows are one packed text in the cache: a row is decoded only when its key is hit."""
+    """The rows are encoded when read (a matcher just built) and one packed text in the cache: a row is decoded only when its key is hit."""
     from phenorules.kb import resources
-    from phenorules.kb.matcher import PackedRows
+    import pickle
+
+    from phenorules.kb.matcher import LexiconRows, PackedRows
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
     built = resources.load_resources(MINI_OBO).matcher.rows
     monkeypatch.setattr(resources, "_LOADED", {})
     cached = resources.load_resources(MINI_OBO).matcher.rows
-    assert isinstance(cached, PackedRows) and isinstance(built, list)
+    assert isinstance(cached, PackedRows) and isinstance(built, LexiconRows)
     assert len(cached) == len(built) > 0
-    assert [cached[i] for i in range(len(cached))] == built
+    assert [cached[i] for i in range(len(cached))] == [built[i] for i in range(len(built))] == list(built)
+    assert pickle.loads(pickle.dumps(built)) == list(built)
 
 
 def _counting(built, args):

@@ -16,7 +16,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import ahocorasick
 from sortedcontainers import SortedList
@@ -45,12 +45,12 @@ class PhraseMatcher:
 
     def __init__(self, lexicon: Lexicon):
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-        self.rows: list[str] = []
-        for key in key_order(lexicon):
-            self.automaton.add_word(key, len(self.rows))
-            self.rows.append(encode_entries(key, lexicon.entries[key]))
-        if self.rows:
+        keys = key_order(lexicon)
+        for row, key in enumerate(keys):
+            self.automaton.add_word(key, row)
+        if keys:
             self.automaton.make_automaton()
+        self.rows: Sequence[str] = LexiconRows(keys, lexicon.entries)
         self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
 
     def __getstate__(self) -> dict:
@@ -116,6 +116,28 @@ class KeyRows:
 
     def row_of(self, key: str) -> int:
         return self._rows[key]
+
+
+class LexiconRows:
+    """The rows of a matcher built from a lexicon, each encoded when it is read: a key that
+    is hit, or every row when the cache is written (in a forked process), not 400,000 rows
+    before the first text. Pickled as the list of rows."""
+
+    def __init__(self, keys: list[str], entries: dict[str, list[Entry]]):
+        self.keys, self.entries = keys, entries
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, index: int) -> str:
+        key = self.keys[index]
+        return encode_entries(key, self.entries[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return (encode_entries(key, self.entries[key]) for key in self.keys)
+
+    def __reduce__(self):
+        return list, (list(self),)
 
 
 class PackedRows:
