@@ -314,6 +314,8 @@ def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
     out = []
     for side in (0, 1):
         forms = [res.spelt(word)[side] for word in words]
+        if not any(refs for _, refs in forms):  # no rule changed a word: the phrase itself
+            continue
         made = " ".join(form for form, _ in forms)
         refs = sorted({ref for _, refs in forms for ref in refs})
         if made != phrase:
