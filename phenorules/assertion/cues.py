@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Iterator
 
 import numpy
 from spacy.attrs import IS_SPACE, LOWER
@@ -99,27 +100,39 @@ class CueMatcher:
         two = numpy.array([(first, second) for first, node in self.trie[0].items() for second in node[0]], dtype="uint64").reshape(-1, 2)
         self.pairs = numpy.unique(_pair(two[:, 0], two[:, 1]))
 
+    def starts(self, lowers: numpy.ndarray, before_run: numpy.ndarray) -> Iterator[int]:
+        """The tokens a phrase may start at: a phrase of one token, the first two of a longer
+        one, or a first token before a run of spaces (``lowers``: the LOWER ids and a 0 after
+        the last), found block by block."""
+        for low in range(0, len(before_run), BLOCK):
+            high = min(low + BLOCK, len(before_run))
+            block = lowers[low:high]
+            starts = numpy.isin(block, self.singles) | numpy.isin(_pair(block, lowers[low + 1 : high + 1]), self.pairs)
+            starts |= before_run[low:high] & numpy.isin(block, self.firsts)
+            yield from (low + start for start in numpy.flatnonzero(starts).tolist())
+
     def __call__(self, doc: Doc) -> list[Cue]:
         if not len(doc):
             return []
-        lowers, spaces = doc.to_array([LOWER, IS_SPACE]).T
-        lower = lowers.tolist()
-        passable = {i for i in numpy.flatnonzero(spaces).tolist() if "\n" not in doc[i].text}  # runs of spaces read through
-        following = numpy.append(lowers[1:], numpy.uint64(0))
-        before_run = numpy.zeros(len(lowers), dtype=bool)
+        # read by index where a phrase may start: no list of 2M ints for a long text
+        lowers = numpy.append(doc.to_array(LOWER), numpy.uint64(0))
+        passable = {i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text}  # runs of spaces read through
+        before_run = numpy.zeros(len(doc), dtype=bool)
         before_run[[i - 1 for i in passable if i]] = True
-        starts = numpy.isin(lowers, self.singles) | numpy.isin(_pair(lowers, following), self.pairs) | (before_run & numpy.isin(lowers, self.firsts))
         found = set()
-        for start in numpy.flatnonzero(starts).tolist():
-            node, end = self.trie[0].get(lower[start]), start + 1
+        for start in self.starts(lowers, before_run):
+            node, end = self.trie[0].get(int(lowers[start])), start + 1
             while node is not None:
                 if node[1]:
                     found.update((index, start, end) for index in node[1])
                 while end in passable:
                     end += 1
-                node = node[0].get(lower[end]) if end < len(lower) else None
+                node = node[0].get(int(lowers[end])) if end < len(doc) else None
                 end += 1
         return not_cancelled([Cue(self.rules[index], start, end) for index, start, end in found])
+
+
+BLOCK = 1 << 16  # tokens whose phrase starts are found at once: numpy's temporaries stay a few MB
 
 
 def _pair(first: numpy.ndarray, second: numpy.ndarray) -> numpy.ndarray:

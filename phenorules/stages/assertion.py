@@ -393,8 +393,9 @@ def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers
     # The word tokenizer makes every alphanumeric run one token and every other character
     # (or white-space run) a token of its own, so words are the non-space tokens that are
     # longer than one character, alphabetic or numeric.
-    alpha, digit, length, space = doc.to_array([IS_ALPHA, IS_DIGIT, LENGTH, IS_SPACE]).T
-    counted = ((alpha == 1) | (digit == 1) | (length > 1)) & (space == 0)
+    # one attribute at a time: four columns of 64-bit values are 64 MB for a 2M-token text
+    counted = (doc.to_array(IS_ALPHA) == 1) | (doc.to_array(IS_DIGIT) == 1) | (doc.to_array(LENGTH) > 1)
+    counted &= doc.to_array(IS_SPACE) == 0
     text = state.text
     asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
     asides += [found.span() for found in list_openers.finditer(text)]
