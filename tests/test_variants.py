@@ -1,6 +1,8 @@
 import gzip
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.kb.lexicon.variants import (
     VariantResources,
@@ -13,6 +15,7 @@ from phenorules.kb.lexicon.variants import (
     number,
     spelling,
 )
+from phenorules.kb.lexicon.normalize import normalize_key, normalize_keys
 from phenorules.kb.resources import data_dir
 
 
@@ -269,3 +272,10 @@ def test_chain_steps_do_not_change_which_chain_is_kept():
     # rule names wins, whatever its step is called.
     stages = [("x", lambda form: [("ab", "x:file.tsv:99")] if form == "a" else []), ("yy", lambda form: ["ab"] if form == "a" else [])]
     assert chain_rules("a", stages, 3) == {"ab": "x:file.tsv:99"}
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("aZé\u0130 -\t\n\u00a0\u2013\x00'\u2019ß1"), max_size=12), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_keys_normalised_together_are_each_phrase_normalised_alone(phrases):
+    """normalize_keys normalises the joined phrases at once; each key must be the phrase's own."""
+    assert normalize_keys(phrases) == [normalize_key(phrase) for phrase in phrases]
