@@ -178,7 +178,7 @@ def test_merge_equals_a_scan_over_all_mentions(mini_ontology, mentioned, compoun
     compound may end inside a word (then it is no span and not placed)."""
     from phenorules.core.document import working
     from phenorules.core.phenotype import Phenotype
-    from phenorules.stages.coordination import Compound, merge
+    from phenorules.stages.compounds import Compound, merge
 
     results = []
     for place in (merge, _scanning_merge):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Iterator
@@ -32,14 +32,14 @@ from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
 from ..kb.knowledge_base import KnowledgeBase
-from ..kb.lexicon.normalize import grapheme_end
-from ..kb.lexicon.tsv import RuleRef, read_grouped, read_grouped_rules, read_rules as read_rule_rows, read_tsv
-from ..kb.matcher import non_overlapping
-from ..kb.ontology import Ontology
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_tsv
 from ..kb.word_sets import WordTable, word_table
 from ..kb.resources import data_file
+from .compounds import Compound, Reading, joined, merge
+from .coordinated_lists import DistributedLists, read_list_words
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
+from .ordinals import OrdinalReadings, Ordinals, read_ordinals
 from .word_order import RULE as WORD_ORDER_RULE
 
 CONJUNCTION_KINDS = ("shared_head", "shared_modifier", "inner_modifier", "range")
@@ -48,11 +48,8 @@ PATTERNS = (*ELISION_PATTERNS, "inner_modifier", "severity_range", "distributed_
 # shared_head, shared_modifier and ordinal are off by default: on PatientPheX the annotators
 # mark only the conjunct written in full ("cerebral and [cerebellar atrophy]"); docs/context.md.
 DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
-LIST_WORD_KINDS = ("conjunction", "preposition", "determiner")
 _WORD = r"[^\W_]+"
-_LIST_ITEM = r"[^\W\d_][\w-]*"
 _CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
-_LIST_CONTEXT = 80  # characters read before and after a list for its finding
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
 _UNIT_JOINERS = frozenset("-\u2010\u2011\u2013'\u2019")  # inside a _UNIT, between its word characters
@@ -61,41 +58,6 @@ _MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")
 _MAX_SHARED_BEFORE_NUMBER = 9  # "abnormality of the middle phalanx of the [2nd and 3rd] finger"
 _MAX_CONJUNCT = 2  # words of one conjunct ("mild", "cleft lip")
-_ROMAN = "roman"
-
-
-@dataclass(frozen=True)
-class Ordinals:
-    """Written forms of numbers (``rules/ordinals.tsv``): form -> number, number -> forms."""
-
-    numbers: dict[str, int]
-    roman: frozenset[str]
-    refs: dict[str, RuleRef]
-
-    def number(self, word: str, roman: bool = False) -> int | None:
-        word = word.lower()
-        if word.isascii() and word.isdigit() and len(word) <= 2:
-            return int(word)
-        if word in self.roman and not roman:
-            return None
-        return self.numbers.get(word)
-
-    def forms(self, number: int, written: str | None) -> list[str]:
-        """The written form first (if the text has one), then every other form of the number."""
-        others = [form for form, n in self.numbers.items() if n == number and form not in self.roman]
-        return list(dict.fromkeys([*([written] if written else []), *others, str(number)]))
-
-
-def read_ordinals(path: Path) -> Ordinals:
-    numbers, roman, refs = {}, set(), {}
-    for row, ref in read_rule_rows(path, 2):
-        if not row[1].isdigit():
-            raise InputError(f"{path}:{ref.line}: the number must be written in digits, got {row[1]!r}")
-        numbers[row[0].lower()] = int(row[1])
-        refs[row[0].lower()] = ref
-        if len(row) > 2 and row[2] == _ROMAN:
-            roman.add(row[0].lower())
-    return Ordinals(numbers, frozenset(roman), refs)
 
 
 @dataclass(frozen=True)
@@ -105,12 +67,6 @@ class CoordinationRules:
     list_words: dict[str, tuple[str, ...]]  # kind (conjunction, preposition, determiner) -> words
     conjunction_refs: dict[tuple[str, str], RuleRef]  # (kind, conjunction) -> its row
     ordinals: Ordinals
-
-
-def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
-    """Kind (conjunction, preposition, determiner) -> words, longest first."""
-    words = read_grouped(path, LIST_WORD_KINDS)
-    return {kind: tuple(sorted((word.lower() for word in listed), key=len, reverse=True)) for kind, listed in words.items()}
 
 
 def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ordinals_file: Path | None = None) -> CoordinationRules:
@@ -169,15 +125,6 @@ def make_coordination(
     return placed(Coordination(rules, kb, tuple(patterns), min_list_items), spans)
 
 
-@dataclass(frozen=True)
-class Compound:
-    start: int  # character offsets of the whole phrase
-    end: int
-    hpo_ids: tuple[str, ...]
-    rule: str
-    parts: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # each term's own extent and ids
-
-
 class Context:
     """The text just before a mention, read only when a pattern asks for it."""
 
@@ -191,39 +138,7 @@ class Context:
         return self.state.tokens_before(self.doc, self.mention.start, _CONTEXT_TOKENS)
 
 
-@dataclass(frozen=True)
-class Reading:
-    """One reading of a coordinated phrase: the shared modifier (words before the first
-    conjunct), the conjuncts, the shared head (words after the last), as (start, end)
-    character extents; the ids of each rebuilt conjunct; the conjunction's rule."""
-
-    modifier: tuple[int, int] | None
-    conjuncts: tuple[tuple[int, int], ...]
-    head: tuple[int, int] | None
-    hpo_ids: tuple[tuple[str, ...], ...]
-    kind: str
-    ref: RuleRef | None
-    number_refs: tuple[RuleRef, ...] = ()  # the ordinals.tsv rows of the numbers written
-
-    @property
-    def start(self) -> int:
-        return (self.modifier or self.conjuncts[0])[0]
-
-    @property
-    def end(self) -> int:
-        return (self.head or self.conjuncts[-1])[1]
-
-    def compound(self) -> Compound:
-        """Each term's own extent is the shortest stretch of text that holds its words."""
-        parts = []
-        for (start, end), hpo_ids in zip(self.conjuncts, self.hpo_ids):
-            parts.append((self.modifier[0] if self.modifier else start, self.head[1] if self.head else end, hpo_ids))
-        rule = f"coordination:{self.kind}" + (f":{self.ref}" if self.ref else "") + "".join(f"+{ref}" for ref in self.number_refs)
-        joined = _joined(*self.hpo_ids)
-        return Compound(self.start, self.end, joined, rule, tuple(parts) if len(parts) > 1 else ())
-
-
-class Coordination(RefinesMatches):
+class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
     def __init__(self, rules: CoordinationRules, kb: KnowledgeBase, patterns: tuple[str, ...], min_list_items: int = 3):
         self.rules = rules
         self.kb = kb
@@ -244,20 +159,7 @@ class Coordination(RefinesMatches):
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
-        words = {kind: _alternation(listed) or "(?!)" for kind, listed in rules.list_words.items()}
-        self.item_list = re.compile(
-            rf"\b{_LIST_ITEM}(?:, {_LIST_ITEM}){{{min_list_items - 2},}},? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE
-        )
-        self.list_end = re.compile(rf",? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE)
-        self.items_before_end = min_list_items - 1
-        # A run of an item that ', ' or a list end may follow (not from inside a run: that is quadratic in its length;
-        # taken whole, possessively: no shorter part of a run is followed by either).
-        self.list_run = re.compile(rf"(?<![\w-])[\w-]++(?=, |,? (?:{words['conjunction']}) )", re.IGNORECASE)
-        self.item_separator = re.compile(rf",? (?:{words['conjunction']}) |, ", re.IGNORECASE)
-        self.finding_before = re.compile(
-            rf"\b((?:{_WORD} ){{0,2}}{_WORD}) (?:{words['preposition']}) (?:(?:{words['determiner']}) )?$", re.IGNORECASE
-        )
-        self.finding_after = re.compile(rf"^ ({_WORD}(?: {_WORD}){{0,2}})\b", re.IGNORECASE)
+        self.compile_lists(rules.list_words, min_list_items)
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -427,18 +329,6 @@ class Coordination(RefinesMatches):
             return _pairwise_partners(shared, partners) and (number_partners is None or all(word in number_partners for word in shared))
         return all(_pairwise_partners(shared + words, partners) for words in conjunct_words)
 
-    @cached_property
-    def number_partners(self) -> frozenset[str] | None:
-        """The words that share an indexed set with some written form of a number (1 to
-        99, the ordinals' forms), or None if a form is a function word (which such a
-        test does not hold)."""
-        word_sets = self.kb.word_sets
-        forms = {*self.rules.ordinals.numbers, *map(str, range(100))}
-        if forms & (word_sets.function_words | word_sets.suffix_words):
-            return None
-        base = word_sets.morphology.base
-        return frozenset().union(*(word_sets.partners.get(base(form), ()) for form in forms))
-
     def rebuild(self, text, table, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
         """The reading if every rebuilt conjunct is a term: numbers also as "N-M" together
         and as each of their written forms."""
@@ -458,33 +348,6 @@ class Coordination(RefinesMatches):
         if len(set(found)) < 2:
             return None
         return Reading(modifier, conjuncts, head, tuple(found), shape, ref)
-
-    def rebuild_numbers(self, before: str, after: str, written: list[str], extents: tuple, is_range: bool, roman: bool, ref: RuleRef | None) -> Reading | None:
-        """The ordinal reading: the numbers as one "N-M" term if the ontology has it, else
-        each number (every one of a range) in each of its written forms; ``extents`` are
-        the reading's (modifier, conjuncts, head)."""
-        modifier, conjuncts, head = extents
-        numbers = [self.rules.ordinals.number(word, roman) for word in written]
-        if None in numbers:  # a conjunct that is no number ("2nd and X")
-            return None
-        if is_range:
-            numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
-        if not numbers:
-            return None
-        number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
-        # "N-M" stands for every number from N to M: a range, or consecutive numbers ("2 and 3
-        # toe syndactyly"), never "1 and 5" (a term of the numbers 1 and 5 is another thing)
-        joint = self.phrase_term(f"{before} {numbers[0]}-{numbers[-1]} {after}") if numbers == list(range(numbers[0], numbers[-1] + 1)) else None
-        if joint is not None:
-            return Reading(modifier, (conjuncts[0], conjuncts[-1]), head, (joint,), "ordinal", ref, number_refs)
-        own = {self.rules.ordinals.number(word, roman): word for word in written}
-        forms = [self.rules.ordinals.forms(n, own.get(n)) for n in numbers]
-        found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
-        if is_range:
-            conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
-        if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
-            return None
-        return Reading(modifier, conjuncts, head, tuple(found), "ordinal", ref, number_refs)
 
     def right_words(self, text: str, start: int) -> list[tuple[int, int]]:
         """The words after a conjunction up to the end of the phrase."""
@@ -533,7 +396,7 @@ class Coordination(RefinesMatches):
         second = self.term(f"{found.group(1).rsplit(None, 1)[0]} {found.group(2)}")
         if first is None or second is None:
             return None
-        return Compound(mention.start, mention.end, _joined(first, second), "coordination:inner_modifier")
+        return Compound(mention.start, mention.end, joined(first, second), "coordination:inner_modifier")
 
     def severity_range(self, context: Context) -> Compound | None:
         """'mild to moderate [intellectual disability]': one mention, the listed degree's term.
@@ -558,75 +421,6 @@ class Coordination(RefinesMatches):
         if hpo_ids is None:
             return None
         return Compound(offset + found.start(), mention.end, hpo_ids, f"coordination:severity_range:{bounds}")
-
-
-    def distributed_lists(self, text: str) -> list[Compound]:
-        """'contractures of the wrists, knees, hips, and ankles', 'chest, spine, nail, or
-        hair abnormalities': one finding distributed over a list of parts. Every part must
-        make a term with the finding (the longest finding that works, up to three words)."""
-        out = []
-        for found in self.item_lists(text):
-            items = self.item_separator.split(found.group())
-            before = self.finding_before.search(text, max(0, found.start() - _LIST_CONTEXT), found.start())
-            if before is not None:
-                compound = self.list_compound(items, before.group(1), before.start(1), found.end(), after=False)
-                if compound is not None:
-                    out.append(compound)
-                    continue
-            after = self.finding_after.search(text[found.end() : found.end() + _LIST_CONTEXT])
-            if after is not None:
-                compound = self.list_compound(items, after.group(1), found.start(), found.end(), after=True)
-                if compound is not None:
-                    out.append(compound)
-        return out
-
-    def item_lists(self, text: str) -> Iterator[re.Match]:
-        """``self.item_list.finditer(text)``, with the regex tried only where a list starts.
-
-        Python's re tries every position: inside a long run of items without a conjunction
-        ("knee, knee, knee, ...") each try reads to the run's end, which is quadratic. A
-        list's items are whole runs of word characters and hyphens (starting with a letter,
-        or after a hyphen), joined by ', ', and after ``items_before_end`` of them or more
-        comes its end (``list_end``: ', and wrists'). So the runs followed by ', ' or a
-        conjunction are read once, each with whether ', ' joins it to the next and whether
-        a list end follows it, and the regex is tried only at the runs from which such a
-        chain reaches a list end."""
-        runs = [(found.start(), found.end()) for found in self.list_run.finditer(text)]
-        joined = [i + 1 < len(runs) and runs[i + 1][0] == end + 2 and text[end : end + 2] == ", " and _ITEM_START.match(text, end + 2) is not None for i, (_, end) in enumerate(runs)]
-        reaches_end = [False] * (len(runs) + 1)  # a list end follows the run or one it is joined to
-        for i in range(len(runs) - 1, -1, -1):
-            reaches_end[i] = (joined[i] and reaches_end[i + 1]) or self.list_end.match(text, runs[i][1]) is not None
-        position = 0
-        for i, (start, end) in enumerate(runs):
-            last = i  # the run of the first list's items_before_end-th item
-            while last < i + self.items_before_end - 1 and joined[last]:
-                last += 1
-            if end <= position or last < i + self.items_before_end - 1 or not reaches_end[last]:
-                continue
-            for first in range(max(start, position), end):
-                if (first == start or text[first - 1] == "-") and _ITEM_START.match(text, first):
-                    found = self.item_list.match(text, first)
-                    if found is not None:
-                        position = found.end()
-                        yield found
-                        break
-
-    def list_compound(self, items: list[str], finding: str, start: int, end: int, after: bool) -> Compound | None:
-        """The compound for ``items`` sharing a finding (its words, longest first) written
-        before the list ('pain in his ...') or after it ('... hair abnormalities')."""
-        words = finding.split(" ")
-        for size in range(len(words), 0, -1):
-            head = " ".join(words[:size] if after else words[-size:])
-            phrases = [[f"{item} {head}"] if after else [f"{head} of the {item}", f"{item} {head}"] for item in items]
-            ids = [next((term for term in map(self.term, tried) if term is not None), None) for tried in phrases]
-            if all(term is not None for term in ids):
-                if after:
-                    return Compound(start, end + 1 + len(head), _joined(*ids), "coordination:distributed_list")
-                return Compound(start + len(finding) - len(head), end, _joined(*ids), "coordination:distributed_list")
-        return None
-
-
-_ITEM_START = re.compile(r"[^\W\d_]")
 
 
 def _words_of(bases: dict[tuple[int, int], list[str | None]], units: list[tuple[int, int]]) -> list[str | None]:
@@ -657,37 +451,3 @@ def matched_in_order(mention: Phenotype) -> bool:
 _NEXT_WORD = re.compile(r" +([^\W\d_][\w-]*)")
 
 
-def _joined(*terms: tuple[str, ...]) -> tuple[str, ...]:
-    """The terms' ids in text order without repeats ('hypo- and hyperpigmentation' is one id)."""
-    out: list[str] = []
-    for hpo_ids in terms:
-        for hpo_id in hpo_ids:
-            if hpo_id not in out:
-                out.append(hpo_id)
-    return tuple(out)
-
-
-def merge(doc: Doc, state: DocState, compounds: list[Compound], ontology: Ontology) -> list[Phenotype]:
-    """The Doc's mentions with the compounds (longest first) in place of the mentions they
-    overlap, in text order. A compound and each of its parts end past the combining marks
-    of their last letter (read as words, "palate\u0301" ends before its mark), and a
-    compound must then start and end at token boundaries. The compounds chosen never
-    overlap each other (:func:`~phenorules.kb.matcher.non_overlapping`), and the mentions
-    each covers are looked up in an index of the mentions."""
-    mentions, text = state.mentions, state.text
-    compounds = [
-        replace(compound, end=grapheme_end(text, compound.end), parts=tuple((start, grapheme_end(text, end), ids) for start, end, ids in compound.parts))
-        for compound in compounds
-    ]
-    aligned = [compound for compound in compounds if state.aligned(doc, compound.start, compound.end)]
-    index = Extents((m.start, m.end) for m in mentions)
-    chosen: list[Phenotype] = []
-    covered: set[int] = set()
-    for compound in non_overlapping(aligned, lambda c: (c.start - c.end, c.start, c.hpo_ids)):
-        inside = index.overlapping(compound.start, compound.end)
-        provenance = [p for i in inside for p in mentions[i].provenance] + [compound.rule]
-        start, end = compound.start, compound.end
-        chosen.append(Phenotype(start, end, text[start:end], compound.hpo_ids, ontology.label(compound.hpo_ids), provenance, compound.parts))
-        covered.update(inside)
-    kept = [m for i, m in enumerate(mentions) if i not in covered]
-    return sorted(kept + chosen, key=lambda m: (m.start, m.end))

@@ -35,7 +35,7 @@ from ..kb.lexicon import adjectival_forms
 from ..kb.lexicon.normalize import normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.resources import data_dir, data_file
-from .coordination import Compound, merge
+from .compounds import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
