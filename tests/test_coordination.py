@@ -406,3 +406,12 @@ def test_the_word_before_a_conjunction_is_the_unit_a_search_ending_there_finds(t
     begin = data.draw(st.integers(0, end))
     found = re.compile(_UNIT.pattern + r"\Z").search(text, begin, end)
     assert unit_ending_at(text, begin, end) == (found.group() if found else None)
+
+
+def test_a_past_participle_after_a_shared_modifier_is_a_verb_not_the_head_it_modifies():
+    terms = [("cleft lip", "HP:0410030", ""), ("cleft palate", "HP:0000175", ""), ("dna repair", "HP:0003254", "")]
+    names = ["Cleft lip", "Cleft palate", "Abnormality of DNA repair"]  # 'repair' heads a name: 'repaired' is read as it
+    text = "Her cleft lip and palate repaired in infancy."
+    assert coordinated(terms, ("shared_modifier",), text, names) == [("cleft lip and palate", ("HP:0410030", "HP:0000175"))]
+    # a noun that heads a name still takes the last conjunct as its modifier
+    assert coordinated(terms, ("shared_modifier",), "Her cleft lip and palate repair in infancy.", names) == [("cleft lip", ("HP:0410030",))]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Iterator
@@ -43,6 +43,7 @@ from .ordinals import OrdinalReadings, Ordinals, read_ordinals
 from .word_order import RULE as WORD_ORDER_RULE
 
 CONJUNCTION_KINDS = ("shared_head", "shared_modifier", "inner_modifier", "range")
+PARTICIPLE = "participle"  # the kind of the rows of a past participle's endings
 ELISION_PATTERNS = ("shared_head", "shared_modifier", "ordinal")
 PATTERNS = (*ELISION_PATTERNS, "inner_modifier", "severity_range", "distributed_list")
 # shared_head, shared_modifier and ordinal are off by default: on PatientPheX the annotators
@@ -67,10 +68,12 @@ class CoordinationRules:
     list_words: dict[str, tuple[str, ...]]  # kind (conjunction, preposition, determiner) -> words
     conjunction_refs: dict[tuple[str, str], RuleRef]  # (kind, conjunction) -> its row
     ordinals: Ordinals
+    participles: tuple[RuleRef, ...] = ()  # endings of a past participle ("ed"), a verb after a phrase
 
 
 def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ordinals_file: Path | None = None) -> CoordinationRules:
-    grouped = read_grouped_rules(coordination_file, CONJUNCTION_KINDS)
+    grouped = read_grouped_rules(coordination_file, (*CONJUNCTION_KINDS, PARTICIPLE))
+    participles = tuple(grouped.pop(PARTICIPLE))
     for pattern, listed in grouped.items():
         if not listed:
             raise InputError(f"{coordination_file}: no conjunction listed for pattern {pattern!r}")
@@ -78,7 +81,7 @@ def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ord
     conjunctions = {p: tuple(sorted((ref.name for ref in refs), key=len, reverse=True)) for p, refs in grouped.items()}
     refs = {(p, ref.name): ref for p, listed in grouped.items() for ref in listed}
     ordinals = read_ordinals(data_file("rules", "ordinals.tsv", ordinals_file))
-    return CoordinationRules(conjunctions, ranges, read_list_words(lists_file), refs, ordinals)
+    return CoordinationRules(conjunctions, ranges, read_list_words(lists_file), refs, ordinals, participles)
 
 
 def _alternation(phrases) -> str:
@@ -170,7 +173,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         if set(ELISION_PATTERNS) & set(self.patterns):
             extents = [(mention.start, mention.end, matched_in_order(mention)) for mention in mentions]
             indexed = Extents((start, end) for start, end, _ in extents)
-            compounds += [reading.compound() for reading in self.readings(text, state.words) if self.keeps(reading, text, extents, indexed)]
+            compounds += [self.compound(reading, text) for reading in self.readings(text, state.words) if self.keeps(reading, text, extents, indexed)]
         if compounds:
             state.mentions = merge(doc, state, compounds, self.kb.ontology)
 
@@ -205,13 +208,36 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
 
     def modifies_next_word(self, text: str, end: int) -> bool:
         """Whether the word right after ``end`` (a space between) heads a noun phrase: an
-        HPO name or synonym ends with it (``KnowledgeBase.head_words``). The phrase goes on, and its
-        last conjunct modifies that word."""
+        HPO name or synonym ends with it (``KnowledgeBase.head_words``) and it is no past
+        participle (:meth:`participle_ending`). The phrase goes on, and its last conjunct
+        modifies that word."""
+        word = self.head_after(text, end)
+        return word is not None and self.participle_ending(word) is None
+
+    def head_after(self, text: str, end: int) -> str | None:
+        """The word right after ``end`` (a space between), lower-case, if an HPO name or
+        synonym ends with it as written or as its base ('movements', 'repaired': repair)."""
         found = _NEXT_WORD.match(text, end)
         if found is None:
-            return False
+            return None
         word = found.group(1).lower()
-        return word not in self.kb.word_sets.function_words and self.base_word(word) in self.kb.head_words
+        return word if word not in self.kb.word_sets.function_words and self.base_word(word) in self.kb.head_words else None
+
+    def participle_ending(self, word: str) -> RuleRef | None:
+        """The row of the ending that makes ``word`` a past participle: the word ends with
+        it and the morphology reads it as made of another word ('repaired': repair; not
+        'bleed')."""
+        if self.base_word(word) == word:
+            return None
+        return next((ref for ref in self.rules.participles if word.endswith(ref.name)), None)
+
+    def compound(self, reading: Reading, text: str) -> Compound:
+        """The reading's compound; a shared modifier's names the participle row that read
+        the word after it as a verb ('cleft lip and palate [repaired] at 6 months')."""
+        compound = reading.compound()
+        word = self.head_after(text, reading.end) if reading.head is None else None
+        ref = self.participle_ending(word) if word is not None else None
+        return compound if ref is None else replace(compound, rule=f"{compound.rule}+{ref}")
 
     def base_word(self, word: str) -> str:
         return self.kb.word_sets.morphology.base(word) or word
