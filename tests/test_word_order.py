@@ -332,3 +332,14 @@ def test_the_indexed_stage_equals_a_scan_over_all_mentions(mini_ontology, mentio
         mentions = working(out).mentions if hasattr(out, "user_data") else out
         results.append([(m.start, m.end, tuple(m.provenance)) for m in mentions])
     assert results[0] == results[1]
+
+
+def test_a_run_stating_the_absence_of_a_term_is_no_term_through_the_absence_family():
+    terms = [("aplastic anemia", "HP:0001915", ""), ("anemia", "HP:0001903", ""), ("absent thumb", "HP:0009777", "")]
+    nlp = with_terms(build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}), terms)
+    doc = nlp(make_text_doc(nlp, "Her count showed absence of anemia, and absence of the thumb on the left."))
+    assert [(span.text, task_identifier(span._.hpo_ids)) for span in doc.spans[PHENOTYPES]] == [
+        ("anemia", "HP:0001903"),  # absence = aplasia (word_clusters.tsv), but 'anemia' is a term by itself
+        ("absence of the thumb", "HP:0009777"),
+    ]
+    assert [(doc.text[start:end], rule) for start, end, _, rule in doc._.dropped] == [("absence of anemia", "word_order:absence:word_order.tsv:8")]

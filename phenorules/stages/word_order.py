@@ -14,9 +14,16 @@ and of the change word (``quantity:function_words.tsv:35``,
 :meth:`~phenorules.kb.word_sets.WordSetIndex.quantity_rows`). Then, with ``skip_one_word`` (on), a run that holds a key's words but for
 one word of another term inside it ("thinning of the entire retina") is added where no
 mention lies (provenance ``word_order:skip_one_word`` and its word-family rows).
+
+A run that holds an absence word of ``rules/word_order.tsv`` and whose other content words
+are a term by themselves says that term is not there ("the absence of anemia", "lack of
+seizures"): it is no term (not Aplastic anemia through the family of absence and aplasia,
+not Absence seizure), and is recorded as dropped with the row (``word_order:absence:word_order.tsv:9``).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -25,7 +32,11 @@ from ..core.document import DocState, placed, working
 from ..core.intervals import Extents
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
+from ..kb.lexicon.normalize import normalize_key
+from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.matcher import Match, resolve_overlaps
+from ..kb.resources import data_file
+from ..kb.word_sets import WORD
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches, matched
 
@@ -33,17 +44,25 @@ RULE = "word_order"
 SKIP_RULE = "word_order:skip_one_word"
 FAMILY_RULE = "word_family"
 QUANTITY_RULE = "quantity"
+ABSENCE_RULE = "word_order:absence"
+WORD_KINDS = ("absence",)
 _FAMILIES_KEPT = 100_000  # (run, term) pairs whose rows are remembered between texts
 
 
-@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True, "spans": True})
-def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: bool, spans: bool):
-    return placed(WordOrder(kb, skip_one_word), spans)
+def read_absence_words(path: Path) -> dict[str, RuleRef]:
+    """Absence word (lower case) -> its row."""
+    return {ref.name.lower(): ref for ref in read_grouped_rules(path, WORD_KINDS)["absence"]}
+
+
+@Language.factory("phenorules_word_order", default_config={"kb": KB_CONFIG, "skip_one_word": True, "rules_file": None, "spans": True})
+def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: bool, rules_file: str | None, spans: bool):
+    return placed(WordOrder(kb, skip_one_word, read_absence_words(data_file("rules", "word_order.tsv", rules_file))), spans)
 
 
 class WordOrder(RefinesMatches):
-    def __init__(self, kb: KnowledgeBase, skip_one_word: bool = True):
+    def __init__(self, kb: KnowledgeBase, skip_one_word: bool = True, absence_words: dict[str, RuleRef] | None = None):
         self.kb, self.skip_one_word = kb, skip_one_word
+        self.absence_words = absence_words or {}
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -76,7 +95,7 @@ class WordOrder(RefinesMatches):
                 continue  # it would cut a mention or lie inside one
             if any(mentions[i].start == start and mentions[i].end == end for i in overlapping):
                 continue  # the dictionary found this span as it is written
-            mention = matched(doc, state, match, self.kb, [RULE, *self.families(state.text, match)])
+            mention = self.mention(doc, state, match, RULE)
             if mention is None:
                 continue
             for i in overlapping:
@@ -94,12 +113,35 @@ class WordOrder(RefinesMatches):
         for match in resolve_overlaps(found):
             if added_reach > match.start or index.overlaps_any(match.start, match.end):
                 continue  # only where no mention lies
-            mention = matched(doc, state, match, self.kb, [SKIP_RULE, *self.families(state.text, match)])
+            mention = self.mention(doc, state, match, SKIP_RULE)
             if mention is None:
                 continue
             added.append(mention)
             added_reach = max(added_reach, mention.end)
         return added
+
+    def mention(self, doc: Doc, state: DocState, match: Match, rule: str) -> Phenotype | None:
+        """The mention of an order-free match, or None: none at token boundaries, or one
+        that states the absence of a term (:meth:`absence_row`), which is recorded as dropped."""
+        mention = matched(doc, state, match, self.kb, [rule, *self.families(state.text, match)])
+        if mention is None:
+            return None
+        absence = self.absence_row(mention.text)
+        if absence is not None:
+            state.drop(mention, f"{ABSENCE_RULE}:{absence}")
+            return None
+        return mention
+
+    def absence_row(self, run: str) -> RuleRef | None:
+        """The row of the absence word of ``run`` if its other content words are a term by
+        themselves ('absence of anemia'), else None."""
+        words = WORD.findall(normalize_key(run))
+        absent = [word for word in words if word in self.absence_words]
+        if not absent:
+            return None
+        function_words = self.kb.word_sets.function_words
+        rest = " ".join(word for word in words if word not in self.absence_words and word not in function_words)
+        return self.absence_words[absent[0]] if rest and self.phrase_term(rest) is not None else None
 
     def families(self, text: str, match: Match) -> list[str]:
         """The provenance entries of the word-family rows and the quantity rows the match
