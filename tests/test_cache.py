@@ -25,6 +25,7 @@ PATIENTPHEX = LexiconConfig()  # the patientphex profile's lexicon config
 GENERAL = without_learned_files(LexiconConfig())  # the general profile's
 SHORTER_KEYS = replace(LexiconConfig(), min_key_length=4)  # a kb setting of the spaCy component
 MEGABYTE = 1 << 20  # the unit of PHENORULES_CACHE_MB, as du -h counts
+GENES = "ncbi_gene_id\tgene_symbol\thpo_id\n9001\tSSH1\tHP:0004322\n9002\tHIC2\tHP:0000365\n"
 HPOA = "#description: two diseases\nOMIM:100001\tAtaxia, spastic, type 2\t\tHP:0001251\tPMID:1\nOMIM:100002\tCleft palate, isolated\t\tHP:0000175\tPMID:2\n"
 
 
@@ -163,6 +164,14 @@ def _disease_names_entry(monkeypatch, tmp_path):
     return lambda: disease_names.cache_clear() or sorted(disease_names(str(hpoa)).items())
 
 
+def _gene_symbols_entry(monkeypatch, tmp_path):
+    from phenorules.stages.names import gene_symbols
+
+    genes = tmp_path / "genes_to_phenotype.txt"
+    genes.write_text(GENES, encoding="utf-8")
+    return lambda: gene_symbols.cache_clear() or sorted(gene_symbols(str(genes)))
+
+
 def _jnlpba_entry(monkeypatch, tmp_path):
     from phenorules.tasks.jnlpba.model import load_model
 
@@ -191,7 +200,9 @@ NOT_REGULAR = {
 
 
 @pytest.mark.parametrize("kind", NOT_REGULAR)
-@pytest.mark.parametrize("cached", [_resources_entry, _disease_names_entry, _jnlpba_entry], ids=["lexicon", "disease names", "jnlpba model"])
+@pytest.mark.parametrize(
+    "cached", [_resources_entry, _disease_names_entry, _gene_symbols_entry, _jnlpba_entry], ids=["lexicon", "disease names", "gene symbols", "jnlpba model"]
+)
 def test_a_cache_file_that_is_not_a_regular_file_is_absent(cached, kind, cache, tmp_path, monkeypatch):
     run = cached(monkeypatch, tmp_path)
     expected = run()
@@ -233,6 +244,24 @@ def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(conte
     disease_names.cache_clear()
     assert disease_names(str(hpoa)) == read_disease_names(hpoa)
     disease_names.cache_clear()
+
+
+@pytest.mark.parametrize("contents", [{"a": 1}, "symbols", None, [1], ["SSH1", 2]])
+def test_a_gene_symbols_entry_of_well_formed_wrong_contents_is_read_again(contents, cache, tmp_path):
+    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
+    from phenorules.stages.names import gene_symbols, read_gene_symbols
+
+    genes = tmp_path / "genes_to_phenotype.txt"
+    genes.write_text(GENES, encoding="utf-8")
+    gene_symbols.cache_clear()
+    gene_symbols(str(genes))
+    (entry,) = cache.glob("gene-symbols-*.cache")
+    key = entry.stem.removeprefix("gene-symbols-")
+    store_entry(entry, key, {"symbols": srsly.msgpack_dumps(contents)}, cache_budget())
+    assert read_cache_file(entry, key) is not None
+    gene_symbols.cache_clear()
+    assert gene_symbols(str(genes)) == read_gene_symbols(genes) == {"SSH1", "HIC2"}
+    gene_symbols.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -27,9 +27,25 @@ def diseases(tmp_path_factory):
     return str(path)
 
 
+GENES = (
+    "ncbi_gene_id\tgene_symbol\thpo_id\thpo_name\tfrequency\tdisease_id\n"
+    "9001\tSSH1\tHP:0004322\tShort stature\t-\tOMIM:100003\n"
+    "9002\tHIC2\tHP:0000365\tHearing impairment\t-\tOMIM:100004\n"
+    "9003\tCP\tHP:0001250\tSeizure\t-\tOMIM:100005\n"
+)
+
+
 @pytest.fixture(scope="module")
-def names_nlp(diseases):
-    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"names": {"diseases_file": diseases}}, profile="general")
+def genes(tmp_path_factory):
+    path = tmp_path_factory.mktemp("genes") / "genes_to_phenotype.txt"
+    path.write_text(GENES, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def names_nlp(diseases, genes):
+    config = {"names": {"diseases_file": diseases, "genes_file": genes}}
+    return build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config=config, profile="general")
 
 
 def found(nlp, text):
@@ -71,8 +87,8 @@ def test_the_disease_annotations_give_names_of_two_words_or_more(diseases, tmp_p
 
 def test_a_guard_file_with_an_unknown_guard_is_refused(tmp_path):
     path = tmp_path / "guards.tsv"
-    path.write_text("after\tgene\nbefore\tgene\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"guards.tsv:2: unknown kind 'before'"):
+    path.write_text("after\tgene\ninside\tgene\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"guards.tsv:2: unknown kind 'inside'"):
         read_name_guards(path)
 
 
@@ -87,3 +103,40 @@ def test_disease_names_are_read_once_then_from_the_cache(diseases, tmp_path, mon
     monkeypatch.setattr("phenorules.stages.names.read_disease_names", lambda path: pytest.fail("read again"))
     assert disease_names(diseases) == first == read_disease_names(Path(diseases))
     disease_names.cache_clear()
+
+
+def test_a_phenotype_word_inside_the_name_a_gene_symbol_is_defined_with_is_no_finding(names_nlp):
+    gene_row = names_nlp.get_pipe("names").guards.gene
+    text = "Sequencing of SSH1 (short stature homolog 1) and of hearing impairment cluster 2 (HIC2) was normal; she had short stature."
+    assert found(names_nlp, text) == (
+        ["short stature"],
+        [("short stature", f"names:gene:{gene_row}:SSH1"), ("hearing impairment", f"names:gene:{gene_row}:HIC2")],
+    )
+    # a symbol that is a gene's and a phenotype's short form: the name is the mention itself
+    assert found(names_nlp, "He had a cleft palate (CP) at birth.")[0] == ["cleft palate", "CP"]
+    # brackets beside no gene symbol, and a symbol beside brackets that do not define it
+    assert found(names_nlp, "TEST1 (short stature homolog 1); SSH1 (see Table 2) and short stature.")[0] == ["short stature", "short stature"]
+
+
+def test_a_phenotype_word_in_a_drug_class_or_a_precaution_is_no_finding(names_nlp):
+    guards = names_nlp.get_pipe("names").guards
+    text = "She takes anti-seizure drugs under seizure precautions; her brother has seizures."
+    assert found(names_nlp, text) == (
+        ["seizures"],
+        [("seizure", f"names:before:{guards.before['anti']}"), ("seizure", f"names:after:{guards.after['precautions']}")],
+    )
+
+
+def test_gene_symbols_are_read_once_then_from_the_cache(genes, tmp_path, monkeypatch):
+    from phenorules.stages.names import gene_symbols, read_gene_symbols
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
+    gene_symbols.cache_clear()
+    first = gene_symbols(genes)
+    assert first == {"SSH1", "HIC2", "CP"}
+    gene_symbols.cache_clear()
+    monkeypatch.setattr("phenorules.stages.names.read_gene_symbols", lambda path: pytest.fail("read again"))
+    assert gene_symbols(genes) == first == read_gene_symbols(Path(genes))
+    gene_symbols.cache_clear()
+    with pytest.raises(InputError, match="cannot read it"):
+        gene_symbols(str(tmp_path / "missing.txt"))

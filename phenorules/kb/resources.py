@@ -6,7 +6,7 @@ every lexicon file (by its name in the lexicon folder), the lexicon config, the 
 modules that build them and the versions of the libraries whose data it holds: a changed
 input is rebuilt, and checkouts whose inputs are the same share an entry. There is an entry
 per ontology release and lexicon config (the profiles read different lexicon files:
-``rules/profiles.tsv``), and the disease names and the JNLPBA model have theirs; the least
+``rules/profiles.tsv``), and the disease names, the gene symbols and the JNLPBA model have theirs; the least
 recently used entries (by the time each was last loaded or written) go when all of them
 would take more than the budget, ``$PHENORULES_CACHE_MB`` megabytes (100 by default).
 
@@ -58,7 +58,7 @@ from .word_sets import WordSetIndex
 
 CACHE_SUFFIX = ".cache"
 CACHE_BUDGET_VARIABLE = "PHENORULES_CACHE_MB"
-DEFAULT_CACHE_MB = 100  # three lexicon configs of 28 MB each, and the disease names
+DEFAULT_CACHE_MB = 100  # three lexicon configs of 28 MB each, the disease names and the gene symbols
 MEGABYTE = 1 << 20  # as du -h counts
 # What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
 # file of another name in the folder is never pruned.

