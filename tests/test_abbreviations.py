@@ -159,3 +159,13 @@ def test_a_defined_short_form_used_as_a_gene_name_is_not_a_finding(general_nlp, 
     assert [m[:2] for m in mentions(general_nlp, text)] == [("Ventricular septal defect", 0), ("VSD", 27), ("VSD", 76)]
     assert dropped(general_nlp, text) == [("VSD", f"abbreviation:gene_use:{genes_row}")]
 
+
+
+def test_the_general_profile_takes_a_bare_short_form_in_a_text_that_defines_none(general_nlp):
+    # a clinical note writes the common short forms bare and defines none
+    note = "Born at term. She has GERD and a small VSD, and was followed for FTT."
+    doc = general_nlp(make_text_doc(general_nlp, note))
+    assert [(s.text, stage_rules(s)[-1].rsplit("|", 1)[-1]) for s in doc.spans[PHENOTYPES]] == [("VSD", "bare_uses=notes")]  # the mini lexicon's
+    # an article that defines a short form of its own: the bare undefined one stays out
+    article = "Hearing impairment (HI) was mild. She has a small VSD."
+    assert [m[0] for m in mentions(general_nlp, article)] == ["Hearing impairment", "HI"]

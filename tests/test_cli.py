@@ -76,16 +76,16 @@ def test_a_wrong_stage_setting_is_a_user_error(command, assignment, message):
 
 
 def test_a_setting_value_the_stage_refuses_is_a_user_error():
-    message = "abbreviations: bare_uses must be one of ['bracketed', 'unnamed', 'all'], not 'sometimes'"
+    message = "abbreviations: bare_uses must be one of ['bracketed', 'notes', 'unnamed', 'all'], not 'sometimes'"
     assert_error(run("predict", EXAMPLE, "--set", "abbreviations.bare_uses=sometimes"), message)
 
 
 def test_set_changes_a_stage_setting():
     text = "History of VSD.\n"
-    plain = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO], input=text)
-    notes = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO, "--set", "abbreviations.bare_uses=unnamed"], input=text)
-    assert plain.exit_code == notes.exit_code == 0, plain.output + notes.output
-    assert json.loads(plain.output) == []
+    notes = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO], input=text)  # the general profile: bare_uses notes
+    bracketed = CliRunner().invoke(main, ["annotate", "-", "--json", "--hpo", MINI_OBO, "--set", "abbreviations.bare_uses=bracketed"], input=text)
+    assert bracketed.exit_code == notes.exit_code == 0, bracketed.output + notes.output
+    assert json.loads(bracketed.output) == []
     assert [(row["text"], row["hpo_id"]) for row in json.loads(notes.output)] == [("VSD", "HP:0001629")]
 
 

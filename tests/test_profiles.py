@@ -32,7 +32,7 @@ def test_a_profile_switches_stages_and_sets_settings():
 def test_options_given_with_a_profile_override_its_rows():
     disabled, enabled, settings = apply_profile("general", disable=["nested"], enable=["scope"], stage_config={"abbreviations": {"defined_uses": False}})
     assert "scope" in enabled and "scope" not in disabled and "nested" in disabled
-    assert settings["abbreviations"] == {"bare_uses": "bracketed", "defined_uses": False}
+    assert settings["abbreviations"] == {"bare_uses": "notes", "defined_uses": False}
     assert "scope" in [name for name, _, _ in stage_plan(enable=["scope"], profile="general")]
 
 

@@ -20,7 +20,9 @@ short form where it is written in brackets (the definition, a re-definition), as
 annotators mark bare uses ("the ID was severe", an undefined "VSD") in few articles;
 ``unnamed`` also takes the bare uses of an undefined short form when no other mention in
 the text names its finding, as annotators of clinical notes mark them ("history of ADHD");
-``all`` takes every use. ``defined_uses`` (the general profile; not PatientPheX's) also
+``notes`` does so in a text that defines no short form of its own (a clinical note; an
+article defines its short forms, and its annotators leave the bare ones out); ``all`` takes
+every use. ``defined_uses`` (the general profile; not PatientPheX's) also
 takes every use of a short form the article defines, from its definition on ("Developmental
 delay (DD) was noted. DD was evident by 9 months."). A bare use followed by a gene cue
 ("HCM genes") is the gene's or the disease's name, not a finding, and is never taken.
@@ -81,7 +83,7 @@ def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]
 
 
 _HPO_ID = re.compile(r"HP:\d{7}")
-BARE_USES = ("bracketed", "unnamed", "all")
+BARE_USES = ("bracketed", "notes", "unnamed", "all")
 GUARD_SCOPES = ("article", "use")
 BRACKETED = re.compile(r"\(([^()\n]{1,100})\)")
 _NUMBER = "<number>"
@@ -149,6 +151,8 @@ class Abbreviations(RefinesMatches):
         senses = self.senses(doc, text, mentions, genes)
         short_forms = [self.dictionary_abbreviation(mention.text) for mention in mentions]
         named = {hpo_id for mention, is_short in zip(mentions, short_forms) if not is_short for hpo_id in mention.hpo_ids}
+        if self.bare_uses == "notes" and any(sense.defined_at is not None for sense in senses.values()):
+            named = None  # a text that defines its short forms: no bare use of an undefined one
         kept = []
         for mention, is_short in zip(mentions, short_forms):
             if not is_short:
@@ -191,9 +195,10 @@ class Abbreviations(RefinesMatches):
             senses[short.text] = Sense(hpo_ids, f"abbreviation:defined:{long_form.text}", short.start_char)
         return senses
 
-    def takes(self, text: str, start: int, end: int, sense: Sense, named: set[str]) -> bool:
+    def takes(self, text: str, start: int, end: int, sense: Sense, named: set[str] | None) -> bool:
         """Whether the use text[start:end] of a short form is the phenotype ``sense``;
-        ``named``: the ids the text's other mentions name."""
+        ``named``: the ids the text's other mentions name (None: no bare use of an
+        undefined short form is taken there, :meth:`unnamed_use`)."""
         if sense.hpo_ids is None or self.identifier_cue.match(text, end):
             return False
         if bracketed_use(text, start):
@@ -206,9 +211,10 @@ class Abbreviations(RefinesMatches):
         """A use of a short form the article defines, from the definition on, with ``defined_uses``."""
         return self.defined_uses and sense.defined_at is not None and start >= sense.defined_at
 
-    def unnamed_use(self, sense: Sense, named: set[str]) -> bool:
-        """An undefined short form whose finding no other mention names, with ``unnamed``."""
-        return self.bare_uses == "unnamed" and sense.defined_at is None and not named.intersection(sense.hpo_ids)
+    def unnamed_use(self, sense: Sense, named: set[str] | None) -> bool:
+        """An undefined short form whose finding no other mention names, with ``unnamed``,
+        or ``notes`` in a text that defines no short form."""
+        return self.bare_uses in ("unnamed", "notes") and named is not None and sense.defined_at is None and not named.intersection(sense.hpo_ids)
 
     def left_out(self, text: str, mention: Phenotype, sense: Sense | None, gene_row: RuleRef | None) -> str:
         """Why :meth:`takes` (or the lack of a sense) left the dictionary's short form out."""
@@ -253,7 +259,7 @@ class Abbreviations(RefinesMatches):
             return sense.rule
         return f"{sense.rule}|defined_uses" if self.defined_use(sense, start) else f"{sense.rule}|bare_uses={self.bare_uses}"
 
-    def uses(self, doc: Doc, state: DocState, mentions: list[Phenotype], senses: dict[str, Sense], named: set[str]) -> list[Phenotype]:
+    def uses(self, doc: Doc, state: DocState, mentions: list[Phenotype], senses: dict[str, Sense], named: set[str] | None) -> list[Phenotype]:
         """New mentions for every use of a phenotype short form not inside a mention yet."""
         text = state.text
         phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
