@@ -4,7 +4,7 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
 from phenorules.stages.predicative import Predicative, read_rules
 
-from conftest import MINI_OBO, compile_terms
+from conftest import MINI_OBO, compile_terms, hpo_mentions
 
 TERMS = [
     ("long philtrum", "HP:0000343", ""),
@@ -127,3 +127,24 @@ def test_an_adjectival_form_after_a_copula_with_no_noun_before_it_is_its_term():
     text = "The boy had a cleft palate and was ataxic at birth. It was long."
     found = [c for m in stage.copula.finditer(text) if (c := stage.clause(text, m)) is not None]
     assert [(text[c.start : c.end], c.hpo_ids) for c in found] == [("ataxic", ("HP:0001251",))]
+
+
+def test_a_person_s_state_is_its_term_after_a_copula_about_a_person_and_before_a_person_noun(hpo_general_nlp):
+    text = "Since age two he was deaf, and his sister is obese. The optic disc was pale. A blind boy; the twins were drowsy. He was alone."
+    assert hpo_mentions(hpo_general_nlp, text) == [
+        ("deaf", ("HP:0000365",)),  # Hearing impairment, by its synonym Deafness
+        ("obese", ("HP:0001513",)),  # Obesity
+        ("optic disc was pale", ("HP:0000543",)),  # the disc's pallor is the noun's term, not the person's Pallor
+        ("blind", ("HP:0000618",)),
+        ("drowsy", ("HP:0002329",)),
+    ]
+
+
+def test_state_forms_take_the_longest_ending_and_leave_out_the_rules_not_states():
+    from types import SimpleNamespace
+
+    from phenorules.stages.predicative import state_forms
+
+    ontology = SimpleNamespace(names={"1": "Deafness", "2": "Drowsiness", "3": "Rigidity", "4": "Aloneness", "5": "Shyness"}, synonyms={})
+    forms = state_forms(ontology, read_rules(data_dir("rules") / "predicative.tsv"))
+    assert {form: noun for form, (noun, _) in forms.items()} == {"deaf": "deafness", "drowsy": "drowsiness", "rigid": "rigidity"}

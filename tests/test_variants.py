@@ -190,6 +190,12 @@ def test_a_graded_global_delay_is_also_written_without_global(res):
     assert "global developmental delay" not in generate_variants("severe global developmental delay", res)
 
 
+def test_a_repeated_behaviour_is_named_by_its_gerund(res):
+    assert generate_variants("recurrent foot tapping", res)["foot tapping"] == row(res, "behavior_gerund")
+    assert generate_variants("habitual lip biting", res)["lip biting"] == row(res, "behavior_gerund")
+    assert "otitis media" not in generate_variants("recurrent otitis media", res)  # no gerund: the recurrent one is another term
+
+
 def test_an_intensifier_may_be_left_out(res):
     assert generate_variants("conspicuously happy disposition", res)["happy disposition"] == row(res, "intensifier_drop")
     assert generate_variants("markedly elevated lactate", res)["elevated lactate"] == row(res, "intensifier_drop")

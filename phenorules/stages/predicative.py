@@ -16,7 +16,10 @@ around it stays.
 An adjectival form of a single-word term (``lexicons/adjectival_endings.tsv``: "ataxic",
 "microcephalic") is that term where it describes a person: after a copula ("he was
 ataxic") and before a person noun of the rules ("a microcephalic girl"). Elsewhere it
-modifies another noun ("granulomatous inflammation") and is left alone.
+modifies another noun ("granulomatous inflammation") and is left alone. A person's state,
+an adjective of a single-word term by a ``state`` ending of the rules ("deaf": Deafness,
+"obese": Obesity), is read of a person only: after a copula whose subject is a person noun
+or a pronoun of the rules (or is not written: "... and was deaf"), and before a person noun.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from .compounds import Compound, merge
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
-WORD_KINDS = ("copula", "adverb", "negation", "absence", "conjunction", "person", "noun_marker")
+WORD_KINDS = ("copula", "adverb", "negation", "absence", "conjunction", "person", "noun_marker", "pronoun", "state", "not_state")
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
@@ -56,6 +59,9 @@ class PredicativeRules:
     conjunctions: frozenset[str]
     persons: dict[str, RuleRef]  # "girl" -> its row
     noun_markers: frozenset[str]  # "of": the word before it is a noun ("contracture of")
+    pronouns: frozenset[str] = frozenset()  # "he": a person, whose state an adjective may be
+    states: tuple[RuleRef, ...] = ()  # "iness>y": the noun ending of a state and its adjective's
+    not_states: frozenset[str] = frozenset()  # "alone": no state, though an ending makes it one
 
 
 def read_rules(path: Path) -> PredicativeRules:
@@ -69,18 +75,42 @@ def read_rules(path: Path) -> PredicativeRules:
         frozenset(ref.name.lower() for ref in kinds["conjunction"]),
         {ref.name.lower(): ref for ref in kinds["person"]},
         frozenset(ref.name.lower() for ref in kinds["noun_marker"]),
+        frozenset(ref.name.lower() for ref in kinds["pronoun"]),
+        tuple(kinds["state"]),
+        frozenset(ref.name.lower() for ref in kinds["not_state"]),
     )
+
+
+def state_forms(ontology, rules: PredicativeRules) -> dict[str, tuple[str, RuleRef]]:
+    """Adjective -> (the single-word term name or synonym it is the state of, the ``state``
+    row): 'deaf' -> 'deafness', 'drowsy' -> 'drowsiness', 'rigid' -> 'rigidity'; each noun by
+    its longest state ending that leaves a stem of three letters or more and an adjective of
+    four or more ('shy' is none); none the rules list as no state."""
+    endings = sorted(((*ref.name.lower().split(">", 1), ref) for ref in rules.states if ">" in ref.name), key=lambda row: -len(row[0]))
+    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    nouns = sorted({key for key in map(normalize_key, texts) if key.isalpha()})
+    forms: dict[str, tuple[str, RuleRef]] = {}
+    for noun in nouns:
+        for noun_ending, adjective_ending, ref in endings:
+            stem = noun[: len(noun) - len(noun_ending)]
+            if noun.endswith(noun_ending) and len(stem) >= 3 and len(stem + adjective_ending) >= 4:
+                forms.setdefault(stem + adjective_ending, (noun, ref))
+                break
+    return {form: found for form, found in forms.items() if form not in nouns and form not in rules.not_states}
 
 
 @Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None, "spans": True})
 def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None, spans: bool):
     rules = read_rules(data_file("rules", "predicative.tsv", rules_file))
-    return placed(Predicative(rules, kb, adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons"))), spans)
+    adjectival = adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons"))
+    return placed(Predicative(rules, kb, adjectival, state_forms(kb.ontology, rules)), spans)
 
 
 class Predicative(RefinesMatches):
-    def __init__(self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None):
-        self.rules, self.kb, self.adjectival = rules, kb, adjectival or {}
+    def __init__(
+        self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None, states: dict[str, tuple[str, RuleRef]] | None = None
+    ):
+        self.rules, self.kb, self.adjectival, self.states = rules, kb, adjectival or {}, states or {}
         copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
         # Each pattern starts with a literal, searched for in C; what stands before it is
         # checked where one is found (:meth:`copulas`, :meth:`person_phrases`).
@@ -125,27 +155,45 @@ class Predicative(RefinesMatches):
                 end = found.end()
                 yield found
 
-    def adjective_term(self, text: str, start: int, end: int) -> tuple[tuple[str, ...], RuleRef] | None:
-        """The term of an adjectival form ('ataxic': Ataxia) and the row of its ending."""
-        found = self.adjectival.get(normalize_key(text[start:end]))
+    def adjective_term(self, text: str, start: int, end: int, of_person: bool = False) -> tuple[tuple[str, ...], str] | None:
+        """The term of an adjectival form ('ataxic': Ataxia) and the rule of its ending
+        (``adjectival:ROW``); of a person, also of a state ('deaf': Hearing impairment,
+        ``state:ROW``)."""
+        word = normalize_key(text[start:end])
+        found, kind = self.adjectival.get(word), "adjectival"
+        if found is None and of_person:
+            found, kind = self.states.get(word), "state"
         if found is None:
             return None
         hpo_ids = self.phrase_term(found[0])
-        return (hpo_ids, found[1]) if hpo_ids is not None else None
+        return (hpo_ids, f"{kind}:{found[1]}") if hpo_ids is not None else None
 
     def attributive(self, text: str, found: re.Match) -> Compound | None:
-        """'a microcephalic girl': the adjective alone is the mention."""
-        term = self.adjective_term(text, found.start(1), found.end(1))
+        """'a microcephalic girl', 'a deaf boy': the adjective alone is the mention."""
+        term = self.adjective_term(text, found.start(1), found.end(1), of_person=True)
         if term is None:
             return None
-        return Compound(found.start(1), found.end(1), term[0], f"adjectival:{term[1]}")
+        return Compound(found.start(1), found.end(1), term[0], term[1])
+
+    def of_person(self, text: str, subjects: list[list[tuple[int, int]]]) -> bool:
+        """Whether the subject of a clause is a person: a person noun or a pronoun of the
+        rules ('the twins', 'patient 3', 'he'), or none written ('... and was deaf')."""
+        if not subjects:
+            return True
+        persons, pronouns = self.rules.persons, self.rules.pronouns
+        for start, end in subjects[0]:
+            word = text[start:end].lower()
+            if word in pronouns or word in persons or (word.endswith("s") and word[:-1] in persons):
+                return True
+        return False
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
         """The mention of the clause around ``copula``, or None. Without a noun before the
         copula ("... and was hypotonic") only an adjectival form is read."""
         subjects = self.subjects(text, copula.start())
-        found = []
+        found, rules = [], []
         adjectives, negated = self.adjectives(text, copula.end())
+        of_person = self.of_person(text, subjects)
         for words in adjectives:
             # a negated clause keeps only the adjectives standing alone, which the negation
             # stage then reads with the cue before them ("was not ataxic")
@@ -153,18 +201,16 @@ class Predicative(RefinesMatches):
             if self.states_absence(text, words, subjects):
                 continue
             terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
-            adjective = self.adjective_term(text, *words[0]) if not terms else None  # its first word: "hypotonic [at] birth"
+            adjective = self.adjective_term(text, *words[0], of_person=of_person) if not terms else None  # its first word: "hypotonic [at] birth"
             if adjective is not None:
                 terms = [(words[0][0], words[0][1], adjective[0])]
+                rules.append(adjective[1])
             found += terms
         if not found:
             return None
         ref = self.rules.copulas[" ".join(copula.group(1).lower().split())]
         hpo_ids = tuple(dict.fromkeys(i for _, _, ids in found for i in ids))
-        rule = f"predicative:{ref}"
-        adjectival = [self.adjectival[normalize_key(text[s:e])][1] for s, e, _ in found if normalize_key(text[s:e]) in self.adjectival]
-        if adjectival:
-            rule += "".join(f"+adjectival:{ending}" for ending in dict.fromkeys(adjectival))
+        rule = f"predicative:{ref}" + "".join(f"+{adjective}" for adjective in dict.fromkeys(rules))
         start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
         return Compound(start, end, hpo_ids, rule, tuple(found) if len(found) > 1 else ())
 
