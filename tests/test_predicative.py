@@ -148,3 +148,19 @@ def test_state_forms_take_the_longest_ending_and_leave_out_the_rules_not_states(
     ontology = SimpleNamespace(names={"1": "Deafness", "2": "Drowsiness", "3": "Rigidity", "4": "Aloneness", "5": "Shyness"}, synonyms={})
     forms = state_forms(ontology, read_rules(data_dir("rules") / "predicative.tsv"))
     assert {form: noun for form, (noun, _) in forms.items()} == {"deaf": "deafness", "drowsy": "drowsiness", "rigid": "rigidity"}
+
+
+def test_a_colon_after_a_noun_lists_its_findings_as_a_note_writes_an_examination():
+    text = "HEENT\nPhiltrum: long.\nNasal bridge: flat and broad.\nStature: normal."
+    assert [(found, ids) for found, ids, _, _ in clauses(text)] == [
+        ("Philtrum: long", ("HP:0000343",)),
+        ("Nasal bridge: flat and broad", ("HP:0005280", "HP:0000431")),
+    ]
+    assert clauses("Philtrum : long")[0][2] == clauses("Philtrum: long")[0][2] == "predicative:predicative.tsv:27"
+
+
+def test_after_a_colon_an_adjectival_form_is_read_standing_alone_not_before_a_noun():
+    stage = adjectival_stage()
+    text = "Neuro: ataxic. Head: microcephalic skull shape."
+    found = [stage.clause(text, copula) for copula in stage.copula.finditer(text)]
+    assert [(text[c.start : c.end], c.hpo_ids) for c in found if c] == [("ataxic", ("HP:0001251",))]

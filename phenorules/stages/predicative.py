@@ -111,10 +111,12 @@ class Predicative(RefinesMatches):
         self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None, states: dict[str, tuple[str, RuleRef]] | None = None
     ):
         self.rules, self.kb, self.adjectival, self.states = rules, kb, adjectival or {}, states or {}
-        copulas = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True))
-        # Each pattern starts with a literal, searched for in C; what stands before it is
-        # checked where one is found (:meth:`copulas`, :meth:`person_phrases`).
-        self.copula = re.compile(rf" +({copulas}) +(?=\w)", re.IGNORECASE)
+        words = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True) if c[:1].isalnum()) or "(?!)"
+        marks = "|".join(re.escape(c) for c in sorted(rules.copulas, key=len, reverse=True) if not c[:1].isalnum()) or "(?!)"
+        # A word copula between spaces ("was"), a mark after the noun ("Palate: high"). Each
+        # pattern starts with a literal, searched for in C; what stands before it is checked
+        # where one is found (:meth:`copulas`, :meth:`person_phrases`).
+        self.copula = re.compile(rf"(?: +({words})| *({marks})) +(?=\w)", re.IGNORECASE)
         persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
@@ -189,11 +191,14 @@ class Predicative(RefinesMatches):
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
         """The mention of the clause around ``copula``, or None. Without a noun before the
-        copula ("... and was hypotonic") only an adjectival form is read."""
+        copula ("... and was hypotonic") only an adjectival form is read; after a colon
+        only one that stands alone in its item ("Neuro: hypotonic", not "Skin: edematous
+        dermal plaques")."""
         subjects = self.subjects(text, copula.start())
         found, rules = [], []
         adjectives, negated = self.adjectives(text, copula.end())
         of_person = self.of_person(text, subjects)
+        listed = copula.group(2) is not None  # "Skin: edematous dermal plaques": an adjective before a noun there modifies it
         for words in adjectives:
             # a negated clause keeps only the adjectives standing alone, which the negation
             # stage then reads with the cue before them ("was not ataxic")
@@ -201,14 +206,15 @@ class Predicative(RefinesMatches):
             if self.states_absence(text, words, subjects):
                 continue
             terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
-            adjective = self.adjective_term(text, *words[0], of_person=of_person) if not terms else None  # its first word: "hypotonic [at] birth"
+            alone = not (listed and len(words) > 1)
+            adjective = self.adjective_term(text, *words[0], of_person=of_person) if not terms and alone else None  # its first word: "hypotonic [at] birth"
             if adjective is not None:
                 terms = [(words[0][0], words[0][1], adjective[0])]
                 rules.append(adjective[1])
             found += terms
         if not found:
             return None
-        ref = self.rules.copulas[" ".join(copula.group(1).lower().split())]
+        ref = self.rules.copulas[" ".join((copula.group(1) or copula.group(2)).lower().split())]
         hpo_ids = tuple(dict.fromkeys(i for _, _, ids in found for i in ids))
         rule = f"predicative:{ref}" + "".join(f"+{adjective}" for adjective in dict.fromkeys(rules))
         start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
