@@ -415,3 +415,16 @@ def test_a_past_participle_after_a_shared_modifier_is_a_verb_not_the_head_it_mod
     assert coordinated(terms, ("shared_modifier",), text, names) == [("cleft lip and palate", ("HP:0410030", "HP:0000175"))]
     # a noun that heads a name still takes the last conjunct as its modifier
     assert coordinated(terms, ("shared_modifier",), "Her cleft lip and palate repair in infancy.", names) == [("cleft lip", ("HP:0410030",))]
+
+
+def test_a_number_whose_phrase_is_no_term_takes_the_term_of_the_adjective_and_its_noun():
+    terms = [("hypoplastic fingernail", "HP:0001804", ""), ("hypoplastic fifth fingernail", "HP:0008398", ""), ("fingernail", "HP:0001231", "")]
+    assert elided("hypoplastic third to fifth fingernails", terms) == [
+        ("hypoplastic third to fifth fingernails", (("HP:0001804",), ("HP:0001804",), ("HP:0008398",)), "ordinal")
+    ]
+    rules_dir = data_dir("rules")
+    rules = read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv")
+    (reading,) = Coordination(rules, compile_terms(terms), ("ordinal",)).readings("hypoplastic 4th and 5th fingernails")
+    assert reading.compound().hpo_ids == ("HP:0001804", "HP:0008398") and reading.compound().rule.endswith(":unnumbered")
+    # only between an adjective and its noun: no number names the bare noun's finding
+    assert elided("the 4th and 5th fingernails", terms) == []

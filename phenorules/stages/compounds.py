@@ -40,6 +40,7 @@ class Reading:
     kind: str
     ref: RuleRef | None
     number_refs: tuple[RuleRef, ...] = ()  # the ordinals.tsv rows of the numbers written
+    unnumbered: bool = False  # a number whose phrase is no term has the term without it
 
     @property
     def start(self) -> int:
@@ -55,6 +56,7 @@ class Reading:
         for (start, end), hpo_ids in zip(self.conjuncts, self.hpo_ids):
             parts.append((self.modifier[0] if self.modifier else start, self.head[1] if self.head else end, hpo_ids))
         rule = f"coordination:{self.kind}" + (f":{self.ref}" if self.ref else "") + "".join(f"+{ref}" for ref in self.number_refs)
+        rule += ":unnumbered" if self.unnumbered else ""
         return Compound(self.start, self.end, joined(*self.hpo_ids), rule, tuple(parts) if len(parts) > 1 else ())
 
 

@@ -90,6 +90,21 @@ class OrdinalReadings:
         found = [next(filter(None, (self.phrase_term(f"{before} {form} {after}") for form in options)), None) for options in forms]
         if is_range:
             conjuncts = (conjuncts[0],) + (conjuncts[0],) * (len(numbers) - 2) + (conjuncts[-1],)
-        if any(ids is None for ids in found) or len({ids for ids in found}) < 2:
+        unnumbered = self.unnumbered_term(before, after) if None in found else None
+        if unnumbered is not None:
+            found = [ids or unnumbered for ids in found]
+        elif None in found or len(set(found)) < 2:
             return None
-        return Reading(modifier, conjuncts, head, tuple(found), "ordinal", ref, number_refs)
+        return Reading(modifier, conjuncts, head, tuple(found), "ordinal", ref, number_refs, unnumbered is not None)
+
+    def unnumbered_term(self, before: str, after: str) -> tuple[str, ...] | None:
+        """The term of an adjective and its noun around numbers that name no term with
+        them ("hypoplastic [3rd through] 5th fingernails": Hypoplastic fingernail for the
+        3rd and the 4th), when both are written and are words HPO writes with numbers (the
+        :meth:`may_fit` test of an ordinal reading's shared words)."""
+        if not (before.strip() and after.strip()):
+            return None
+        number_partners = self.number_partners
+        if number_partners is not None and not all(word in number_partners for word in self.kb.word_sets.content_words(f"{before} {after}")):
+            return None
+        return self.phrase_term(f"{before} {after}")
