@@ -169,3 +169,14 @@ def test_the_general_profile_takes_a_bare_short_form_in_a_text_that_defines_none
     # an article that defines a short form of its own: the bare undefined one stays out
     article = "Hearing impairment (HI) was mild. She has a small VSD."
     assert [m[0] for m in mentions(general_nlp, article)] == ["Hearing impairment", "HI"]
+
+
+def test_brackets_whose_last_word_a_tokenizer_keeps_with_the_bracket_are_read():
+    import spacy
+
+    from phenorules.stages.abbreviations import aligned_definitions
+
+    text = "A variant of TSA8 (thumb sucking anomaly 8) was found."
+    doc = spacy.blank("en").make_doc(text)  # spaCy's English tokenizer keeps "8)" as one token, an emoticon
+    assert "8)" in [token.text for token in doc]
+    assert [(long_form.text, short.text) for long_form, short in aligned_definitions(doc, text)] == [("thumb sucking anomaly 8)", "TSA8")]

@@ -32,6 +32,7 @@ GENES = (
     "9001\tSSH1\tHP:0004322\tShort stature\t-\tOMIM:100003\n"
     "9002\tHIC2\tHP:0000365\tHearing impairment\t-\tOMIM:100004\n"
     "9003\tCP\tHP:0001250\tSeizure\t-\tOMIM:100005\n"
+    "9004\tLS3\tHP:0000365\tHearing impairment\t-\tOMIM:100006\n"
 )
 
 
@@ -112,6 +113,8 @@ def test_a_phenotype_word_inside_the_name_a_gene_symbol_is_defined_with_is_no_fi
         ["short stature"],
         [("short stature", f"names:gene:{gene_row}:SSH1"), ("hearing impairment", f"names:gene:{gene_row}:HIC2")],
     )
+    # the alignment's long form is the shortest ("loss 3" for LS3): a mention begun before it ends inside it
+    assert found(names_nlp, "Sequencing of hearing loss 3 (LS3) was normal.") == ([], [("hearing loss", f"names:gene:{gene_row}:LS3")])
     # a symbol that is a gene's and a phenotype's short form: the name is the mention itself
     assert found(names_nlp, "He had a cleft palate (CP) at birth.")[0] == ["cleft palate", "CP"]
     # brackets beside no gene symbol, and a symbol beside brackets that do not define it
@@ -133,7 +136,7 @@ def test_gene_symbols_are_read_once_then_from_the_cache(genes, tmp_path, monkeyp
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
     gene_symbols.cache_clear()
     first = gene_symbols(genes)
-    assert first == {"SSH1", "HIC2", "CP"}
+    assert first == {"SSH1", "HIC2", "CP", "LS3"}
     gene_symbols.cache_clear()
     monkeypatch.setattr("phenorules.stages.names.read_gene_symbols", lambda path: pytest.fail("read again"))
     assert gene_symbols(genes) == first == read_gene_symbols(Path(genes))

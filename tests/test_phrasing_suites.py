@@ -1,4 +1,4 @@
-from phenorules.evaluation.phrasing import Case, adjectival_cases, coordination_cases, ordinal_cases, predicative_cases, recall
+from phenorules.evaluation.phrasing import Case, adjectival_cases, coordination_cases, gene_name_cases, ordinal_cases, predicative_cases, recall, state_cases
 from phenorules.kb.ontology import load_ontology
 
 from conftest import MINI_OBO
@@ -39,3 +39,31 @@ def test_recall_counts_a_case_found_when_every_id_is_a_term_span(mini_nlp):
     share, missed = recall(nlp, cases)
     assert share == 0.5 and missed == cases[1:]
     assert load_ontology(str(MINI_OBO)).names["HP:0000175"] == "Cleft palate"
+
+
+def test_state_cases_pair_a_noun_with_the_adjective_the_ontology_writes(mini_ontology):
+    from types import SimpleNamespace
+
+    ontology = SimpleNamespace(
+        names={"HP:1": "Blindness", "HP:2": "Colour blind spots", "HP:3": "Obesity", "HP:4": "Obese habitus", "HP:5": "Deafness"},
+        synonyms={"HP:1": [], "HP:2": [], "HP:3": [], "HP:4": [], "HP:5": []},
+    )
+    # "deaf" is no word of this ontology: no case
+    assert [(case.text, case.hpo_ids) for case in state_cases(ontology)] == [("She was blind.", ("HP:1",)), ("The obese boy was seen.", ("HP:3",))]
+
+
+def test_gene_name_cases_expand_a_symbol_into_the_name_of_its_initials(mini_ontology):
+    cases = gene_name_cases(mini_ontology, ["ASD3", "CP", "VSD12", "XYZ1"])
+    assert [(case.text, case.hpo_ids) for case in cases] == [
+        ("A variant in ASD3 (atrial septal defect 3) was found.", ()),
+        ("Ventricular septal defect 12 (VSD12) was sequenced.", ()),
+    ]
+
+
+def test_a_case_that_expects_no_id_is_found_when_no_term_is(mini_nlp):
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("phenorules", config={"hpo": str(MINI_OBO), "kb": {"use_cache": False}})
+    cases = [Case("gene_names", "A variant was found.", ()), Case("gene_names", "He had ataxia.", ())]
+    assert recall(nlp, cases) == (0.5, cases[1:])

@@ -317,8 +317,10 @@ def bracketed(doc: Doc, text: str) -> list[tuple[int, int, int]]:
 
 def bracket_candidate(doc: Doc, found: re.Match) -> tuple[int, int, int] | None:
     """(0, start, end) of the tokens inside the brackets of ``found`` (a match of
-    :data:`BRACKETED`), None if they are not whole tokens."""
-    inside = doc.char_span(found.start(1), found.end(1))
+    :data:`BRACKETED`), or of the tokens that hold them where a tokenizer keeps the closing
+    bracket with the last word (spaCy's English one makes "8)" a token: an emoticon); None
+    if there are none."""
+    inside = doc.char_span(found.start(1), found.end(1)) or doc.char_span(found.start(1), found.end(1), alignment_mode="expand")
     return (0, inside.start, inside.end) if inside is not None and len(inside) else None
 
 

@@ -215,9 +215,12 @@ class Names(MentionStage):
         return out
 
     def gene_name_rule(self, gene_names: list[tuple[int, int, str]], start: int, end: int) -> str | None:
-        """``names:gene:ROW:SYMBOL`` for a mention inside a gene's name and less than it."""
+        """``names:gene:ROW:SYMBOL`` for a mention inside a gene's name and less than it, or
+        begun before the shortest long form the alignment found and ending inside it, before
+        its end ("Christmas tree [cataract 1] (CTC1)"; not "severe [cerebral palsy] (CP)")."""
         for name_start, name_end, symbol in gene_names:
-            if name_start <= start and end <= name_end and (start, end) != (name_start, name_end):
+            inside = name_start <= start and end <= name_end and (start, end) != (name_start, name_end)
+            if inside or start < name_start < end < name_end:
                 return f"names:gene:{self.guards.gene}:{symbol}"
         return None
 
