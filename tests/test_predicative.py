@@ -130,13 +130,14 @@ def test_an_adjectival_form_after_a_copula_with_no_noun_before_it_is_its_term():
 
 
 def test_a_person_s_state_is_its_term_after_a_copula_about_a_person_and_before_a_person_noun(hpo_general_nlp):
-    text = "Since age two he was deaf, and his sister is obese. The optic disc was pale. A blind boy; the twins were drowsy. He was alone."
+    text = "Since age two he was deaf, and his sister is obese. The optic disc was pale. A blind boy; the twins were drowsy. He was alone and confused."
     assert hpo_mentions(hpo_general_nlp, text) == [
         ("deaf", ("HP:0000365",)),  # Hearing impairment, by its synonym Deafness
         ("obese", ("HP:0001513",)),  # Obesity
         ("optic disc was pale", ("HP:0000543",)),  # the disc's pallor is the noun's term, not the person's Pallor
         ("blind", ("HP:0000618",)),
         ("drowsy", ("HP:0002329",)),
+        ("confused", ("HP:0001289",)),  # a participle: Confusion
     ]
 
 
