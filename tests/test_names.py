@@ -33,6 +33,7 @@ GENES = (
     "9002\tHIC2\tHP:0000365\tHearing impairment\t-\tOMIM:100004\n"
     "9003\tCP\tHP:0001250\tSeizure\t-\tOMIM:100005\n"
     "9004\tLS3\tHP:0000365\tHearing impairment\t-\tOMIM:100006\n"
+    "9005\tSPAX2\tHP:0001251\tAtaxia\t-\tOMIM:100001\n"
 )
 
 
@@ -117,6 +118,9 @@ def test_a_phenotype_word_inside_the_name_a_gene_symbol_is_defined_with_is_no_fi
     assert found(names_nlp, "Sequencing of hearing loss 3 (LS3) was normal.") == ([], [("hearing loss", f"names:gene:{gene_row}:LS3")])
     # a symbol that is a gene's and a phenotype's short form: the name is the mention itself
     assert found(names_nlp, "He had a cleft palate (CP) at birth.")[0] == ["cleft palate", "CP"]
+    # a long form that is a disease's name too ("Ataxia, spastic, type 2"): the disease guard's to decide, and its
+    # words are not the disease's as written ("type" is not written): kept
+    assert found(names_nlp, "Spastic ataxia 2 (SPAX2) was suspected.") == (["ataxia"], [])
     # brackets beside no gene symbol, and a symbol beside brackets that do not define it
     assert found(names_nlp, "TEST1 (short stature homolog 1); SSH1 (see Table 2) and short stature.")[0] == ["short stature", "short stature"]
 
@@ -136,7 +140,7 @@ def test_gene_symbols_are_read_once_then_from_the_cache(genes, tmp_path, monkeyp
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
     gene_symbols.cache_clear()
     first = gene_symbols(genes)
-    assert first == {"SSH1", "HIC2", "CP", "LS3"}
+    assert first == {"SSH1", "HIC2", "CP", "LS3", "SPAX2"}
     gene_symbols.cache_clear()
     monkeypatch.setattr("phenorules.stages.names.read_gene_symbols", lambda path: pytest.fail("read again"))
     assert gene_symbols(genes) == first == read_gene_symbols(Path(genes))

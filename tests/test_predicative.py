@@ -158,6 +158,8 @@ def test_a_colon_after_a_noun_lists_its_findings_as_a_note_writes_an_examination
         ("Nasal bridge: flat and broad", ("HP:0005280", "HP:0000431")),
     ]
     assert clauses("Philtrum : long")[0][2] == clauses("Philtrum: long")[0][2] == "predicative:predicative.tsv:27"
+    # a colon inside a sentence opens a list of findings: no noun before it is their subject
+    assert clauses("She had a short neck and a broad nasal bridge: flat, long philtrum.") == []
 
 
 def test_after_a_colon_an_adjectival_form_is_read_standing_alone_not_before_a_noun():

@@ -50,6 +50,7 @@ _NUMBER_WORD = re.compile(r"\d+[a-z]?|[ivx]+")
 _CLAUSE_END = re.compile(r"[.;:()\[\]\n]")
 MAX_NAME_WORDS = 8
 _REACH = 200  # characters of context read on either side of a mention
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "x": "10"}
 _GENE_SYMBOL = re.compile(r"^\d+\t([^\t\n]+)\t", re.M)  # a genes_to_phenotype.txt row: ncbi_gene_id, gene_symbol, ...
 _SYMBOL_BEFORE = re.compile(r"([^\s()]+)\s*$")  # the word before brackets, where a gene symbol would be
 _BOUND_BEFORE = re.compile(r"([^\W_]+)$")  # the word a hyphen binds to the next
@@ -184,6 +185,14 @@ class Names(MentionStage):
         self.guards = guards
         self.diseases = diseases
         self.genes = genes
+        self.loose_diseases = frozenset(self.loose_key(key) for key in diseases) if genes else frozenset()
+
+    def loose_key(self, words) -> tuple[str, ...]:
+        """A name's words as a disease's and a gene's long form are compared: lower case,
+        sorted, a roman numeral as its digits, the other marks left out ("Neurofibromatosis,
+        type II" and "neurofibromatosis 2")."""
+        lowered = (word.lower() for word in words)
+        return tuple(sorted(_ROMAN.get(word, word) for word in lowered if _ROMAN.get(word, word) not in self.guards.marks))
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -201,7 +210,9 @@ class Names(MentionStage):
         """(start, end, symbol) of each gene's name the text defines a gene symbol with:
         the brackets' words after the symbol ("APC (adenomatous polyposis coli)"), the long
         form before the bracketed symbol ("Wilms tumor 1 (WT1)"). Only brackets beside a
-        symbol or holding one are aligned."""
+        symbol or holding one are aligned. A long form that is also a disease's name
+        ("Neurofibromatosis 2 (NF2)", "Wilms tumor 1 (WT1)") is left to the disease guard:
+        the symbol names both."""
         out = []
         for found in BRACKETED.finditer(text):
             before = _SYMBOL_BEFORE.search(text, max(0, found.start() - 30), found.start())
@@ -211,7 +222,8 @@ class Names(MentionStage):
             for long_form, short in definitions_at(doc, [candidate] if candidate else []):
                 if short.text in self.genes:
                     start, end = (found.start(1), found.end(1)) if short.end_char <= found.start() else (long_form.start_char, long_form.end_char)
-                    out.append((start, end, short.text))
+                    if self.loose_key(_WORD.findall(text[start:end])) not in self.loose_diseases:  # a disease's name: the disease guard's
+                        out.append((start, end, short.text))
         return out
 
     def gene_name_rule(self, gene_names: list[tuple[int, int, str]], start: int, end: int) -> str | None:

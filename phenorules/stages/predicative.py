@@ -191,27 +191,16 @@ class Predicative(RefinesMatches):
 
     def clause(self, text: str, copula: re.Match) -> Compound | None:
         """The mention of the clause around ``copula``, or None. Without a noun before the
-        copula ("... and was hypotonic") only an adjectival form is read; after a colon
-        only one that stands alone in its item ("Neuro: hypotonic", not "Skin: edematous
-        dermal plaques")."""
+        copula ("... and was hypotonic") only an adjectival form is read. A colon is a
+        copula after a noun that heads its line or sentence ("Palate: high"; in "..., and
+        mild dysmorphism: round face" it opens a list)."""
+        listed = copula.group(2) is not None  # "Palate: high": a heading noun and its findings
         subjects = self.subjects(text, copula.start())
-        found, rules = [], []
-        adjectives, negated = self.adjectives(text, copula.end())
-        of_person = self.of_person(text, subjects)
-        listed = copula.group(2) is not None  # "Skin: edematous dermal plaques": an adjective before a noun there modifies it
-        for words in adjectives:
-            # a negated clause keeps only the adjectives standing alone, which the negation
-            # stage then reads with the cue before them ("was not ataxic")
-            readings = self.readings(text, words)
-            if self.states_absence(text, words, subjects):
-                continue
-            terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
-            alone = not (listed and len(words) > 1)
-            adjective = self.adjective_term(text, *words[0], of_person=of_person) if not terms and alone else None  # its first word: "hypotonic [at] birth"
-            if adjective is not None:
-                terms = [(words[0][0], words[0][1], adjective[0])]
-                rules.append(adjective[1])
-            found += terms
+        if listed:
+            subjects = subjects[:1] if subjects and self.heads_a_line(text, subjects[0][0][0]) else []
+            if not subjects:
+                return None
+        found, rules = self.clause_terms(text, copula.end(), subjects, listed)
         if not found:
             return None
         ref = self.rules.copulas[" ".join((copula.group(1) or copula.group(2)).lower().split())]
@@ -219,6 +208,36 @@ class Predicative(RefinesMatches):
         rule = f"predicative:{ref}" + "".join(f"+{adjective}" for adjective in dict.fromkeys(rules))
         start, end = min(s for s, _, _ in found), max(e for _, e, _ in found)
         return Compound(start, end, hpo_ids, rule, tuple(found) if len(found) > 1 else ())
+
+    def clause_terms(self, text: str, start: int, subjects: list[list[tuple[int, int]]], listed: bool) -> tuple[list, list[str]]:
+        """(start, end, ids) of each term the adjectives after a copula ending at ``start``
+        make with the subjects or alone, and the rules of the adjectival forms and states
+        read. After a colon (``listed``) an adjectival form is read only standing alone in
+        its item ("Neuro: hypotonic", not "Skin: edematous dermal plaques": an adjective
+        before a noun there modifies it)."""
+        found, rules = [], []
+        adjectives, negated = self.adjectives(text, start)
+        of_person = self.of_person(text, subjects)
+        for words in adjectives:
+            # a negated clause keeps only the adjectives standing alone, which the negation
+            # stage then reads with the cue before them ("was not ataxic")
+            if self.states_absence(text, words, subjects):
+                continue
+            readings = self.readings(text, words)
+            terms = [] if negated else [term for nouns in subjects if (term := self.noun_term(text, nouns, readings)) is not None]
+            alone = not (listed and len(words) > 1)
+            adjective = self.adjective_term(text, *words[0], of_person=of_person) if not terms and alone else None  # its first word: "hypotonic [at] birth"
+            if adjective is not None:
+                terms = [(words[0][0], words[0][1], adjective[0])]
+                rules.append(adjective[1])
+            found += terms
+        return found, rules
+
+    def heads_a_line(self, text: str, start: int) -> bool:
+        """Whether the word at ``start`` begins the text, a line or a sentence (a bullet or
+        spaces before it)."""
+        before = text[max(0, start - _WINDOW) : start].rstrip(" \t\u2022*-")
+        return not before or before[-1] in "\n.;"
 
     def states_absence(self, text: str, words: list[tuple[int, int]], subjects: list[list[tuple[int, int]]]) -> bool:
         """'seizures were absent': an absence word after a noun that is a phenotype itself
