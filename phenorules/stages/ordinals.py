@@ -72,11 +72,7 @@ class OrdinalReadings:
         each number (every one of a range) in each of its written forms; ``extents`` are
         the reading's (modifier, conjuncts, head)."""
         modifier, conjuncts, head = extents
-        numbers = [self.rules.ordinals.number(word, roman) for word in written]
-        if None in numbers:  # a conjunct that is no number ("2nd and X")
-            return None
-        if is_range:
-            numbers = list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
+        numbers = self.read_numbers(written, is_range, roman)
         if not numbers:
             return None
         number_refs = tuple(dict.fromkeys(r for word in written if (r := self.rules.ordinals.refs.get(word.lower())) is not None))
@@ -96,6 +92,16 @@ class OrdinalReadings:
         elif None in found or len(set(found)) < 2:
             return None
         return Reading(modifier, conjuncts, head, tuple(found), "ordinal", ref, number_refs, unnumbered is not None)
+
+    def read_numbers(self, written: list[str], is_range: bool, roman: bool) -> list[int]:
+        """The numbers the conjuncts write, every one from the first to the last of a range
+        (of ten at most); none if a conjunct is no number ("2nd and X")."""
+        numbers = [self.rules.ordinals.number(word, roman) for word in written]
+        if None in numbers:
+            return []
+        if is_range:
+            return list(range(numbers[0], numbers[-1] + 1)) if numbers[0] < numbers[-1] <= numbers[0] + 9 else []
+        return numbers
 
     def unnumbered_term(self, before: str, after: str) -> tuple[str, ...] | None:
         """The term of an adjective and its noun around numbers that name no term with
