@@ -147,3 +147,19 @@ def test_gene_symbols_are_read_once_then_from_the_cache(genes, tmp_path, monkeyp
     gene_symbols.cache_clear()
     with pytest.raises(InputError, match="cannot read it"):
         gene_symbols(str(tmp_path / "missing.txt"))
+
+
+def test_a_test_manoeuvre_named_with_its_test_is_no_finding(hpo_general_nlp):
+    """Hyperventilation is the activation procedure of an EEG: with the test or a provocation
+    named beside it, it is the test's, not the patient's breathing."""
+    from conftest import hpo_mentions
+
+    text = "Spike-wave bursts appeared on hyperventilation during the routine EEG. Hyperventilation induced absences. At rest she had hyperventilation."
+    doc = hpo_general_nlp(make_text_doc(hpo_general_nlp, text))
+    guards = hpo_general_nlp.get_pipe("names").guards
+    manoeuvre = guards.manoeuvres["HP:0002883"]
+    assert [(text[start:end], rule) for start, end, _, rule in doc._.dropped if rule.startswith("names:")] == [
+        ("hyperventilation", f"names:manoeuvre:{manoeuvre}+{guards.tests['eeg']}"),
+        ("Hyperventilation", f"names:manoeuvre:{manoeuvre}+{guards.tests['induced']}"),
+    ]
+    assert ("hyperventilation", ("HP:0002883",)) in hpo_mentions(hpo_general_nlp, text)

@@ -43,13 +43,14 @@ from ..kb.ontology import default_obo_path
 from ..kb.resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
 from .abbreviations import BRACKETED, bracket_candidate, definitions_at
 
-GUARDS = ("disease", "mark", "after", "before", "gene")
+GUARDS = ("disease", "mark", "after", "before", "gene", "manoeuvre", "test")
 _NUMBER = "<number>"
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER_WORD = re.compile(r"\d+[a-z]?|[ivx]+")
 _CLAUSE_END = re.compile(r"[.;:()\[\]\n]")
 MAX_NAME_WORDS = 8
 _REACH = 200  # characters of context read on either side of a mention
+_TEST_REACH = 4  # words on either side of a manoeuvre where its test is named ("[hyperventilation] during the EEG")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "x": "10"}
 _GENE_SYMBOL = re.compile(r"^\d+\t([^\t\n]+)\t", re.M)  # a genes_to_phenotype.txt row: ncbi_gene_id, gene_symbol, ...
 _SYMBOL_BEFORE = re.compile(r"([^\s()]+)\s*$")  # the word before brackets, where a gene symbol would be
@@ -62,6 +63,8 @@ class NameGuards(NamedTuple):
     after: dict[str, RuleRef]  # word -> row
     before: dict[str, RuleRef]  # word a hyphen binds to the mention ("anti-seizure") -> row
     gene: RuleRef | None  # the row that switches the gene-name guard on
+    manoeuvres: dict[str, RuleRef]  # HPO id of a test manoeuvre ("HP:0002883" Hyperventilation) -> row
+    tests: dict[str, RuleRef]  # word naming the test or the provocation ("eeg", "induced") -> row
 
 
 def read_name_guards(path: Path) -> NameGuards:
@@ -72,6 +75,8 @@ def read_name_guards(path: Path) -> NameGuards:
         {ref.name.lower(): ref for ref in grouped["after"]},
         {ref.name.lower(): ref for ref in grouped["before"]},
         grouped["gene"][0] if grouped["gene"] else None,
+        {ref.name.upper(): ref for ref in grouped["manoeuvre"]},
+        {ref.name.lower(): ref for ref in grouped["test"]},
     )
 
 
@@ -199,7 +204,11 @@ class Names(MentionStage):
         gene_names = self.gene_names(doc, state.text) if self.genes else []
         kept = []
         for mention in state.mentions:
-            rule = self.gene_name_rule(gene_names, mention.start, mention.end) or self.name_rule(state.text, mention.start, mention.end)
+            rule = (
+                self.gene_name_rule(gene_names, mention.start, mention.end)
+                or self.manoeuvre_rule(state.text, mention.start, mention.end, mention.hpo_ids)
+                or self.name_rule(state.text, mention.start, mention.end)
+            )
             if rule is None:
                 kept.append(mention)
             else:
@@ -251,14 +260,22 @@ class Names(MentionStage):
                 return f"names:disease:{self.guards.disease}:{disease_id}"
         return None
 
+    def manoeuvre_rule(self, text: str, start: int, end: int, hpo_ids: tuple[str, ...]) -> str | None:
+        """``names:manoeuvre:ROW+ROW`` for a mention whose terms are all a test's manoeuvre
+        (an EEG's activation by hyperventilation) with a word naming the test or the
+        provocation within a few words of it in its clause ("hyperventilation during the
+        EEG", "seizures provoked by hyperventilation"): the test, not the patient's breathing."""
+        if not hpo_ids or not all(hpo_id in self.guards.manoeuvres for hpo_id in hpo_ids):
+            return None
+        clause_start, clause_end = _clause(text, start, end)
+        around = [*_WORD.findall(text, clause_start, start)[-_TEST_REACH:], *_WORD.findall(text, end, clause_end)[:_TEST_REACH]]
+        test = next((ref for word in around if (ref := self.guards.tests.get(word.lower())) is not None), None)
+        return None if test is None else f"names:manoeuvre:{self.guards.manoeuvres[hpo_ids[0]]}+{test}"
+
     def disease_around(self, text: str, start: int, end: int) -> str | None:
         """The id of a disease whose name is the words around ``text[start:end]`` (within its
         clause, more words than the mention, one of them a mark)."""
-        left = max(0, start - _REACH)
-        before = [found for found in _CLAUSE_END.finditer(text, left, start)]
-        clause_start = before[-1].end() if before else left
-        after = _CLAUSE_END.search(text, end, end + _REACH)
-        clause_end = after.start() if after else min(len(text), end + _REACH)
+        clause_start, clause_end = _clause(text, start, end)
         words = [(found.start(), found.group()) for found in _WORD.finditer(text, clause_start, clause_end)]
         inside = [i for i, (at, _) in enumerate(words) if start <= at < end]
         if not inside:
@@ -279,3 +296,12 @@ class Names(MentionStage):
     def mark(self, word: str) -> bool:
         lower = word.lower()
         return lower in self.guards.marks or (_NUMBER in self.guards.marks and _NUMBER_WORD.fullmatch(lower) is not None)
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """The extent of the clause around ``text[start:end]``, within :data:`_REACH` characters
+    of it."""
+    left = max(0, start - _REACH)
+    before = [found for found in _CLAUSE_END.finditer(text, left, start)]
+    after = _CLAUSE_END.search(text, end, end + _REACH)
+    return (before[-1].end() if before else left), (after.start() if after else min(len(text), end + _REACH))
