@@ -157,6 +157,7 @@ def test_a_finding_of_a_listed_relative_named_as_a_relative_goes_to_that_relativ
         ("She received education on seizures.", {"seizures": {"hypothetical"}}),
         ("We discussed the chance of short stature with the family.", {"short stature": {"hypothetical"}}),
         ("Instructions regarding edema were given.", {"edema": {"hypothetical"}}),
+        ("Genetic counselling about seizures was offered.", {"seizures": {"hypothetical"}}),
     ],
 )
 def test_clinical_frames_that_are_no_finding_of_the_patient(general_nlp, text, expected):
