@@ -230,38 +230,37 @@ def test_a_cache_file_that_is_not_a_regular_file_is_absent(cached, kind, cache, 
     ],
 )
 def test_a_disease_names_entry_of_well_formed_wrong_contents_is_read_again(contents, cache, tmp_path):
-    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
     from phenorules.stages.names import disease_names, read_disease_names
 
     hpoa = tmp_path / "phenotype.hpoa"
     hpoa.write_text(HPOA, encoding="utf-8")
-    disease_names.cache_clear()
-    disease_names(str(hpoa))
-    (entry,) = cache.glob("disease-names-*.cache")
-    key = entry.stem.removeprefix("disease-names-")
-    store_entry(entry, key, {"names": srsly.msgpack_dumps(contents)}, cache_budget())
-    assert read_cache_file(entry, key) is not None  # a whole entry of this key: only its contents are wrong
-    disease_names.cache_clear()
-    assert disease_names(str(hpoa)) == read_disease_names(hpoa)
-    disease_names.cache_clear()
+    _rewritten_entry_is_read_again(cache, "disease-names", "names", contents, disease_names, read_disease_names, hpoa)
 
 
 @pytest.mark.parametrize("contents", [{"a": 1}, "symbols", None, [1], ["SSH1", 2]])
 def test_a_gene_symbols_entry_of_well_formed_wrong_contents_is_read_again(contents, cache, tmp_path):
-    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
     from phenorules.stages.names import gene_symbols, read_gene_symbols
 
     genes = tmp_path / "genes_to_phenotype.txt"
     genes.write_text(GENES, encoding="utf-8")
-    gene_symbols.cache_clear()
-    gene_symbols(str(genes))
-    (entry,) = cache.glob("gene-symbols-*.cache")
-    key = entry.stem.removeprefix("gene-symbols-")
-    store_entry(entry, key, {"symbols": srsly.msgpack_dumps(contents)}, cache_budget())
-    assert read_cache_file(entry, key) is not None
-    gene_symbols.cache_clear()
-    assert gene_symbols(str(genes)) == read_gene_symbols(genes) == {"SSH1", "HIC2"}
-    gene_symbols.cache_clear()
+    _rewritten_entry_is_read_again(cache, "gene-symbols", "symbols", contents, gene_symbols, read_gene_symbols, genes)
+    assert read_gene_symbols(genes) == {"SSH1", "HIC2"}
+
+
+def _rewritten_entry_is_read_again(cache, kind, section, contents, cached, read, path):
+    """The cache entry of ``cached(path)`` rewritten whole with its section holding
+    ``contents``: it is read from the file again, as ``read`` reads it."""
+    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
+
+    cached.cache_clear()
+    cached(str(path))
+    (entry,) = cache.glob(f"{kind}-*.cache")
+    key = entry.stem.removeprefix(f"{kind}-")
+    store_entry(entry, key, {section: srsly.msgpack_dumps(contents)}, cache_budget())
+    assert read_cache_file(entry, key) is not None  # a whole entry of this key: only its contents are wrong
+    cached.cache_clear()
+    assert cached(str(path)) == read(path)
+    cached.cache_clear()
 
 
 @pytest.mark.parametrize(

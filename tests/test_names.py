@@ -20,13 +20,6 @@ HPOA = (
 )
 
 
-@pytest.fixture(scope="module")
-def diseases(tmp_path_factory):
-    path = tmp_path_factory.mktemp("hpoa") / "phenotype.hpoa"
-    path.write_text(HPOA, encoding="utf-8")
-    return str(path)
-
-
 GENES = (
     "ncbi_gene_id\tgene_symbol\thpo_id\thpo_name\tfrequency\tdisease_id\n"
     "9001\tSSH1\tHP:0004322\tShort stature\t-\tOMIM:100003\n"
@@ -37,11 +30,20 @@ GENES = (
 )
 
 
+def _written(tmp_path_factory, name: str, text: str) -> str:
+    path = tmp_path_factory.mktemp("data") / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def diseases(tmp_path_factory):
+    return _written(tmp_path_factory, "phenotype.hpoa", HPOA)
+
+
 @pytest.fixture(scope="module")
 def genes(tmp_path_factory):
-    path = tmp_path_factory.mktemp("genes") / "genes_to_phenotype.txt"
-    path.write_text(GENES, encoding="utf-8")
-    return str(path)
+    return _written(tmp_path_factory, "genes_to_phenotype.txt", GENES)
 
 
 @pytest.fixture(scope="module")
