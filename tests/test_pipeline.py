@@ -290,8 +290,10 @@ def test_every_stage_module_is_a_row_of_the_stage_table_and_runs_in_its_order():
     from phenorules.stages.pipeline import STAGES
 
     # the folder's other modules: the knowledge base function, the pipeline builder, the
-    # profiles, the assertion stage on another component's spans
-    modules = {path.stem for path in Path(stages.__file__).parent.glob("*.py")} - {"__init__", "knowledge", "pipeline", "profiles", "context"}
+    # profiles, the assertion stage on another component's spans, the coordination stage's
+    # parts (its numbers, its distributed lists, the compound mention it and predicative make)
+    helpers = {"__init__", "knowledge", "pipeline", "profiles", "context", "ordinals", "coordinated_lists", "compounds"}
+    modules = {path.stem for path in Path(stages.__file__).parent.glob("*.py")} - helpers
     assert {name for name, _ in STAGES} == modules
     assert [name for name, _ in STAGES] == [name for name, _ in stages.STAGE_ROWS]
     # the general profile enables the predicative stage and switches scope off; measurements stays optional
