@@ -34,7 +34,7 @@ from spacy.tokens import Doc
 
 from ..core.document import placed, working
 from ..kb.knowledge_base import KnowledgeBase
-from ..kb.lexicon import adjectival_forms
+from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.resources import data_dir, data_file
@@ -87,8 +87,7 @@ def state_forms(ontology, rules: PredicativeRules) -> dict[str, tuple[str, RuleR
     its longest state ending that leaves a stem of three letters or more and an adjective of
     four or more ('shy' is none); none the rules list as no state."""
     endings = sorted(((*ref.name.lower().split(">", 1), ref) for ref in rules.states if ">" in ref.name), key=lambda row: -len(row[0]))
-    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
-    nouns = sorted({key for key in map(normalize_key, texts) if key.isalpha()})
+    nouns = sorted({key for key in ontology_keys(ontology) if key.isalpha()})
     forms: dict[str, tuple[str, RuleRef]] = {}
     for noun in nouns:
         for noun_ending, adjective_ending, ref in endings:
