@@ -8,7 +8,7 @@ letters and misspells that word once per edit kind; runs ``spacy.blank("en")`` w
 ``nlp.add_pipe("phenorules")`` on each sentence and its control and prints, per edit kind,
 the cases whose term is found among those whose control is found. Then the words of
 Webster's Second International (web2, the english-words package: a list the stage does not
-read) of at least seven letters that are no lexicon word, "It was WORD.", and the mentions
+read) of at least six letters (a seven-letter word with one dropped) that are no lexicon word, "It was WORD.", and the mentions
 the spelling stage made of them.
 """
 
@@ -19,6 +19,7 @@ import argparse
 import spacy
 
 from phenorules.evaluation.misspellings import english_hits, misspelling_cases, misspelling_recall
+from phenorules.kb.spelling import MIN_WRITTEN
 from phenorules.kb.ontology import default_obo_path
 
 
@@ -45,7 +46,7 @@ def main() -> None:
     from english_words import get_english_words_set
 
     checked, read, hits = english_hits(nlp, get_english_words_set(["web2"], lower=True, alpha=True))
-    print(f"web2: {checked} words of 7 letters or more that are no lexicon word; read as misspelt: {len(read)} ({', '.join(read)}); mentions made: {len(hits)} ({', '.join(hits)})")
+    print(f"web2: {checked} words of {MIN_WRITTEN} letters or more that are no lexicon word; read as misspelt: {len(read)} ({', '.join(read)}); mentions made: {len(hits)} ({', '.join(hits)})")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from phenorules.core.errors import InputError
 from phenorules.evaluation.misspellings import misspelt
 from phenorules.kb.lexicon.word_lists import WordList
 from phenorules.kb.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
-from phenorules.kb.spelling import EDITS, MIN_LENGTH, SpellingIndex, edit_of
+from phenorules.kb.spelling import EDITS, MIN_LENGTH, MIN_WRITTEN, SpellingIndex, edit_of
 
 from conftest import stage_rules
 
@@ -35,7 +35,7 @@ def spelling_cases(stage, seed=0):
         for word in words:
             for kind in EDITS:
                 written = misspelt(word, kind, rng)
-                if len(written) >= MIN_LENGTH and stage.reading(written) is not None:
+                if len(written) >= MIN_WRITTEN and stage.reading(written) is not None:
                     cases.append((hpo_id, name.lower(), word, written, kind))
     return cases
 
@@ -70,6 +70,15 @@ def test_a_misspelt_term_word_is_read_as_the_term_at_the_written_offsets(general
         spans = [span for span in doc.spans["phenotypes"] if span.kb_id_ == hpo_id]
         assert [span.text for span in spans] == [phrase], (text, kind)
         assert f"spelling:{kind}:{written}>{word}" in stage_rules(spans[0])
+
+
+def test_a_shortest_long_word_with_a_letter_dropped_is_read(stage):
+    """A word of MIN_LENGTH letters written with one dropped has MIN_WRITTEN: still read."""
+    shortest = [word for word in stage.kb.spelling.words if len(word) == MIN_LENGTH]
+    dropped = {word[:3] + word[4:]: word for word in shortest}
+    dropped = {written: word for written, word in dropped.items() if written not in stage.english and stage.kb.spelling.candidates(written) == (word,)}
+    assert dropped, "no word of the mini lexicon of MIN_LENGTH letters"
+    assert {written: stage.reading(written)[0] for written in dropped} == dropped
 
 
 def test_an_english_word_one_edit_from_a_lexicon_word_stays_as_written(stage):

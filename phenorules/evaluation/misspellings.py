@@ -24,7 +24,7 @@ from typing import Iterable
 
 from ..kb.lexicon.normalize import normalize_key
 from ..kb.ontology import PHENOTYPIC_ABNORMALITY, Ontology
-from ..kb.spelling import EDITS, MIN_LENGTH, SpellingIndex
+from ..kb.spelling import EDITS, MIN_WRITTEN, SpellingIndex
 from .phrasing import found_ids
 
 SPELLING_RULE = "spelling:"
@@ -90,10 +90,10 @@ def misspelling_recall(nlp, cases: list[Misspelling]) -> dict[str, tuple[int, in
 
 def english_hits(nlp, words: Iterable[str]) -> tuple[int, list[str], list[str]]:
     """(the English words checked, those the spelling stage reads as misspelt, those that
-    gave a mention of the spelling stage): the words of ``words`` of at least MIN_LENGTH
+    gave a mention of the spelling stage): the words of ``words`` of at least MIN_WRITTEN
     letters that are no lexicon word."""
     stage, index = nlp.get_pipe("spelling"), nlp.get_pipe("spelling").kb.spelling
-    checked = sorted({word for word in map(normalize_key, words) if len(word) >= MIN_LENGTH and word.isalpha() and word not in index.word_set})
+    checked = sorted({word for word in map(normalize_key, words) if len(word) >= MIN_WRITTEN and word.isalpha() and word not in index.word_set})
     read = [word for word in checked if stage.reading(word) is not None]
     docs = nlp.pipe((f"It was {word}." for word in read), batch_size=256)
     hits = [word for word, doc in zip(read, docs) if any(SPELLING_RULE in rule for span in doc.spans["phenotypes"] for rule in span._.provenance)]

@@ -19,7 +19,8 @@ from typing import Iterable
 
 import srsly
 
-MIN_LENGTH = 7  # letters of a long word: the misspelt word and the lexicon word
+MIN_LENGTH = 7  # letters of a long word of the lexicon
+MIN_WRITTEN = MIN_LENGTH - 1  # letters of a misspelt word: a long word with one letter dropped
 EDITS = ("insertion", "deletion", "substitution", "transposition")  # what the written word did to the lexicon word
 _KEPT = 100_000  # written words whose candidates are remembered between texts
 _WORD = re.compile(r"[^\W_]+")  # a word, as the word table reads one
@@ -67,7 +68,7 @@ class SpellingIndex:
         return found
 
     def _look_up(self, written: str) -> tuple[str, ...]:
-        if len(written) < MIN_LENGTH - 1 or written in self.word_set:
+        if len(written) < MIN_WRITTEN or written in self.word_set:
             return ()
         return tuple(sorted(self._within_one(written)))
 

@@ -2,7 +2,8 @@
 
 A transposed, dropped, doubled or wrong letter in a long word ("hypertelroism",
 "craniosynostsis") leaves the dictionary nothing to match. A word of the text of at least
-MIN_LENGTH letters (:mod:`phenorules.kb.spelling`) that is no lexicon word, no inflected or
+MIN_WRITTEN letters (a long word of MIN_LENGTH, :mod:`phenorules.kb.spelling`, with a letter
+dropped) that is no lexicon word, no inflected or
 derived form of one the morphology knows ("myofibers", "homocystinuric"), and no English
 word (``lexicons/english_words.txt.gz``, SCOWL up to size 95), and that is one edit
 (insertion, deletion, substitution, transposition) from exactly one lexicon word, or from
@@ -35,7 +36,7 @@ from ..kb.lexicon.tsv import RuleRef, read_rules
 from ..kb.lexicon.word_lists import WordList
 from ..kb.matcher import Match, resolve_overlaps
 from ..kb.resources import data_file
-from ..kb.spelling import MIN_LENGTH, edit_of
+from ..kb.spelling import MIN_WRITTEN, edit_of
 from ..kb.word_sets import WordTable
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches, matched
@@ -50,7 +51,7 @@ VOWELS = frozenset("aeiouy")
 Fix = tuple[int, int, str, str]  # start, end of a written word; the word read; its provenance
 
 
-@Language.factory("phenorules_spelling", default_config={"kb": KB_CONFIG, "words_file": None, "guards_file": None, "window": 6, "spans": True})
+@Language.factory("phenorules_spelling", default_config={"kb": KB_CONFIG, "words_file": None, "guards_file": None, "window": 16, "spans": True})
 def make_spelling(nlp: Language, name: str, kb: KnowledgeBase, words_file: str | None, guards_file: str | None, window: int, spans: bool):
     guards = [ref for _, ref in read_rules(data_file("rules", GUARDS, guards_file), 2)]
     return placed(Spelling(kb, data_file("lexicons", ENGLISH_WORDS, words_file), guards, window), spans)
@@ -60,7 +61,7 @@ class Spelling(RefinesMatches):
     """``name_endings``: the rows of ``rules/spelling_guards.tsv``; ``window``: words read
     on each side of a misspelt word."""
 
-    def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = 6):
+    def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = 16):
         self.kb, self.words_file, self.window = kb, words_file, window
         self.name_endings = tuple(ref.name for ref in name_endings)
         self._readings: dict[str, tuple[str, str] | None] = {}
@@ -82,7 +83,7 @@ class Spelling(RefinesMatches):
         return self._readings[written]
 
     def _read(self, written: str) -> tuple[str, str] | None:
-        if len(written) < MIN_LENGTH or not written.isalpha():
+        if len(written) < MIN_WRITTEN or not written.isalpha():
             return None
         candidates = self.kb.spelling.candidates(written)
         if not candidates:
@@ -113,7 +114,7 @@ class Spelling(RefinesMatches):
     def apply(self, doc: Doc) -> None:
         state = working(doc)
         table = state.words
-        readings = {written: found for written in set(table.surfaces) if len(written) >= MIN_LENGTH and (found := self.reading(written))}
+        readings = {written: found for written in set(table.surfaces) if len(written) >= MIN_WRITTEN and (found := self.reading(written))}
         if not readings:
             return
         found = [match for window in self.windows(table, readings) for match in self.window_matches(state, window)]
