@@ -41,6 +41,12 @@ def test_a_run_stops_at_punctuation_and_at_words_no_term_uses():
     assert found([ELBOW], "flexion contractures were seen at the elbows") == []  # 'were' ends the run
 
 
+def test_a_tab_between_table_cells_ends_a_run():
+    assert found([ELBOW], "Elbows\tflexion contractures") == []
+    assert found([ELBOW], "Contractures\t-\t-\telbow\tflexion") == []
+    assert found([ELBOW], "Contractures -\nelbow flexion") == [("Contractures -\nelbow flexion", "HP:0002987")]  # a line wrapped in prose does not
+
+
 def test_hyphenated_words_are_one_run():
     assert found([("short distal ulna", "HP:0005033", "")], "distal-ulnae short") == [("distal-ulnae short", "HP:0005033")]
 

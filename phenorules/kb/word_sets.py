@@ -22,6 +22,7 @@ are left; such a set never takes the place of a set a key has as it is.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 import re
 from array import array
 from sys import intern
@@ -242,12 +243,19 @@ class WordSetIndex:
         words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
         suffixes = self.suffix_words
         bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
-        starts: Sequence[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound else []  # word offsets, computed when needed
+        tabbed = "\t" in text
+        starts: Sequence[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound or tabbed else []  # word offsets, computed when needed
         for i in bound:
             if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
                 words[i] = ""  # 'bird-like facies' holds the words of Bird facies
         breaking = {gap: gap.strip() not in _JOINERS for gap in set(gaps)}  # each distinct gap once
-        breaks = array("q", accumulate(map(breaking.__getitem__, gaps[: len(words)])))
+        ends_run = list(map(breaking.__getitem__, gaps[: len(words)]))
+        if tabbed:  # a tab parts a table's cells: 'Myopia<TAB>-<TAB>Astigmatism' is two findings
+            for tab in re.finditer("\t", text):
+                after = bisect_right(starts, tab.start())
+                if after < len(ends_run):
+                    ends_run[after] = True
+        breaks = array("q", accumulate(ends_run))
         kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
         partners, quantities = self.partners, self.quantity_words
         # two kept words in one phrase, the first of some indexed set, the second too or a quantity word
