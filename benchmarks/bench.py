@@ -49,8 +49,8 @@ import json, sys, time
 import spacy
 from phenorules.core.document import make_article_doc
 from phenorules.stages.pipeline import build_pipeline
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.io import read_articles
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.io import read_articles
 nlp = build_pipeline(profile=sys.argv[2])
 blank = spacy.blank("en")
 articles = [to_article(record) for record in read_articles(sys.argv[1])]

@@ -11,11 +11,11 @@ import sys
 
 from phenorules.core.document import PHENOTYPE_LABEL, PHENOTYPES, make_article_doc
 from phenorules.stages.pipeline import build_pipeline
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.identifiers import parse_identifier
-from phenorules.tasks.patientphex.io import read_articles
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.identifiers import parse_identifier
+from phenorules.formats.patientphex.io import read_articles
 from phenorules.core.annotated import annotated
-from phenorules.tasks.patientphex.predict import to_record
+from phenorules.formats.patientphex.records import to_record
 from phenorules.tasks.patientphex.score import format_table, score
 
 

@@ -34,8 +34,8 @@ import spacy
 from phenorules.core.article import Article, Passage, Patient
 from phenorules.core.document import make_article_doc
 from phenorules.stages.pipeline import build_pipeline
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.io import read_articles
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.io import read_articles
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "example_article.jsonl"

@@ -299,7 +299,7 @@ def _writing_phenopackets(results, directory: str, created, hpo: str | None, qui
     """The results, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
     from .kb.resources import load_resources
-    from .tasks.patientphex.predict import full_record
+    from .formats.patientphex.records import full_record
 
     ontology = load_resources(hpo).ontology
     count = 0
@@ -325,8 +325,8 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     from .core.source_date import source_date
     from .formats.inputs import read_input
     from .kb.resources import load_resources
-    from .tasks.patientphex.io import read_predictions
-    from .tasks.patientphex.predict import patient_entries
+    from .formats.patientphex.io import read_predictions
+    from .formats.patientphex.records import patient_entries
 
     source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     require("phenopackets")
@@ -369,7 +369,7 @@ def _read_evidence(path: str) -> list[dict]:
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     """Score predictions against an annotated file, as the task defines it."""
-    from .tasks.patientphex.io import read_articles, read_predictions
+    from .formats.patientphex.io import read_articles, read_predictions
     from .core.errors import warn
     from .tasks.patientphex.score import coverage_warnings, format_table, score, span_text_warnings
 
@@ -512,7 +512,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     from .kb.lexicon import LEARNED_BLOCKLIST, LexiconConfig
     from .kb.learn import default_paths, learn as run, substitutions_path, write_learned
     from .kb.resources import data_dir, load_resources
-    from .tasks.patientphex.io import read_articles
+    from .formats.patientphex.io import read_articles
 
     settings = _learn_settings(options)
     lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
@@ -556,7 +556,7 @@ def cv(
     from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
     from .formats.inputs import format_profile
     from .stages.pipeline import parse_settings
-    from .tasks.patientphex.io import read_articles, write_predictions
+    from .formats.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.score import format_table, score
 
     settings = _learn_settings(options)
@@ -584,7 +584,7 @@ def cv(
 def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | None, **options) -> None:
     """Cross-validated Score of the full pipeline and with each part switched off."""
     from .tasks.patientphex.ablation import claim_ablation_files, markdown_table, run_ablation, write_ablation
-    from .tasks.patientphex.io import read_articles
+    from .formats.patientphex.io import read_articles
 
     settings = _learn_settings(options)
     writer = Writer([train_path, hpo])

@@ -6,7 +6,7 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.abbreviations import read_guards
 
 from conftest import MINI_OBO, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):

@@ -19,7 +19,7 @@ from phenorules.stages.pipeline import OPTIONAL_STAGES, STAGES, build_pipeline, 
 from phenorules.stages.match import EXPANDED_TO_TOKENS
 
 from conftest import MINI_OBO, compile_terms, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 SETUP_CFG = Path(__file__).parent.parent / "setup.cfg"
 CONFIG = {"hpo": MINI_OBO, "kb": {"use_cache": False}}

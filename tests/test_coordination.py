@@ -12,7 +12,7 @@ from phenorules.kb.resources import data_dir
 from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
 from conftest import MINI_OBO, compile_terms, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):

@@ -9,7 +9,7 @@ from phenorules.tasks.patientphex.barchart import NEGATIVE, POSITIVE, bar_chart
 from phenorules.tasks.patientphex.crossval import Setting, cross_validate, lexicon_setup
 from phenorules.tasks.patientphex.folds import assign_folds
 from phenorules.kb.learn import LearnSettings
-from phenorules.tasks.patientphex.predict import predict
+from phenorules.formats.patientphex.records import predict
 
 from conftest import MINI_OBO
 from learn_corpus import CORPUS, make_article

@@ -19,8 +19,8 @@ from phenorules.formats.phenopackets import phenopacket_file_name, phenopackets_
 from phenorules.formats.inputs import read_input
 from phenorules.core.article import layout_passages
 from phenorules.core.phenotype import Phenotype
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.io import article_text
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.io import article_text
 
 from conftest import FIXTURES, MINI_OBO
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import phenorules.cli as cli_module
 from phenorules.cli import main
-from phenorules.tasks.patientphex.io import article_text
+from phenorules.formats.patientphex.io import article_text
 
 from conftest import MINI_OBO
 

@@ -11,7 +11,7 @@ from phenorules.core.errors import InputError
 from phenorules.formats.inputs import detect_format, read_input
 
 from conftest import FIXTURES
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 BIOC = FIXTURES / "bioc_article.json"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "example_article.jsonl"

@@ -7,7 +7,7 @@ from phenorules.kb.matcher import PhraseMatcher
 from phenorules.kb.resources import data_dir
 
 from learn_corpus import CORPUS
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 BASE_CONFIG = without_learned_files(LexiconConfig())
 

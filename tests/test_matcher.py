@@ -9,7 +9,7 @@ from phenorules.kb.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
 from phenorules.kb.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
 from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.kb.resources import data_dir
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 @pytest.fixture(scope="module")

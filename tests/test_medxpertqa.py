@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from phenorules.cli import main
 from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.core.errors import InputError
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 FIXTURES = Path(__file__).parent / "fixtures" / "medxpertqa"
 OBO = str(FIXTURES / "hp.obo")

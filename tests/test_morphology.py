@@ -9,7 +9,7 @@ from phenorules.kb.lexicon.morphology import Morphology
 from phenorules.kb.resources import data_dir
 
 from conftest import compile_terms
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 VOCABULARY = {
     "pneumothorax", "exostosis", "diverticulum", "hamartoma", "arthritis", "vertebra", "foramen", "facies",

@@ -40,7 +40,7 @@ loaded = spacy.load(sys.argv[2])
 
 import phenorules
 from phenorules.kb.resources import data_dir
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 print(json.dumps({
     "ents": [[ent.text, ent.label_, task_identifier(ent._.hpo_ids)] for ent in doc.ents],

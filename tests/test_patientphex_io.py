@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from phenorules.core.errors import InputError
-from phenorules.tasks.patientphex.io import (
+from phenorules.formats.patientphex.io import (
     article_text,
     read_articles,
     read_predictions,

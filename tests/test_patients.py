@@ -15,8 +15,8 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.patients.mentions import NAMED, OTHER, RELATIVE, find_people, roman_value
 from phenorules.patients.rules import read_policy
 from phenorules.kb.resources import data_dir
-from phenorules.tasks.patientphex.articles import patient_label, to_article, to_patient
-from phenorules.tasks.patientphex.io import article_text
+from phenorules.formats.patientphex.articles import patient_label, to_article, to_patient
+from phenorules.formats.patientphex.io import article_text
 
 from conftest import MINI_OBO
 

@@ -9,10 +9,10 @@ from phenorules.kb.lexicon.tsv import format_ids, parse_ids
 from phenorules.core.phenotype import association_values
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
-from phenorules.tasks.patientphex.identifiers import parse_identifier, task_identifier
+from phenorules.formats.patientphex.identifiers import parse_identifier, task_identifier
 from phenorules.core.phenotype import mention_rows
 from phenorules.core.annotated import annotate
-from phenorules.tasks.patientphex.predict import to_record
+from phenorules.formats.patientphex.records import to_record
 
 from conftest import MINI_OBO
 

@@ -7,11 +7,11 @@ from phenorules.core.article import Article, Passage, layout_passages
 from phenorules.core.document import PASSAGES, PHENOTYPES, make_article_doc, make_text_doc
 from phenorules.core.errors import InputError, SettingError
 from phenorules.stages.pipeline import build_pipeline
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.predict import predict
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.records import predict
 
 from conftest import MINI_OBO, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 RECORD = {
     "pmc_id": "T1",

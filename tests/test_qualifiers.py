@@ -6,7 +6,7 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.qualifiers import read_qualifiers
 
 from conftest import MINI_OBO, hpo_mentions, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 def mentions(nlp, text):

@@ -3,8 +3,8 @@ import pytest
 from phenorules.core.errors import InputError
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.stages.scope import read_passage_types
-from phenorules.tasks.patientphex.articles import to_article
-from phenorules.tasks.patientphex.predict import predict
+from phenorules.formats.patientphex.articles import to_article
+from phenorules.formats.patientphex.records import predict
 
 from conftest import MINI_OBO
 
@@ -47,7 +47,7 @@ def test_an_empty_passage_list_is_refused(tmp_path):
 
 def test_a_dropped_mention_is_in_the_explain_evidence_with_the_passage_type_row(mini_nlp):
     from phenorules.core.annotated import annotate
-    from phenorules.tasks.patientphex.predict import evidence_record
+    from phenorules.formats.patientphex.records import evidence_record
 
     evidence = [evidence_record(result) for result in annotate(mini_nlp, [to_article(_article())])]
     ((dropped,),) = [record["dropped"] for record in evidence]

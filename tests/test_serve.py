@@ -27,10 +27,10 @@ from phenorules.serve.loading import ARRIVAL, Loading  # noqa: E402
 from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
-from phenorules.tasks.patientphex.articles import to_article  # noqa: E402
+from phenorules.formats.patientphex.articles import to_article  # noqa: E402
 from phenorules.core.annotated import annotate  # noqa: E402
 from phenorules.core.errors import PhenorulesError  # noqa: E402
-from phenorules.tasks.patientphex.predict import full_record  # noqa: E402
+from phenorules.formats.patientphex.records import full_record  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTICLES = FIXTURES / "patientphex_annotated.jsonl"

@@ -3,7 +3,7 @@
 from phenorules.kb.lexicon.substitutions import Substitution, from_mentions, from_synonyms, one_word_apart
 
 from conftest import compile_terms
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 def words(phrase):

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from phenorules.core.annotated import annotate
-from phenorules.tasks.patientphex.articles import to_article
+from phenorules.formats.patientphex.articles import to_article
 from phenorules.formats.view import FLAGS, PATIENT_COLOURS, article_view, mention_flags, render_page
 from chromium import HOSTILE, Elements, chromium_driver, injected
 

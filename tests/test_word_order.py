@@ -15,7 +15,7 @@ from phenorules.kb.resources import data_dir
 from phenorules.kb.word_sets import WordSetIndex, read_function_words
 
 from conftest import MINI_OBO, compile_terms, stage_rules
-from phenorules.tasks.patientphex.identifiers import task_identifier
+from phenorules.formats.patientphex.identifiers import task_identifier
 
 
 def found(terms, text):

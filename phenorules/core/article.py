@@ -2,8 +2,8 @@
 
 An :class:`Article` is an id, an optional PMID, its :class:`Passage` objects (each at its
 global offset, with the section type and passage type PMC's BioC gives) and the patients
-the input lists, each with the mentions the input gives for it. The task adapters
-(``tasks.patientphex``), the BioC reader and the plain-text reader build these; the core
+the input lists, each with the mentions the input gives for it. The readers of every
+format (PatientPheX JSONL, BioC, plain text: ``formats/``) build these; the core
 (``document.make_article_doc`` and the stages) reads nothing else.
 
 The passages are laid out as one string, each at its global offset and the gaps filled

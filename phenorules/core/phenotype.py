@@ -9,7 +9,7 @@ Doc's :class:`~phenorules.core.document.DocState`) and change them in place; an
 spaCy component makes one Span of each, once, after the last stage
 (:func:`phenorules.core.document.phenotype_spans`). How a task or a data file writes ids
 (PatientPheX joins them with ';' and writes '-1' for no term) is its adapter's business:
-:mod:`phenorules.tasks.patientphex.identifiers`, :mod:`phenorules.kb.lexicon.tsv`.
+:mod:`phenorules.formats.patientphex.identifiers`, :mod:`phenorules.kb.lexicon.tsv`.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
 
     ``record`` is a prediction record (``pmc_id``, ``pmid``, ``entities``, ``association``)
     with, when known, the article's ``patient`` list and each entity's ``patients`` and
-    ``assertions`` (see ``tasks.patientphex.predict.full_record``): without them no sex,
+    ``assertions`` (see ``formats.patientphex.records.full_record``): without them no sex,
     age or excluded feature can be stated, and the association is taken as it is.
     ``hpo_version`` defaults to the ontology's data-version; ``created`` is the command's
     ``--created`` (:func:`created_time`).

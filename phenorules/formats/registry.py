@@ -40,7 +40,7 @@ BUILT_IN = (
     "phenorules.formats.bioc",
     "phenorules.formats.pubtator",
     "phenorules.formats.docbin",
-    "phenorules.tasks.patientphex.format",
+    "phenorules.formats.patientphex.format",
 )
 
 # What a format's code may raise that is not ours to let through: any error, and a

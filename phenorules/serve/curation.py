@@ -3,7 +3,7 @@
 The page sends back, per article, the mentions /annotate found with the curator's
 decision on each (``unreviewed``, ``accepted``, ``rejected``, ``changed`` with the new
 id). A curated record is the full prediction record of that article
-(``tasks.patientphex.predict.full_record``: the submission fields plus each entity's
+(``formats.patientphex.records.full_record``: the submission fields plus each entity's
 label, patients and provenance, and the article's patient list) with the rejected
 mentions left out, the changed ids in (their provenance says from which id), a
 ``curation`` field on every entity, and each patient's phenotypes taken from the kept

@@ -1,3 +1,2 @@
-"""PatientPheX (CHIP 2026 task 1): JSONL input/output and the organisers' scoring rules."""
-
-PROFILE = "patientphex"  # the profile of rules/profiles.tsv that PatientPheX input gets: its annotators' conventions
+"""PatientPheX (CHIP 2026 task 1): the organisers' scoring rules, cross-validation and the
+ablation; its JSONL is the format :mod:`phenorules.formats.patientphex`."""

@@ -17,7 +17,7 @@ from ...kb.lexicon import SUBSTITUTION_SOURCES
 from ...kb.learn import LearnSettings
 from ...stages.pipeline import OPTIONAL_STAGES, REQUIRED_STAGES, STAGES
 from ...stages.profiles import profile
-from . import PROFILE
+from ...formats.patientphex import PROFILE
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
 from ...core.writer import Writer

@@ -21,9 +21,9 @@ from ...kb.learn import LearnSettings, learn
 from ...stages.pipeline import build_pipeline
 from ...kb.resources import data_dir
 from ...stages.knowledge import learning_base
-from . import PROFILE
-from .articles import to_article
-from .predict import predict
+from ...formats.patientphex import PROFILE
+from ...formats.patientphex.articles import to_article
+from ...formats.patientphex.records import predict
 from .score import score
 from .folds import assign_folds
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from phenorules.core.errors import InputError
-from phenorules.tasks.patientphex.identifiers import NO_ID
-from phenorules.tasks.patientphex.io import ID_PART, article_text
+from phenorules.formats.patientphex.identifiers import NO_ID
+from phenorules.formats.patientphex.io import ID_PART, article_text
 
 NEGATED = "NO"
 

@@ -37,13 +37,3 @@ def patient_record(patient: Patient) -> dict:
     """A Patient as the task's ``patient`` entry."""
     mentions = [{"text": m.text, "offset": m.start, "length": m.end - m.start} for m in patient.mentions]
     return {"patient_id": patient.id, "mention": mentions}
-
-
-def article_record(article: Article) -> dict:
-    """An Article as a task article record (no ``entities`` or ``association``)."""
-    return {
-        "pmc_id": article.id,
-        "pmid": article.pmid,
-        "patient": [patient_record(patient) for patient in article.patients],
-        "full_text": [{"section_type": p.section_type, "type": p.type, "offset": p.offset, "text": p.text} for p in article.passages],
-    }

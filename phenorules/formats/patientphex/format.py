@@ -5,12 +5,12 @@ the full record serve answers with."""
 from __future__ import annotations
 
 from ...core.article import Article
-from ...formats.registry import Format, register
+from ..registry import Format, register
 from ...core.writer import jsonl_line
 from . import PROFILE
 from .articles import to_article
 from .io import parse_article_line, parse_articles, prediction_line
-from .predict import evidence_record, full_record, to_record
+from .records import evidence_record, full_record, to_record
 
 
 def read_jsonl(name: str, data: bytes, text_id: str | None, on_error: str) -> list[Article]:
