@@ -17,7 +17,7 @@ from . import __version__
 from .core.errors import InputError, PhenorulesError, one_line
 from .core.files import json_value, remove_temporaries_on_signals
 from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
-from .core.writer import Writer, silence_stdout
+from .core.outputs import OutputFiles, silence_stdout
 
 
 # The formats of registry.BUILT_IN that read and that write, for --help, which must not
@@ -239,7 +239,7 @@ def predict(
         source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     elif created is not None:
         raise InputError("--created: the Phenopackets' metaData.created, for --phenopackets only")
-    writer = Writer([*input_paths(input_path), hpo])
+    outputs = OutputFiles([*input_paths(input_path), hpo])
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
     if output_format == STREAMED_FORMAT and phenopackets_dir is None:
@@ -255,17 +255,17 @@ def predict(
             quiet=quiet,
             pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable), "stage_config": stage_config},
             on_error=on_error,
-            writer=writer,
+            outputs=outputs,
             profile=profile,
         )
         return
     streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
     if streaming_only:
         raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
+    _predict_whole(outputs, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
 
 
-def _predict_whole(writer, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
+def _predict_whole(outputs, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
     """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
     from .formats import registry
     from .core.annotated import annotate
@@ -273,29 +273,29 @@ def _predict_whole(writer, input_path, output_path, output_format, explain_path,
     from .run.progress import progress
 
     written = registry.get(output_format)
-    writer.claim(output_path, written.what)
+    outputs.claim(output_path, written.what)
     if explain_path is not None:
-        writer.claim(explain_path, "evidence")
+        outputs.claim(explain_path, "evidence")
     if phenopackets_dir is not None:
         from .formats import require
 
         require("phenopackets")
-        writer.claim_directory(phenopackets_dir, PHENOPACKETS)
+        outputs.claim_directory(phenopackets_dir, PHENOPACKETS)
     articles, chosen = read_input_format(input_path, input_format, on_error)
     written.check_articles(articles)  # before the work
     nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
     results = progress(annotate(nlp, articles), len(articles), quiet)
     if phenopackets_dir is not None:
-        results = _writing_phenopackets(results, phenopackets_dir, created, hpo, quiet, writer)
+        results = _writing_phenopackets(results, phenopackets_dir, created, hpo, quiet, outputs)
     results = list(results)
     output = written.write_results(results)
-    writer.write(output_path, [output], written.what, binary=isinstance(output, bytes))
+    outputs.write(output_path, [output], written.what, binary=isinstance(output, bytes))
     if explain_path is not None:
         explained = registry.get(STREAMED_FORMAT).explain
-        writer.write(explain_path, [explained(result) for result in results], "evidence")
+        outputs.write(explain_path, [explained(result) for result in results], "evidence")
 
 
-def _writing_phenopackets(results, directory: str, created, hpo: str | None, quiet: bool, writer: Writer):
+def _writing_phenopackets(results, directory: str, created, hpo: str | None, quiet: bool, outputs: OutputFiles):
     """The results, passed on after their Phenopackets are written into ``directory``."""
     from .formats.phenopackets import write_phenopackets
     from .kb.resources import load_resources
@@ -304,7 +304,7 @@ def _writing_phenopackets(results, directory: str, created, hpo: str | None, qui
     ontology = load_resources(hpo).ontology
     count = 0
     for result in results:
-        count += write_phenopackets(directory, [full_record(result)], ontology, writer, created)
+        count += write_phenopackets(directory, [full_record(result)], ontology, outputs, created)
         yield result
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
@@ -330,13 +330,13 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
 
     source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     require("phenopackets")
-    writer = Writer([pred_path, articles_path, evidence_path, hpo])
-    writer.claim_directory(output_dir, PHENOPACKETS)
+    outputs = OutputFiles([pred_path, articles_path, evidence_path, hpo])
+    outputs.claim_directory(output_dir, PHENOPACKETS)
     records = read_predictions(pred_path)
     articles = read_input(articles_path, "jsonl") if articles_path else []
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
     evidence = _read_evidence(evidence_path) if evidence_path else None
-    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, writer, created)
+    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, outputs, created)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
 
@@ -405,8 +405,8 @@ def annotate(
     from .core.phenotype import mention_rows
     from .formats.view import article_view, render_page
 
-    writer = Writer([input_path, hpo])
-    writer.claim(html_path or "-", "HTML view" if html_path else "listing")
+    outputs = OutputFiles([input_path, hpo])
+    outputs.claim(html_path or "-", "HTML view" if html_path else "listing")
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)
     articles, chosen = read_input_format(input_path, input_format, on_error)
@@ -414,7 +414,7 @@ def annotate(
     results = progress(annotate(nlp, articles), len(articles), quiet)
     if html_path:
         views = (article_view(result) for result in results)
-        writer.write(html_path, [render_page(views, f"phenorules: {input_path}")], "HTML view")
+        outputs.write(html_path, [render_page(views, f"phenorules: {input_path}")], "HTML view")
         if not quiet:
             click.echo(f"wrote {html_path}", err=True)
         return
@@ -518,14 +518,14 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     lexicon_path, default_blocklist = default_paths(data_dir("lexicons"))
     lexicon_path = Path(output_path) if output_path else lexicon_path
     blocklist_path = Path(blocklist_path) if blocklist_path else (lexicon_path.parent / LEARNED_BLOCKLIST if output_path else default_blocklist)
-    writer = Writer([train_path, hpo])
+    outputs = OutputFiles([train_path, hpo])
     for path, what in ((lexicon_path, "learned lexicon"), (blocklist_path, "learned blocklist"), (substitutions_path(lexicon_path), "learned substitutions")):
-        writer.claim(str(path), what)
+        outputs.claim(str(path), what)
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, annotated=True)
     base = load_resources(hpo, config=config)
     learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
-    write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings, writer)
+    write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings, outputs)
     new = sum(not form.lexicon_id for form in learned.forms)
     click.echo(
         f"{len(learned.forms)} forms ({new} new, {len(learned.forms) - new} preferring another id) -> {lexicon_path}\n"
@@ -560,16 +560,16 @@ def cv(
     from .tasks.patientphex.score import format_table, score
 
     settings = _learn_settings(options)
-    writer = Writer([train_path, hpo])
+    outputs = OutputFiles([train_path, hpo])
     if predictions_path:
-        writer.claim(predictions_path, "predictions")
+        outputs.claim(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
     stage_config = parse_settings(stage_settings)
     _check_plan(disable, enable, stage_config, profile)  # fails before the folds are learned
     setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn, profile=format_profile("jsonl", profile))
     records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:
-        write_predictions(predictions_path, records, writer)
+        write_predictions(predictions_path, records, outputs)
     result = score(articles, records)
     click.echo(json.dumps(result, indent=2, sort_keys=True) if as_json else format_table(result))
 
@@ -587,11 +587,11 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
     from .formats.patientphex.io import read_articles
 
     settings = _learn_settings(options)
-    writer = Writer([train_path, hpo])
-    claim_ablation_files(output_dir, writer)
+    outputs = OutputFiles([train_path, hpo])
+    claim_ablation_files(output_dir, outputs)
     articles = read_articles(train_path, annotated=True)
     result = run_ablation(articles, folds, seed, hpo, settings, lambda m: click.echo(m, err=True))
-    paths = write_ablation(result, output_dir, writer)
+    paths = write_ablation(result, output_dir, outputs)
     click.echo(markdown_table(result))
     click.echo("wrote " + ", ".join(str(p) for p in paths))
 

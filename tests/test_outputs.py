@@ -296,7 +296,8 @@ def test_a_new_output_has_the_mode_the_umask_gives(tmp_path, monkeypatch, route,
 
 @pytest.mark.parametrize("umask, replaced, expected", [(0o022, None, 0o644), (0o077, None, 0o600), (0o022, 0o600, 0o600)])
 def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(tmp_path, umask, replaced, expected):
-    from phenorules.core.writer import Writer
+    from phenorules.core.outputs import OutputFiles
+    from phenorules.core.partial import PartialOutput
 
     out = tmp_path / "out.jsonl"
     if replaced is not None:
@@ -304,7 +305,7 @@ def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(t
         out.chmod(replaced)
     previous = os.umask(umask)
     try:
-        lines = Writer().lines(str(out), "predictions")
+        lines = PartialOutput(OutputFiles(), str(out), "predictions")
         lines.start(0)
         lines.write('{"pmc_id": "A1"}\n')
         lines.close()  # as an interrupted run leaves it

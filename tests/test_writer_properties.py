@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
-from phenorules.core.writer import Writer
+from phenorules.core.outputs import OutputFiles
+from phenorules.core.partial import PartialOutput
 
 NAMES = ("a", "b", "c", "a.partial", "b.partial", "c.partial")
 
@@ -88,7 +89,7 @@ def test_outputs_never_touch_inputs_and_are_refused_exactly_on_a_shared_file(lay
         build(root, layout)
         inputs = [os.path.join(root, name) for name in inputs if os.path.isfile(os.path.join(root, name))]
         before = {path: open(path, "rb").read() for path in inputs}
-        writer = Writer(inputs)
+        files = OutputFiles(inputs)
         taken = Taken()
         for path in inputs:
             taken.add(path)
@@ -103,9 +104,9 @@ def test_outputs_never_touch_inputs_and_are_refused_exactly_on_a_shared_file(lay
             text = f"line {number}\n"
             try:
                 if kind == "file":
-                    writer.write(path, [text], what)
+                    files.write(path, [text], what)
                 else:
-                    lines = writer.lines(path, what)
+                    lines = PartialOutput(files, path, what)
                     lines.resumable(False)
                     lines.start(0)
                     lines.write(text)
@@ -135,12 +136,12 @@ def test_names_that_map_to_one_file_are_refused_naming_both(names):
     from phenorules.formats.phenopackets import phenopacket_file_name
 
     with tempfile.TemporaryDirectory() as root:
-        writer = Writer()
+        files = OutputFiles()
         written = {}
         for name in names:
             path = os.path.join(root, phenopacket_file_name(name))
             try:
-                writer.write(path, [name], f"packet {name!r}")
+                files.write(path, [name], f"packet {name!r}")
             except InputError as error:
                 first = written[path]
                 assert f"the packet {name!r} and the packet {first!r} would be written to the same file" in str(error)

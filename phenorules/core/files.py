@@ -6,7 +6,7 @@ A temporary file is created beside the file it will replace with ``O_CREAT|O_EXC
 its writer's process id, and renamed over the target when it is complete. It is removed on
 an error, on SIGTERM and SIGHUP (:func:`remove_temporaries_on_signals`), and, after a
 SIGKILL, by the next run that writes there (its writer is no longer alive). Which outputs
-a command may write, and how, is :mod:`phenorules.core.writer`'s business.
+a command may write, and how, is :mod:`phenorules.core.outputs`' business.
 """
 
 from __future__ import annotations
@@ -227,3 +227,14 @@ def json_value(text: str | bytes, where: str) -> Any:
 
 def _name(path: str, stdin_name: str) -> str:
     return stdin_name if path == STDIN else path
+
+
+# Line ends other than "\n" that JSON leaves unescaped in a string; str.splitlines() and
+# other readers of lines end a line at each.
+_LINE_ENDS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def json_line(value, sort_keys: bool = False) -> str:
+    """``value`` as one line of JSON (UTF-8 text, no ASCII escapes but for the line ends a
+    reader of lines would break it at), with its newline."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys).translate(_LINE_ENDS) + "\n"

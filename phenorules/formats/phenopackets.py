@@ -37,7 +37,7 @@ from ..patients.subjects import SUBJECTS_FILE, find_subjects, read_subject, read
 from ..kb.resources import data_dir, data_file
 from ..kb.lexicon.tsv import parse_ids
 from ..core.phenotype import ASSERTION_FLAGS, Phenotype, patient_features
-from ..core.writer import Writer
+from ..core.outputs import OutputFiles
 from . import require
 
 NEGATED = "NO"
@@ -104,21 +104,21 @@ def phenopackets_for_record(record: dict, ontology: Ontology, *, hpo_version: st
     return packets
 
 
-def write_phenopackets(directory: str, records, ontology: Ontology, writer: Writer | None = None, created: datetime | None = None) -> int:
+def write_phenopackets(directory: str, records, ontology: Ontology, outputs: OutputFiles | None = None, created: datetime | None = None) -> int:
     """Write each record's Phenopackets as ``DIR/<id>.json`` through the command's
-    ``writer``; returns how many were written. All the records' file names are claimed
+    ``outputs``; returns how many were written. All the records' file names are claimed
     first: two packets whose ids give one file name (articles sharing a PMID, patients
     "P/1" and "P 1") are refused before any is written."""
-    writer = writer or Writer()
+    outputs = outputs or OutputFiles()
     named = []
     for record in records:
         for packet in phenopackets_for_record(record, ontology, created=created):
             path = os.path.join(directory, phenopacket_file_name(packet["id"]))
             what = f"Phenopacket {packet['id']} of article {record['pmc_id']}"
-            writer.claim(path, what, directory=directory)
+            outputs.claim(path, what, directory=directory)
             named.append((path, what, packet))
     for path, what, packet in named:
-        writer.write(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], what)
+        outputs.write(path, [json.dumps(packet, indent=2, ensure_ascii=False) + "\n"], what)
     return len(named)
 
 

@@ -5,7 +5,7 @@ each file plain or gzip (told by its first bytes), in the format given or detect
 file. JSONL is read a line at a time and each line parsed where it is annotated (a worker);
 BioC and plain text are one document per file and read whole.
 
-Output goes through :class:`phenorules.core.writer.LineOutput`, a line per article in input order.
+Output goes through :class:`phenorules.core.partial.PartialOutput`, in input order.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from .lexicon.substitutions import LEARNED_SUBSTITUTIONS, Substitution, from_men
 from .matcher import PhraseMatcher, best_entry
 from .ontology import Ontology
 from ..core.article import Passage, layout_passages
-from ..core.writer import Writer
+from ..core.outputs import OutputFiles
 
 if TYPE_CHECKING:
     from .word_sets import WordSetIndex
@@ -295,11 +295,11 @@ def learn_substitutions(
 
 
 def write_learned(
-    learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings, writer: Writer | None = None
+    learned: Learned, ontology: Ontology, lexicon_path: Path, blocklist_path: Path, settings: LearnSettings, outputs: OutputFiles | None = None
 ) -> None:
     """The learned lexicon, blocklist and substitutions as TSV lexicon files with their
-    counts as provenance, through the command's ``writer``."""
-    writer = writer or Writer()
+    counts as provenance, through the command's ``outputs``."""
+    outputs = outputs or OutputFiles()
     summary = (
         f"# Learned by `phenorules learn` from {learned.articles} annotated articles "
         f"({learned.mentions} mentions; {sum(learned.dropped_ids.values())} with ids outside the phenotype branch dropped).\n"
@@ -327,14 +327,14 @@ def write_learned(
         cells = (block.key, block.hpo_id, str(block.hits), str(block.annotated), str(block.articles), ontology.label(parse_ids(block.hpo_id)))
         blocklist_lines.append("\t".join(cells) + "\n")
     for path, lines, what in ((lexicon_path, lexicon_lines, "learned lexicon"), (blocklist_path, blocklist_lines, "learned blocklist")):
-        writer.write(str(path), lines, what)
+        outputs.write(str(path), lines, what)
     header = (
         summary + f"# Candidates: term words HPO synonym sets or annotated mentions replace by another word in >= "
         f"{settings.substitution_min_terms} terms; kept: the matches a pair adds are annotated >= "
         f"{settings.substitution_min_annotated} times in >= {settings.substitution_min_articles} articles, "
         f"precision >= {settings.substitution_min_precision}.\n"
     )
-    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header, writer)
+    write_substitutions(learned.substitutions, substitutions_path(lexicon_path), header, outputs)
 
 
 def substitutions_path(lexicon_path: Path) -> Path:

@@ -30,7 +30,8 @@ from ..formats.inputs import AUTO
 from .progress import StreamProgress
 from .article_chunks import Pipelines, Result, annotate_items, article_of, chunks
 from ..formats.streaming import Item, input_paths, input_size, read_items
-from ..core.writer import LineOutput, Writer
+from ..core.outputs import OutputFiles
+from ..core.partial import PartialOutput
 
 CHUNKS_IN_FLIGHT = 3
 
@@ -130,7 +131,7 @@ def predict_corpus(
     pipeline_settings: dict | None = None,
     on_error: str = "fail",
     profile: str = AUTO,
-    writer: Writer | None = None,
+    outputs: OutputFiles | None = None,
 ) -> int:
     """Predict every article of ``input_spec`` into ``output_path`` (and the evidence into
     ``explain_path``); the number of articles annotated by this run.
@@ -141,11 +142,11 @@ def predict_corpus(
     ``pipeline_settings``. ``profile`` ``auto`` gives each file the profile of its format
     (``inputs.format_profile``).
     ``on_error`` 'skip' leaves a bad article out with a warning instead of stopping.
-    ``writer`` is the command's (by default one that knows the input files).
+    ``outputs`` are the command's output files (by default ones that know the input files).
     """
     paths = input_paths(input_spec)
-    writer = writer or Writer(paths)
-    outputs = [writer.lines(output_path, "predictions")] + ([writer.lines(explain_path, "evidence")] if explain_path else [])
+    files = outputs or OutputFiles(paths)
+    outputs = [PartialOutput(files, output_path, "predictions")] + ([PartialOutput(files, explain_path, "evidence")] if explain_path else [])
     keep = min(output.resumable(resume) for output in outputs)
     items = read_items(paths, input_format, on_error)
     first_item = next(items, None)  # format detection and its errors before the pipeline's start-up
@@ -249,7 +250,7 @@ class FirstLines:
         return False
 
 
-def _write_results(part: list[Item], results: list[Result | None], outputs: list[LineOutput], first_line: "FirstLines") -> int:
+def _write_results(part: list[Item], results: list[Result | None], outputs: list[PartialOutput], first_line: "FirstLines") -> int:
     """Write a chunk's results; the number of articles in it."""
     count = 0
     for item, result in zip(part, results):

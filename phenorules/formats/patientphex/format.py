@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...core.article import Article
 from ..registry import Format, register
-from ...core.writer import jsonl_line
+from ...core.files import json_line
 from . import PROFILE
 from .articles import to_article
 from .io import parse_article_line, parse_articles, prediction_line
@@ -32,7 +32,7 @@ JSONL = register(
         read=read_jsonl,
         write=lambda results: "".join(prediction_line(to_record(result)) for result in results),
         line=lambda result: prediction_line(to_record(result)),
-        explain=lambda result: jsonl_line(evidence_record(result)),
+        explain=lambda result: json_line(evidence_record(result), sort_keys=True),
         record=full_record,
         read_line=read_jsonl_line,
     )

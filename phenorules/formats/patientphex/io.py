@@ -12,8 +12,8 @@ import re
 from typing import Any, Callable, Iterable
 
 from phenorules.core.errors import ON_ERROR, InputError, warn
-from phenorules.core.files import json_value, read_bytes
-from phenorules.core.writer import Writer, json_line
+from phenorules.core.files import json_line, json_value, read_bytes
+from phenorules.core.outputs import OutputFiles
 from phenorules.core.article import Article as CoreArticle, passages_problem as core_passages_problem
 from phenorules.core.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
 
@@ -304,14 +304,14 @@ def article_text(article: dict) -> str:
 # --- writing -------------------------------------------------------------------------
 
 
-def write_predictions(path: str, records: Iterable[dict], writer: Writer | None = None) -> None:
+def write_predictions(path: str, records: Iterable[dict], outputs: OutputFiles | None = None) -> None:
     """Write one JSON line per record in the given order; ``path`` '-' means stdout;
-    ``writer`` is the command's.
+    ``outputs`` is the command's.
 
     Entities and phenotype lists are put in a canonical order, so equal predictions give
     equal bytes whatever order the pipeline produced them in.
     """
-    (writer or Writer()).write(path, (prediction_line(record) for record in records), "predictions")
+    (outputs or OutputFiles()).write(path, (prediction_line(record) for record in records), "predictions")
 
 
 def prediction_line(record: dict) -> str:

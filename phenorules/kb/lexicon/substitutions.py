@@ -33,7 +33,7 @@ from typing import Callable, Iterable
 from ...core.errors import InputError
 from .normalize import normalize_key
 from .tsv import read_tsv
-from ...core.writer import Writer
+from ...core.outputs import OutputFiles
 
 SOURCES = ("synonyms", "mentions")
 LEARNED_SUBSTITUTIONS = "learned_substitutions.tsv"
@@ -124,10 +124,10 @@ def from_mentions(
 _COLUMNS = ("term_word", "text_word", "source", "terms", "articles", "hits", "annotated")
 
 
-def write_substitutions(substitutions: list[Substitution], path: Path, header: str, writer: Writer | None = None) -> None:
+def write_substitutions(substitutions: list[Substitution], path: Path, header: str, outputs: OutputFiles | None = None) -> None:
     lines = [header, "# " + "\t".join(_COLUMNS) + "\n"]
     lines += ["\t".join(str(getattr(s, column)) for column in _COLUMNS) + "\n" for s in substitutions]
-    (writer or Writer()).write(str(path), lines, "learned substitutions")
+    (outputs or OutputFiles()).write(str(path), lines, "learned substitutions")
 
 
 def read_substitutions(path: Path) -> list[Substitution]:

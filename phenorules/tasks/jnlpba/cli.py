@@ -79,17 +79,17 @@ def predict(test_path: str, train_dir: str | None, no_cache: bool, output_path: 
     """Tag every sentence; JSONL with tokens, tags, evalscope <response> and entity provenance."""
     from .io import read_iob2
     from .model import load_model, make_tagger
-    from ...core.writer import Writer
+    from ...core.outputs import OutputFiles
     from .predict import predict_sentences, write_predictions
 
     training = _train_dir(train_dir, test_path)
-    writer = Writer([test_path, *(str(path) for path in training.glob("*") if path.is_file())])
-    writer.claim(output_path, "predictions")
+    outputs = OutputFiles([test_path, *(str(path) for path in training.glob("*") if path.is_file())])
+    outputs.claim(output_path, "predictions")
     sentences = read_iob2(test_path)
     predictions = predict_sentences(make_tagger(load_model(training, use_cache=not no_cache)), sentences)
     lines = io.StringIO()
     write_predictions(lines, predictions)
-    writer.write(output_path, [lines.getvalue()], "predictions")
+    outputs.write(output_path, [lines.getvalue()], "predictions")
 
 
 @jnlpba.command()

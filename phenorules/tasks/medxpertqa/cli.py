@@ -59,14 +59,14 @@ def profile(
 ) -> None:
     """Per question: the vignette's present and excluded phenotypes with their ancestors,
     and each option's phenotypes, named diseases and profile, as JSONL."""
-    from ...core.writer import Writer
-    from ...core.writer import write_jsonl
+    from ...core.outputs import OutputFiles
+    from ...core.files import json_line
     from .profile import profile_record, question_profile
 
-    writer = Writer([questions_path, hpo, annotations_path, genes_path])
-    writer.claim(output_path, "profiles")
+    outputs = OutputFiles([questions_path, hpo, annotations_path, genes_path])
+    outputs.claim(output_path, "profiles")
     questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
-    write_jsonl(output_path, (profile_record(question_profile(nlp, knowledge, q), knowledge) for q in questions), "profiles", writer)
+    outputs.write(output_path, (json_line(profile_record(question_profile(nlp, knowledge, q), knowledge), sort_keys=True) for q in questions), "profiles")
 
 
 @medxpertqa.command()
@@ -98,16 +98,16 @@ def evaluate(
     question_type, with coverage, random and 95% Wilson intervals."""
     from phenorules.core.errors import InputError
 
-    from ...core.writer import Writer
-    from ...core.writer import write_jsonl
+    from ...core.outputs import OutputFiles
+    from ...core.files import json_line
     from .answer import response_text
     from .evaluate import Outcome, format_table, report
     from .profile import question_profile
     from .score import answer
 
-    writer = Writer([questions_path, hpo, annotations_path, genes_path])
+    outputs = OutputFiles([questions_path, hpo, annotations_path, genes_path])
     if answers_path:
-        writer.claim(answers_path, "answers")
+        outputs.claim(answers_path, "answers")
     questions, nlp, knowledge = _setup(questions_path, hpo, disable, annotations_path, genes_path)
     unlabelled = [q.id for q in questions if q.label is None]
     if unlabelled:
@@ -128,7 +128,7 @@ def evaluate(
             }
         )
     if answers_path:
-        write_jsonl(answers_path, records, "answers", writer)
+        outputs.write(answers_path, (json_line(record, sort_keys=True) for record in records), "answers")
     result = report(outcomes)
     if as_json:
         click.echo(json.dumps(result, indent=2, sort_keys=True))

@@ -20,7 +20,7 @@ from ...stages.profiles import profile
 from ...formats.patientphex import PROFILE
 from .barchart import bar_chart
 from .crossval import Setting, cross_validate
-from ...core.writer import Writer
+from ...core.outputs import OutputFiles
 
 FULL = "full pipeline"
 WITH = "with "  # a setting that switches on a part the default pipeline leaves off
@@ -87,8 +87,8 @@ def markdown_table(result: dict) -> str:
 ABLATION_FILES = (("ablation.md", "ablation table"), ("ablation.json", "ablation results"), ("ablation.svg", "ablation chart"))
 
 
-def claim_ablation_files(directory: str | Path, writer: Writer) -> list[Path]:
-    """The ablation files' paths in ``directory`` (made if missing), claimed on ``writer``:
+def claim_ablation_files(directory: str | Path, outputs: OutputFiles) -> list[Path]:
+    """The ablation files' paths in ``directory`` (made if missing), claimed on ``outputs``:
     a run that could not write them fails before its folds."""
     directory = Path(directory)
     try:
@@ -97,20 +97,20 @@ def claim_ablation_files(directory: str | Path, writer: Writer) -> list[Path]:
         raise InputError(f"{directory}: cannot write the ablation results: {error.strerror}") from None
     paths = [directory / name for name, _ in ABLATION_FILES]
     for path, (_, what) in zip(paths, ABLATION_FILES):
-        writer.claim(str(path), what)
+        outputs.claim(str(path), what)
     return paths
 
 
-def write_ablation(result: dict, directory: str | Path, writer: Writer | None = None) -> list[Path]:
+def write_ablation(result: dict, directory: str | Path, outputs: OutputFiles | None = None) -> list[Path]:
     """ablation.md, ablation.json and ablation.svg (each part's contribution) in ``directory``,
-    through the command's ``writer``."""
-    writer = writer or Writer()
-    paths = claim_ablation_files(directory, writer)
+    through the command's ``outputs``."""
+    outputs = outputs or OutputFiles()
+    paths = claim_ablation_files(directory, outputs)
     texts = (
         markdown_table(result),
         json.dumps(result, indent=2, sort_keys=True) + "\n",
         bar_chart("Score lost without each part (cross-validated)", contributions(result)),
     )
     for path, (_, what), text in zip(paths, ABLATION_FILES, texts):
-        writer.write(str(path), [text], what)
+        outputs.write(str(path), [text], what)
     return paths
