@@ -15,15 +15,15 @@ import click
 
 from . import __version__
 from .core.errors import InputError, PhenorulesError, one_line
-from .core.files import json_value, remove_temporaries_on_signals
-from .options import DISABLE_OPTION, ENABLE_OPTION, HPO_OPTION, PROFILE_OPTION, SET_OPTION
+from .core.files import remove_temporaries_on_signals
+from .options import HPO_OPTION, QUIET_OPTION, PipelineSettings, pipeline_options
 from .core.outputs import OutputFiles, silence_stdout
 
 
 # The formats of registry.BUILT_IN that read and that write, for --help, which must not
 # import them (they import spaCy); tests/test_cli.py holds them equal to the registry's.
 BUILT_IN_READERS = ("bioc", "bioc-xml", "jsonl", "text")
-BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "jsonl", "pubtator")
+BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "evidence", "jsonl", "pubtator")
 
 
 class FormatName(click.ParamType):
@@ -61,7 +61,7 @@ class FormatName(click.ParamType):
             raise SettingError(f"{param.opts[-1]} {value}: {error}") from None
         except SettingError:
             format_ = None
-        if format_ is None or (format_.write is None and format_.line is None if self.writes else format_.read is None):
+        if format_ is None or (not format_.writes if self.writes else format_.read is None):
             self.fail(f"{value!r} is not one of {', '.join(map(repr, self.names()))}.", param, ctx)
         return value
 
@@ -75,7 +75,7 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="Input format: plain text, PatientPheX JSONL, or BioC JSON or XML as the PMC BioC API serves it; auto tells them by content.",
 )
-STREAMED_FORMAT = "jsonl"  # written a line per article as the corpus goes (--jobs, --resume, --scheduler)
+EVIDENCE_FORMAT = "evidence"  # what --explain writes
 PHENOPACKETS = "Phenopackets"  # what the files of a --phenopackets directory are called in messages
 ON_ERROR_OPTION = click.option(
     "--on-error",
@@ -84,12 +84,6 @@ ON_ERROR_OPTION = click.option(
     show_default=True,
     help="A bad article (a broken line, a wrong field, over 10,000,000 characters): stop with exit code 2, or leave it out with a warning and go on.",
 )
-
-
-def _quieten(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
-    if quiet:
-        logging.getLogger("phenorules").setLevel(logging.WARNING)
-    return quiet
 
 
 class IsoTime(click.ParamType):
@@ -116,9 +110,6 @@ CREATED_OPTION = click.option(
     default=None,
     metavar="ISO-8601",
     help="The Phenopackets' metaData.created (default: the HPO release's date; SOURCE_DATE_EPOCH, when set, comes first).",
-)
-QUIET_OPTION = click.option(
-    "-q", "--quiet", is_flag=True, callback=_quieten, help="No progress bar (it shows only on a terminal anyway) and no messages."
 )
 
 
@@ -166,23 +157,9 @@ def main() -> None:
     _say_on_stderr()
 
 
-def _pipeline(hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str):
-    from .stages.pipeline import build_pipeline
-
-    return build_pipeline(disable=disable, stage_config=stage_config, hpo=hpo, enable=enable, profile=profile)
-
-
-def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config: dict[str, dict], profile: str) -> None:
-    """An unknown stage, setting or profile fails here, before any input is read."""
-    from .formats.inputs import AUTO
-    from .stages.pipeline import stage_plan
-
-    stage_plan(disable, stage_config, enable=enable, **({} if profile == AUTO else {"profile": profile}))
-
-
 @main.command()
 @click.argument("input_path", metavar="INPUT")
-@click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write predictions (default: stdout); OUT.jsonl.gz is written gzipped.")
+@click.option("-o", "--output", "output_path", default="-", metavar="OUT", help="Where to write the output (default: stdout); OUT.gz is written gzipped.")
 @click.option(
     "--output-format",
     "--to",
@@ -200,11 +177,7 @@ def _check_plan(disable: tuple[str, ...], enable: tuple[str, ...], stage_config:
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help="Annotate on the workers of this Dask scheduler (pip install 'phenorules[dask]').")
 @FORMAT_OPTION
 @ON_ERROR_OPTION
-@HPO_OPTION
-@DISABLE_OPTION
-@ENABLE_OPTION
-@SET_OPTION
-@PROFILE_OPTION
+@pipeline_options
 @QUIET_OPTION
 def predict(
     input_path: str,
@@ -218,20 +191,17 @@ def predict(
     scheduler: str | None,
     input_format: str,
     on_error: str,
-    hpo: str | None,
-    disable: tuple[str, ...],
-    enable: tuple[str, ...],
-    stage_settings: tuple[str, ...],
-    profile: str,
+    settings: PipelineSettings,
     quiet: bool,
 ) -> None:
-    """Predict phenotype mentions and patient associations (the submission JSONL) for
-    PatientPheX JSONL, BioC JSON or XML, or plain text: a file, - (stdin), a directory or a
-    glob, plain or gzipped. JSONL output streams, in input order, the same bytes for any
-    --jobs; BioC, PubTator and Phenopackets are written from the whole input at once."""
-    from .run.parallel import predict_corpus
-    from .stages.pipeline import parse_settings
+    """Predict phenotype mentions and patient associations (by default the submission
+    JSONL) for PatientPheX JSONL, BioC JSON or XML, or plain text: a file, - (stdin), a
+    directory or a glob, plain or gzipped. Every format is written in input order as the
+    articles are annotated, the same bytes for any --jobs or --scheduler, and a stopped
+    run is taken up by --resume."""
     from .formats.streaming import input_paths
+    from .run.outputs import FormatFile
+    from .run.predict import predict_corpus
 
     if phenopackets_dir is not None:
         from .core.source_date import source_date
@@ -239,75 +209,25 @@ def predict(
         source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     elif created is not None:
         raise InputError("--created: the Phenopackets' metaData.created, for --phenopackets only")
-    outputs = OutputFiles([*input_paths(input_path), hpo])
-    stage_config = parse_settings(stage_settings)
-    _check_plan(disable, enable, stage_config, profile)  # here, not on a cluster's workers
-    if output_format == STREAMED_FORMAT and phenopackets_dir is None:
-        predict_corpus(
-            input_path,
-            output_path,
-            explain_path,
-            input_format,
-            build=lambda chosen: _pipeline(hpo, disable, enable, stage_config, chosen),
-            jobs=jobs,
-            scheduler=scheduler,
-            resume=resume,
-            quiet=quiet,
-            pipeline_settings={"hpo": hpo, "disable": list(disable), "enable": list(enable), "stage_config": stage_config},
-            on_error=on_error,
-            outputs=outputs,
-            profile=profile,
-        )
-        return
-    streaming_only = [option for option, used in (("--jobs", jobs != 1), ("--resume", resume), ("--scheduler", scheduler)) if used]
-    if streaming_only:
-        raise InputError(f"{', '.join(streaming_only)}: for JSONL predictions only, not with --output-format {output_format} or --phenopackets")
-    _predict_whole(outputs, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet)
-
-
-def _predict_whole(outputs, input_path, output_path, output_format, explain_path, phenopackets_dir, created, input_format, on_error, hpo, disable, enable, stage_config, profile, quiet) -> None:
-    """predict for the outputs written from the whole input: BioC, PubTator, Phenopackets."""
-    from .formats import registry
-    from .core.annotated import annotate
-    from .formats.inputs import format_profile, read_input_format
-    from .run.progress import progress
-
-    written = registry.get(output_format)
-    outputs.claim(output_path, written.what)
+    paths = input_paths(input_path)
+    files = OutputFiles([*paths, settings.hpo])
+    outputs = [FormatFile(files, output_path, output_format)]
     if explain_path is not None:
-        outputs.claim(explain_path, "evidence")
+        outputs.append(FormatFile(files, explain_path, EVIDENCE_FORMAT))
     if phenopackets_dir is not None:
-        from .formats import require
-
-        require("phenopackets")
-        outputs.claim_directory(phenopackets_dir, PHENOPACKETS)
-    articles, chosen = read_input_format(input_path, input_format, on_error)
-    written.check_articles(articles)  # before the work
-    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
-    results = progress(annotate(nlp, articles), len(articles), quiet)
-    if phenopackets_dir is not None:
-        results = _writing_phenopackets(results, phenopackets_dir, created, hpo, quiet, outputs)
-    results = list(results)
-    output = written.write_results(results)
-    outputs.write(output_path, [output], written.what, binary=isinstance(output, bytes))
-    if explain_path is not None:
-        explained = registry.get(STREAMED_FORMAT).explain
-        outputs.write(explain_path, [explained(result) for result in results], "evidence")
+        outputs.append(_phenopacket_files(files, phenopackets_dir, settings.hpo, created, quiet))
+    predict_corpus(paths, outputs, settings, input_format, on_error, jobs, scheduler, resume, quiet)
 
 
-def _writing_phenopackets(results, directory: str, created, hpo: str | None, quiet: bool, outputs: OutputFiles):
-    """The results, passed on after their Phenopackets are written into ``directory``."""
-    from .formats.phenopackets import write_phenopackets
+def _phenopacket_files(files: OutputFiles, directory: str, hpo: str | None, created, quiet: bool):
+    """The Phenopackets output of ``--phenopackets DIR``, its directory claimed."""
+    from .formats import require
     from .kb.resources import load_resources
-    from .formats.patientphex.records import full_record
+    from .run.outputs import PhenopacketFiles
 
-    ontology = load_resources(hpo).ontology
-    count = 0
-    for result in results:
-        count += write_phenopackets(directory, [full_record(result)], ontology, outputs, created)
-        yield result
-    if not quiet:
-        click.echo(f"wrote {count} Phenopackets into {directory}", err=True)
+    require("phenopackets")
+    files.claim_directory(directory, PHENOPACKETS)
+    return PhenopacketFiles(files, directory, load_resources(hpo).ontology, created, None if quiet else lambda message: click.echo(message, err=True))
 
 
 @main.command()
@@ -320,13 +240,15 @@ def _writing_phenopackets(results, directory: str, created, hpo: str | None, qui
 @QUIET_OPTION
 def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evidence_path: str | None, created, hpo: str | None, quiet: bool) -> None:
     """Write one GA4GH Phenopacket per patient of a prediction file."""
-    from .formats import require
-    from .formats.phenopackets import text_subjects, with_patients, write_phenopackets
     from .core.source_date import source_date
+    from .formats import require
     from .formats.inputs import read_input
-    from .kb.resources import load_resources
+    from .formats.patientphex.evidence import read_evidence
     from .formats.patientphex.io import read_predictions
-    from .formats.patientphex.records import patient_entries
+    from .formats.patientphex.records import patient_entries, record_result, with_patients
+    from .formats.phenopackets import write_phenopackets
+    from .kb.resources import load_resources
+    from .patients.subjects import text_subjects
 
     source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
     require("phenopackets")
@@ -335,32 +257,11 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     records = read_predictions(pred_path)
     articles = read_input(articles_path, "jsonl") if articles_path else []
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
-    evidence = _read_evidence(evidence_path) if evidence_path else None
-    count = write_phenopackets(output_dir, with_patients(records, patients, evidence), load_resources(hpo).ontology, outputs, created)
+    evidence = read_evidence(evidence_path) if evidence_path else None
+    results = [record_result(record) for record in with_patients(records, patients, evidence)]
+    count = write_phenopackets(output_dir, results, load_resources(hpo).ontology, outputs, created)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
-
-
-def _read_evidence(path: str) -> list[dict]:
-    from .core.files import read_text
-
-    lines = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        record = json_value(line, f"{path}, line {number}")
-        try:
-            if not isinstance(record, dict) or not isinstance(record.get("pmc_id"), str) or not isinstance(record.get("evidence"), list):
-                raise ValueError("expected an object with pmc_id and evidence")
-            for reason in record["evidence"]:
-                if not all(isinstance(reason.get(key), kind) for key, kind in (("offset", int), ("length", int), ("identifier", str), ("patients", list))):
-                    raise ValueError("an evidence entry lacks offset, length, identifier or patients")
-                if not isinstance(reason.get("assertions", []), list) or not all(isinstance(flag, str) for flag in reason.get("assertions", [])):
-                    raise ValueError("an evidence entry's assertions are not a list of flags")
-        except (ValueError, AttributeError) as error:
-            raise InputError(f"{path}, line {number}: not an evidence record of predict --explain ({error})") from None
-        lines.append(record)
-    return lines
 
 
 @main.command()
@@ -386,31 +287,21 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
 @ON_ERROR_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the mentions as JSON.")
 @click.option("--html", "html_path", metavar="OUT.html", default=None, help="Write an HTML view of the articles (a table of contents; phenotypes coloured by patient, with their term, ids and flags) instead of the listing.")
-@HPO_OPTION
-@DISABLE_OPTION
-@ENABLE_OPTION
-@SET_OPTION
-@PROFILE_OPTION
+@pipeline_options
 @QUIET_OPTION
-def annotate(
-    input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, hpo: str | None, disable: tuple[str, ...], enable: tuple[str, ...],
-    stage_settings: tuple[str, ...], profile: str, quiet: bool,
-) -> None:
+def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, html_path: str | None, settings: PipelineSettings, quiet: bool) -> None:
     """Find phenotypes in plain text, PatientPheX JSONL, or BioC JSON or XML (a file, or -
     for stdin) and show them."""
     from .formats.inputs import format_profile, read_input_format
     from .run.progress import progress
     from .core.annotated import annotate
-    from .stages.pipeline import parse_settings
     from .core.phenotype import mention_rows
     from .formats.view import article_view, render_page
 
-    outputs = OutputFiles([input_path, hpo])
+    outputs = OutputFiles([input_path, settings.hpo])
     outputs.claim(html_path or "-", "HTML view" if html_path else "listing")
-    stage_config = parse_settings(stage_settings)
-    _check_plan(disable, enable, stage_config, profile)
     articles, chosen = read_input_format(input_path, input_format, on_error)
-    nlp = _pipeline(hpo, disable, enable, stage_config, format_profile(chosen, profile))
+    nlp = settings.build(format_profile(chosen, settings.profile))
     results = progress(annotate(nlp, articles), len(articles), quiet)
     if html_path:
         views = (article_view(result) for result in results)
@@ -457,7 +348,7 @@ def info(hpo: str | None) -> None:
         click.echo(f"  {profile.name}: {', '.join(rows)}")
     click.echo("formats:   (--from, --to; phenorules.formats.registry)")
     for name, format_ in registry.formats().items():
-        does = [word for word, present in (("read", format_.read), ("written", format_.write or format_.line)) if present]
+        does = [word for word, present in (("read", format_.read), ("written", format_.writes)) if present]
         click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else ""))
 
 
@@ -542,32 +433,24 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 @click.option("--no-learn", is_flag=True, help="Cross-validate without the learned lexicon.")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
 @click.option("--predictions", "predictions_path", default=None, metavar="OUT.jsonl", help="Also write the pooled out-of-fold predictions (in the input's article order).")
-@HPO_OPTION
-@DISABLE_OPTION
-@ENABLE_OPTION
-@SET_OPTION
-@PROFILE_OPTION
+@pipeline_options
 @_learn_options
-def cv(
-    train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, hpo: str | None, disable: tuple[str, ...],
-    enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, **options,
-) -> None:
+def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, settings: PipelineSettings, **options) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
-    from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
     from .formats.inputs import format_profile
-    from .stages.pipeline import parse_settings
+    from .formats.patientphex.format import JSONL
     from .formats.patientphex.io import read_articles, write_predictions
+    from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
     from .tasks.patientphex.score import format_table, score
 
-    settings = _learn_settings(options)
-    outputs = OutputFiles([train_path, hpo])
+    learning = _learn_settings(options)
+    outputs = OutputFiles([train_path, settings.hpo])
     if predictions_path:
         outputs.claim(predictions_path, "predictions")
     articles = read_articles(train_path, annotated=True)
-    stage_config = parse_settings(stage_settings)
-    _check_plan(disable, enable, stage_config, profile)  # fails before the folds are learned
-    setting = Setting("cv", disable=disable, enable=enable, stage_config=stage_config, learn=not no_learn, profile=format_profile("jsonl", profile))
-    records = out_of_fold_predictions(articles, [setting], folds, seed, hpo, settings, lambda m: click.echo(m, err=True))["cv"]
+    profile = format_profile(JSONL.name, settings.profile)
+    setting = Setting("cv", disable=settings.disable, enable=settings.enable, stage_config=settings.stage_config, learn=not no_learn, profile=profile)
+    records = out_of_fold_predictions(articles, [setting], folds, seed, settings.hpo, learning, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:
         write_predictions(predictions_path, records, outputs)
     result = score(articles, records)
@@ -596,67 +479,9 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
     click.echo("wrote " + ", ".join(str(p) for p in paths))
 
 
-@main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (anything but localhost is reachable from other machines; there is no authentication).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one).")
-@click.option("--jnlpba-train", "jnlpba_train", metavar="DIR", envvar="PHENORULES_JNLPBA_TRAIN", default=None, help="JNLPBA brat training folder: the chat API then answers evalscope's JNLPBA prompt (env PHENORULES_JNLPBA_TRAIN).")
-@click.option("--max-request-bytes", type=click.IntRange(min=1), default=None, metavar="N", help="Largest request body accepted (default 10 MiB).")
-@click.option("--request-timeout", "request_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time budget of a request, waiting for the pipeline included; past it the work stops and the answer is 503 (default 60).")
-@click.option("--body-timeout", "body_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request body to arrive; past it the answer is 408 (default 30).")
-@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Also answer requests addressed to this Host (repeatable; '*' any). By default only localhost, 127.0.0.1, [::1] and --host, with the port.")
-@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL", help="Also answer browser requests from pages of this origin, e.g. http://localhost:3000 (repeatable; '*' any). By default only the server's own pages.")
-@click.option("--header-timeout", "header_seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Time for a request's line and headers to arrive on a connection; past it the connection is closed (default 5).")
-@click.option("--max-connections", type=click.IntRange(min=1), default=None, metavar="N", help="Connections open at once; one more closes the one idle or waiting longest for its headers (default 512, or half of ulimit -n if that is lower).")
-@HPO_OPTION
-@DISABLE_OPTION
-@ENABLE_OPTION
-@SET_OPTION
-@PROFILE_OPTION
-@QUIET_OPTION
-def serve(
-    host: str, port: int, jnlpba_train: str | None, max_request_bytes: int | None, request_seconds: float | None, body_seconds: float | None,
-    allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...], header_seconds: float | None, max_connections: int | None, hpo: str | None,
-    disable: tuple[str, ...], enable: tuple[str, ...], stage_settings: tuple[str, ...], profile: str, quiet: bool,
-) -> None:
-    """Serve the curation page, /annotate and an OpenAI-compatible chat API (docs/serve.md).
-    The server answers /health as soon as it listens and loads the pipeline meanwhile."""
-    try:
-        from .serve import MAX_REQUEST_BYTES, REQUEST_SECONDS
-        from .serve.connections import HEADER_SECONDS, ConnectionLimits, default_max_connections, open_file_limit
-        from .serve.guard import BODY_SECONDS, served_policy
-        from .serve.server import serve as run
-    except ImportError as error:
-        raise PhenorulesError(f"phenorules serve needs the serve extra ({error.name} is missing): pip install 'phenorules[serve]'") from None
-    from .core.source_date import source_date
+from .serve.command import serve  # noqa: E402  (a command that imports the server when it runs)
 
-    source_date()  # the Phenopackets export's metaData.created: a bad SOURCE_DATE_EPOCH is refused at start
-
-    def engine():
-        """The engine, built by the server's loading thread: a bad setting fails there too."""
-        from .formats.inputs import format_profile
-        from .stages.pipeline import parse_settings
-        from .serve.engine import Engine
-
-        stage_config = parse_settings(stage_settings)
-        _check_plan(disable, enable, stage_config, profile)
-        nlp = _pipeline(hpo, disable, enable, stage_config, format_profile("text", profile))
-        tagger = None
-        if jnlpba_train:
-            from .tasks.jnlpba.model import load_model, make_tagger
-
-            tagger = make_tagger(load_model(jnlpba_train))
-        return Engine(nlp, tagger)
-
-    def policy(bound_port: int):
-        limits = {"max_request_bytes": max_request_bytes or MAX_REQUEST_BYTES, "body_seconds": body_seconds or BODY_SECONDS}
-        return served_policy(host, bound_port, allow_hosts, allow_origins, **limits)
-
-    files = open_file_limit()
-    if max_connections is not None and files is not None and max_connections >= files:
-        raise InputError(f"--max-connections {max_connections}: not below the limit of open files, {files} (ulimit -n)")
-    limits = ConnectionLimits(header_seconds or HEADER_SECONDS, max_connections or default_max_connections())
-    run(engine, host, port, policy, request_seconds or REQUEST_SECONDS, limits, quiet)
-
+main.add_command(serve)
 
 from .tasks.jnlpba.cli import jnlpba  # noqa: E402  (a group whose commands import lazily)
 

@@ -1,4 +1,5 @@
-"""Annotation on a Dask cluster (a LocalCluster on 127.0.0.1) gives the serial bytes."""
+"""Annotation on a Dask cluster (a LocalCluster on 127.0.0.1) gives the serial bytes, in
+every format."""
 
 import pytest
 from click.testing import CliRunner
@@ -39,6 +40,21 @@ def test_predict_on_a_scheduler_writes_the_serial_bytes(cluster, corpus, tmp_pat
     assert len(serial.read_bytes().splitlines()) == 15
 
 
+@pytest.mark.parametrize("options", [["--to", "bioc"], ["--to", "bioc-xml"], ["--to", "docbin"], ["--to", "pubtator"], ["--explain"], ["--phenopackets"]])
+def test_every_format_written_on_a_scheduler_is_the_serial_bytes(cluster, tmp_path, options):
+    from test_flow import abstract_lines
+
+    source = tmp_path / "abstracts.jsonl"
+    source.write_text("".join(abstract_lines(2)), encoding="utf-8")
+    written = {}
+    for run, where in (("serial", []), ("cluster", ["--scheduler", cluster.scheduler_address])):
+        out = tmp_path / run
+        extra = [*options, str(out)] if options[0] in ("--explain", "--phenopackets") else [*options, "-o", str(out)]
+        predict(source, *where, *extra)
+        written[run] = {str(path.relative_to(out)): path.read_bytes() for path in out.rglob("*")} if out.is_dir() else out.read_bytes()
+    assert written["serial"] == written["cluster"] and written["serial"]
+
+
 def test_stage_settings_reach_the_workers(cluster, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("History of VSD.\n", encoding="utf-8")
@@ -51,13 +67,14 @@ def test_stage_settings_reach_the_workers(cluster, tmp_path):
 
 
 def test_predict_bag_maps_partitions_to_the_serial_lines(cluster, corpus, tmp_path):
+    from phenorules.options import PipelineSettings
     from phenorules.run.distributed import predict_bag
 
     serial = tmp_path / "serial.jsonl"
     predict(corpus, "-o", serial)
     with distributed.Client(cluster) as client:
         bag = dask_bag.from_sequence(corpus.read_text(encoding="utf-8").splitlines(keepends=True), npartitions=4)
-        lines = predict_bag(bag, hpo=MINI_OBO).compute(scheduler=client.get)
+        lines = predict_bag(bag, PipelineSettings(hpo=MINI_OBO)).compute(scheduler=client.get)
     assert "".join(lines).encode() == serial.read_bytes()
 
 

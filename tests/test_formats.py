@@ -15,7 +15,8 @@ from phenopackets import Phenopacket, Sex
 
 from phenorules.cli import main
 from phenorules.formats.bioc import annotation_infons
-from phenorules.formats.phenopackets import phenopacket_file_name, phenopackets_for_record
+from phenorules.formats.patientphex.records import record_result
+from phenorules.formats.phenopackets import phenopacket_file_name, phenopackets_of
 from phenorules.formats.inputs import read_input
 from phenorules.core.article import layout_passages
 from phenorules.core.phenotype import Phenotype
@@ -146,7 +147,7 @@ def test_phenopackets_command_from_predictions_equals_predict_phenopackets(pheno
 
 def test_without_patients_or_attribution_nothing_is_guessed(mini_ontology):
     record = {"pmc_id": "abc", "pmid": None, "entities": [{"identifier": "HP:0000252", "note": "NO", "offset": 0, "length": 12, "text": "microcephaly", "type": "Phenotype"}], "association": [{"patient_id": "P1", "phenotype": ["HP:0001250"]}]}
-    (packet,) = phenopackets_for_record(record, mini_ontology, hpo_version="v1")
+    (packet,) = phenopackets_of(record_result(record), mini_ontology, hpo_version="v1")
     assert packet["subject"] == {"id": "abc_P1"}
     assert [f["type"] for f in packet["phenotypicFeatures"]] == [{"id": "HP:0001250", "label": "Seizure"}]
     assert packet["metaData"]["resources"][0]["version"] == "v1" and "externalReferences" not in packet["metaData"]
@@ -155,7 +156,7 @@ def test_without_patients_or_attribution_nothing_is_guessed(mini_ontology):
 def test_conflicting_sex_or_age_in_the_mentions_gives_none(mini_ontology):
     mentions = [{"text": t, "offset": 0, "length": len(t)} for t in ("a 3-year-old boy", "the 5-year-old girl", "the boy's mother")]
     record = {"pmc_id": "1", "pmid": "2", "entities": [], "association": [], "patient": [{"patient_id": "P1", "mention": mentions}]}
-    (packet,) = phenopackets_for_record(record, mini_ontology)
+    (packet,) = phenopackets_of(record_result(record), mini_ontology)
     assert packet["subject"] == {"id": "PMID_2_P1"}
 
 
@@ -324,7 +325,7 @@ def _entity(offset, identifier, patients, assertions=(), negated=False):
 
 
 def _features(record, ontology) -> dict[str, list[tuple[str, bool]]]:
-    return {p["subject"]["id"]: [(f["type"]["id"], f.get("excluded", False)) for f in p.get("phenotypicFeatures", [])] for p in phenopackets_for_record(record, ontology)}
+    return {p["subject"]["id"]: [(f["type"]["id"], f.get("excluded", False)) for f in p.get("phenotypicFeatures", [])] for p in phenopackets_of(record_result(record), ontology)}
 
 
 def _record(entities, association):

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import phenorules.cli as cli_module
+from phenorules.options import PipelineSettings
 from phenorules.cli import main
 from phenorules.formats.patientphex.io import article_text
 
@@ -203,7 +203,7 @@ def _predict(tmp_path, monkeypatch, nlp, name: str, data: bytes, *options: str):
     source, out = tmp_path / name, tmp_path / "out.jsonl"
     source.write_bytes(data)
     out.write_bytes(PREVIOUS)
-    monkeypatch.setattr(cli_module, "_pipeline", lambda *_: nlp)
+    monkeypatch.setattr(PipelineSettings, "build", lambda *_: nlp)
     result = CliRunner().invoke(main, ["predict", str(source), "-o", str(out), "--hpo", MINI_OBO, *options])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         _problem("traceback", f"{type(result.exception).__name__}: {result.exception}")

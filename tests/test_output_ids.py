@@ -1,8 +1,8 @@
 """Every output format holds the ids it is given, or refuses them: an article id (and PMID,
 and patient id) with a newline, a CR, a tab, a '|', a NUL, U+2028, quotes, '<', '&', a
 length past a file name's, spaces at its ends, or a lone surrogate never injects a line,
-a field or an article into an output. For each registered writer (jsonl, bioc, bioc-xml,
-pubtator, docbin) and the Phenopackets files, ``predict`` either refuses in one line (exit
+a field or an article into an output. For each registered writer (jsonl, evidence, bioc,
+bioc-xml, pubtator, docbin) and the Phenopackets files, ``predict`` either refuses in one line (exit
 2, the previous output untouched) or writes what its own reader, or the format's standard
 parser, reads back to the same ids and the same number of articles.
 """
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from phenopackets import Phenopacket
 from spacy.tokens import DocBin
 
-import phenorules.cli as cli_module
+from phenorules.options import PipelineSettings
 from phenorules.formats import registry
 from phenorules.cli import main
 from phenorules.formats.phenopackets import phenopacket_file_name
@@ -71,6 +71,8 @@ def read_back(name: str, path, out_dir) -> list[tuple]:
     """(id, pmid) of each article the output holds, as its reader or parser reads it."""
     if name == "jsonl":
         return [(record["pmc_id"], record["pmid"]) for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())]
+    if name == "evidence":
+        return [(record["pmc_id"], None) for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())]
     if name in ("bioc", "bioc-xml"):
         return [(a.id, a.pmid) for a in parse_input(str(path), path.read_bytes(), "bioc")]
     if name == "pubtator":
@@ -88,6 +90,8 @@ def read_back(name: str, path, out_dir) -> list[tuple]:
 def expected(name: str, records: list[dict]) -> list[tuple]:
     if name == "pubtator":
         return [(r["pmid"] or r["pmc_id"], None) for r in records]
+    if name == "evidence":
+        return [(r["pmc_id"], None) for r in records]
     if name in ("bioc", "bioc-xml"):  # an empty PMID is no infon
         return [(r["pmc_id"], r["pmid"] or None) for r in records]
     if name == PHENOPACKETS:  # PMID_<pmid>_<patient>, else the PMCID's
@@ -121,7 +125,7 @@ def run_format(tmp_path, name: str, source):
 @example([article(hostile_id, None, "P1") for hostile_id in HOSTILE if hostile_id and "\ud800" not in hostile_id])
 @example([article("1", None, "P\x00\n1")])
 def test_every_format_refuses_hostile_ids_in_one_line_or_writes_them_back(tmp_path_factory, monkeypatch, ids_nlp, records):
-    monkeypatch.setattr(cli_module, "_pipeline", lambda *_: ids_nlp)
+    monkeypatch.setattr(PipelineSettings, "build", lambda *_: ids_nlp)
     tmp_path = tmp_path_factory.mktemp("ids")
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")

@@ -307,7 +307,7 @@ def test_a_partial_left_by_a_stopped_run_has_the_mode_of_the_output_it_becomes(t
     try:
         lines = PartialOutput(OutputFiles(), str(out), "predictions")
         lines.start(0)
-        lines.write('{"pmc_id": "A1"}\n')
+        lines.write("A1", '{"pmc_id": "A1"}\n')
         lines.close()  # as an interrupted run leaves it
     finally:
         os.umask(previous)
@@ -340,9 +340,9 @@ def test_a_gz_output_of_every_format_is_its_plain_output_compressed_the_same_eve
 @pytest.fixture
 def no_work(monkeypatch):
     """The pipeline never built: a refusal comes before any work."""
-    import phenorules.cli as cli_module
+    from phenorules.options import PipelineSettings
 
-    monkeypatch.setattr(cli_module, "_pipeline", lambda *_: pytest.fail("the work started"))
+    monkeypatch.setattr(PipelineSettings, "build", lambda *_: pytest.fail("the work started"))
 
 
 INTO = "would be written into pp, the directory of the Phenopackets"

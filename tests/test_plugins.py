@@ -146,7 +146,7 @@ def test_broken_plugins_are_left_out_with_one_warning_each_and_every_command_wor
     info = run("info")
     assert info.exit_code == 0 and info.stderr.splitlines() == WARNINGS, info.stderr
     listed = [line.split(":")[0].strip() for line in info.stdout.split("formats:", 1)[1].splitlines()[1:]]
-    assert listed == ["badcheck", "badread", "badwrite", "bioc", "bioc-xml", "docbin", "idlist", "jsonl", "nowrite", "pubtator", "surrogate", "text"]
+    assert listed == ["badcheck", "badread", "badwrite", "bioc", "bioc-xml", "docbin", "evidence", "idlist", "jsonl", "nowrite", "pubtator", "surrogate", "text"]
     assert "  jsonl: PatientPheX JSONL, read and written, .jsonl .ndjson" in info.stdout
     out = tmp_path / "out.jsonl"
     forget_plugins(monkeypatch)

@@ -12,7 +12,6 @@ from phenorules.core.annotated import AnnotatedArticle, annotate
 from phenorules.core.article import Article, text_article
 from phenorules.cli import main
 from phenorules.core.document import make_article_doc
-from phenorules.formats.bioc import bioc_collection, bioc_json
 
 from conftest import MINI_OBO
 
@@ -48,7 +47,7 @@ def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
 
     from phenorules.core.errors import SettingError
 
-    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'jsonl'"):
+    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'evidence', 'jsonl'"):
         registry.get("csv")
 
 
@@ -56,10 +55,10 @@ def test_an_annotated_article_holds_no_spacy_object_and_every_writer_reads_it(mi
     (result,) = annotate(mini_nlp, [text_article("t1", TEXT)])
     assert isinstance(result, AnnotatedArticle) and pickle.loads(pickle.dumps(result)) == result
     assert [(p.text, p.hpo_ids, p.negated) for p in result.phenotypes] == [("seizures", ("HP:0001250",), False), ("ataxia", ("HP:0001251",), True)]
-    written = {name: format_.write([result]) for name, format_ in registry.formats().items() if format_.write is not None and name in ("jsonl", "pubtator")}
+    written = {name: registry.get(name).write_results([result]) for name in registry.writers()}
     # PubTator counts in the title (empty here), a space and the abstract
     assert '"identifier": "HP:0001250"' in written["jsonl"] and "t1\t13\t21\tseizures\tPhenotype\tHP:0001250" in written["pubtator"]
-    assert '"identifier": "HP:0001251"' in bioc_json(bioc_collection([result]))
+    assert '"identifier": "HP:0001251"' in written["bioc"] and '<infon key="identifier">HP:0001251</infon>' in written["bioc-xml"]
 
 
 def test_the_profile_of_a_format_is_its_entry():

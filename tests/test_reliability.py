@@ -99,9 +99,9 @@ def test_output_through_a_symlink_to_a_file_replaces_the_file_and_keeps_the_link
 
 
 def test_an_unwritable_special_output_is_refused_before_the_work(tmp_path, monkeypatch):
-    import phenorules.cli as cli_module
+    from phenorules.options import PipelineSettings
 
-    monkeypatch.setattr(cli_module, "_pipeline", lambda *_: pytest.fail("the work started"))
+    monkeypatch.setattr(PipelineSettings, "build", lambda *_: pytest.fail("the work started"))
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     assert_refused(run("predict", str(EXAMPLE), "-o", "/dev/null"), "/dev/null: cannot write the predictions: not writable")
 

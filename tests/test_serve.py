@@ -342,11 +342,12 @@ def test_rejected_and_changed_mentions_change_the_export(client):
 
 
 def test_phenopackets_export_follows_the_curation(client, engine):
-    from phenorules.formats.phenopackets import phenopackets_for_record
+    from phenorules.formats.patientphex.records import record_result
+    from phenorules.formats.phenopackets import phenopackets_of
 
     (result,) = client.post("/annotate", json=articles()[0]).json()["articles"]
     untouched = exported(client.post("/export/phenopackets", json=curation_payload(result, {})))
-    assert untouched == phenopackets_for_record(result["record"], engine.ontology)
+    assert untouched == phenopackets_of(record_result(result["record"]), engine.ontology)
     features = {p["subject"]["id"]: {(f["type"]["id"], f.get("excluded", False)) for f in p["phenotypicFeatures"]} for p in untouched}
     assert ("HP:0000252", False) in features["PMID_31000001_OII-1"] and ("HP:0001252", True) in features["PMID_31000001_OII-1"]
     case_microcephaly = next(i for i, m in enumerate(result["mentions"]) if m["text"] == "microcephaly" and m["patients"])

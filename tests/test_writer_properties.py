@@ -109,7 +109,7 @@ def test_outputs_never_touch_inputs_and_are_refused_exactly_on_a_shared_file(lay
                     lines = PartialOutput(files, path, what)
                     lines.resumable(False)
                     lines.start(0)
-                    lines.write(text)
+                    lines.write(str(number), text)
                     lines.finish()
             except InputError:
                 assert conflict, f"{name} ({kind}) refused without a shared file"

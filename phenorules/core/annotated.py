@@ -24,6 +24,9 @@ from .phenotype import HpoIds, Phenotype
 
 # A mention a stage removed: (start, end, ids, the rule row that removed it).
 Dropped = tuple[int, int, HpoIds, str]
+# Without the patient stage every given patient gets every non-negated id found outside
+# these sections (the floor the PatientPheX task statistics describe).
+FLOOR_SKIPPED_SECTIONS = frozenset({"INTRO", "DISCUSS"})
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,22 @@ class AnnotatedArticle:
     associations: dict[str, list[str]] | None  # patient id -> what it has; None: the patient stage did not run
     subjects: dict[str, dict] = field(default_factory=dict)  # patient id -> the sex and age the text says
     dropped: tuple[Dropped, ...] = ()
+
+
+def patient_associations(result: AnnotatedArticle) -> dict[str, list[str]]:
+    """Patient id -> what it has: the patient stage's associations, or without that stage
+    the floor, every given patient the ids of the non-negated mentions outside the
+    introduction and the discussion."""
+    if result.associations is not None:
+        return result.associations
+    skipped = [(p.offset, p.offset + len(p.text)) for p in result.article.passages if p.section_type in FLOOR_SKIPPED_SECTIONS]
+    ids = {
+        hpo_id
+        for phenotype in result.phenotypes
+        if not phenotype.negated and not any(a <= phenotype.start < b for a, b in skipped)
+        for hpo_id in phenotype.hpo_ids
+    }
+    return {patient.id: sorted(ids) for patient in result.patients}
 
 
 def annotated(article: Article, doc: Doc) -> AnnotatedArticle:

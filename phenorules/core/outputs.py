@@ -109,7 +109,7 @@ class OutputFiles:
                 _write_chunks(out, chunks, binary, compress)
             self.written(path, what)
         except UnicodeEncodeError as error:
-            raise InputError(f"{path}: cannot write the {what}: {error.object[error.start]!r} is a lone UTF-16 surrogate, not Unicode text") from None
+            raise not_unicode(path, what, error) from None
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise  # the reader stopped early (| head): click exits quietly
@@ -136,6 +136,11 @@ class OutputFiles:
     def claimed(self, path: str) -> bool:
         """Whether ``path`` is an input or an output of this command."""
         return self._taken(path) is not None
+
+
+def not_unicode(path: str, what: str, error: UnicodeEncodeError) -> InputError:
+    """The error of text that UTF-8 cannot encode (a lone surrogate) written to ``path``."""
+    return InputError(f"{path}: cannot write the {what}: {error.object[error.start]!r} is a lone UTF-16 surrogate, not Unicode text")
 
 
 def _within(path: str, directory: str) -> bool:

@@ -1,4 +1,4 @@
-"""An output streamed into ``OUT.partial`` as the articles come, which becomes OUT at the
+"""An output streamed into ``OUT.partial`` an article at a time, which becomes OUT at the
 end, and which an interrupted run's ``--resume`` takes over: see :class:`PartialOutput`."""
 
 from __future__ import annotations
@@ -11,30 +11,42 @@ import shutil
 import stat
 import sys
 import zlib
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 from .errors import InputError
-from .files import GZIP_MAGIC, GZIP_SUFFIX, atomic_file, forget_temporary, gzip_writer, output_mode, remove_stale_temporaries, stat_or_none, temporary_beside
-from .outputs import STDOUT, OutputFiles
+from .files import GZIP_MAGIC, GZIP_SUFFIX, atomic_file, forget_temporary, gzip_writer, json_line, output_mode, remove_stale_temporaries, stat_or_none, temporary_beside
+from .outputs import STDOUT, OutputFiles, not_unicode
 
 PARTIAL_SUFFIX = ".partial"
+ID_KEY = "pmc_id"  # what names the article of a line of a .partial
+
+# The file of a format from its articles' parts (registry.Format.joined): the parts, as
+# often as it reads them, give its pieces of text or bytes.
+Join = Callable[[Callable[[], Iterator[Any]]], Iterator["str | bytes"]]
 
 
 class PartialOutput:
-    """Lines appended to ``OUT.partial``, which :meth:`finish` renames over OUT.
+    """An article's part at a time appended to ``OUT.partial``, a line each, which
+    :meth:`finish` makes OUT.
 
-    ``OUT.partial`` holds plain lines (for a ``.gz`` OUT too: it is compressed in one pass
-    at the end, so a resumed run gives the bytes of a whole one); it is locked while a run
-    writes it, so a second run on one target fails rather than interleave. A run takes over
-    an earlier run's ``.partial`` (``--resume`` keeps its complete lines), never one that is
-    a symlink or another kind of file; a run that fails removes only a ``.partial`` it made
-    afresh. ``-`` writes to standard output and a non-regular file is written through
-    (nothing to resume).
+    Without ``join`` each part is a line of OUT, a JSON object naming its article as
+    ``pmc_id`` (the predictions, the evidence): :meth:`finish` renames the ``.partial``
+    over OUT. With ``join`` (BioC, PubTator, DocBin) each line is ``{"pmc_id": ID,
+    "part": PART}`` and :meth:`finish` writes OUT from the parts (``join``), then removes
+    the ``.partial``. ``OUT.partial`` holds plain lines (for a ``.gz`` OUT too: it is
+    compressed in one pass at the end, so a resumed run gives the bytes of a whole one);
+    it is locked while a run writes it, so a second run on one target fails rather than
+    interleave. A run takes over an earlier run's ``.partial`` (``--resume`` keeps its
+    complete lines; a finished OUT of lines too), never one that is a symlink or another
+    kind of file; a run that fails removes only a ``.partial`` it made afresh. ``-``
+    writes to standard output and a non-regular file is written through (nothing to
+    resume; with ``join``, at the end).
     """
 
-    def __init__(self, outputs: OutputFiles, path: str, what: str):
+    def __init__(self, outputs: OutputFiles, path: str, what: str, join: Join | None = None):
         self.path = path
         self.what = what
+        self.join = join
         self.gzip = path.endswith(GZIP_SUFFIX)
         info = None if path == STDOUT else stat_or_none(path)
         self.through = path == STDOUT or (info is not None and not stat.S_ISREG(info.st_mode))
@@ -49,11 +61,12 @@ class PartialOutput:
         self._stream = None
         self._source: str | None = None
         self._created = False
+        self._parts: list = []  # the parts of a joined output written through, held to the end
 
     def resumable(self, resume: bool) -> int:
         """How many complete lines an earlier run left (in the ``.partial``, else in the
-        finished target) for ``resume`` to keep; 0 without ``resume``. Each must be an
-        output line: one that is not is refused, naming it, and nothing is changed."""
+        finished target of lines) for ``resume`` to keep; 0 without ``resume``. Each must
+        name its article: one that does not is refused, naming it, and nothing is changed."""
         if self.through:
             if resume:
                 raise InputError(f"{self.path}: --resume needs an output file (-o) that is a regular file, not standard output or a device")
@@ -63,7 +76,7 @@ class PartialOutput:
         if os.path.lexists(self.partial):
             self._check_partial()
             self._source = self.partial
-        elif os.path.isfile(self.target):
+        elif os.path.isfile(self.target) and self.join is None:
             self._source = self.target
         else:
             return 0
@@ -166,9 +179,16 @@ class PartialOutput:
         name = "<stdout>" if self.path == STDOUT else self.path
         return InputError(f"{name}: cannot write the {self.what}: {error.strerror or error}")
 
-    def write(self, line: str) -> None:
+    def write(self, article_id: str, part: Any) -> None:
+        """Append the part of the article ``article_id``: a line, or with ``join`` a JSON value."""
+        if self.join is not None and self._file is None:
+            self._parts.append(part)
+            return
+        line = part if self.join is None else json_line({ID_KEY: article_id, "part": part})
         try:
             self._stream.write(line.encode("utf-8"))
+        except UnicodeEncodeError as error:
+            raise not_unicode(self.path, self.what, error) from None
         except OSError as error:
             raise self._failure(error) from None
 
@@ -181,9 +201,11 @@ class PartialOutput:
 
     def finish(self) -> None:
         """Everything written: rename the ``.partial`` over the target (compressing it for
-        a ``.gz`` target)."""
+        a ``.gz`` target), or write the target from its parts."""
         try:
             if self._file is None:  # standard output, or written through
+                if self.join is not None:
+                    self._write_pieces(self._stream, self.join(lambda: iter(self._parts)))
                 if self._through is None:
                     self._stream.flush()
                 else:
@@ -192,7 +214,17 @@ class PartialOutput:
                 return
             self._file.flush()
             os.fsync(self._file.fileno())
-            if self.gzip:
+            if self.join is not None:
+                pieces = self.join(self._journal_parts)
+                remove_stale_temporaries(os.path.dirname(self.target), os.path.basename(self.target), spare=self._outputs.claimed)
+                with atomic_file(self.target, "wb", permissions=output_mode(self.target)) as out:
+                    if self.gzip:
+                        with gzip_writer(out) as compressed:
+                            self._write_pieces(compressed, pieces)
+                    else:
+                        self._write_pieces(out, pieces)
+                os.unlink(self.partial)
+            elif self.gzip:
                 self._file.seek(0)
                 remove_stale_temporaries(os.path.dirname(self.target), os.path.basename(self.target), spare=self._outputs.claimed)
                 with atomic_file(self.target, "wb", permissions=output_mode(self.target)) as out:
@@ -203,10 +235,20 @@ class PartialOutput:
                 os.chmod(self.partial, output_mode(self.target))
                 os.replace(self.partial, self.target)
             self._outputs.written(self.path, self.what)
+        except UnicodeEncodeError as error:
+            raise not_unicode(self.path, self.what, error) from None
         except OSError as error:
             raise self._failure(error) from None
         finally:
             self.close()
+
+    def _journal_parts(self) -> Iterator[Any]:
+        return (json.loads(line)["part"] for line in _complete_lines(self.partial))
+
+    @staticmethod
+    def _write_pieces(out: BinaryIO, pieces: Iterator[str | bytes]) -> None:
+        for piece in pieces:
+            out.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
 
     def abandon(self) -> None:
         """A failed run (bad input): remove the ``.partial`` if this run made it afresh;
@@ -279,6 +321,6 @@ def _pmc_id(path: str, number: int, line: bytes) -> str:
         record = json.loads(line)
     except (ValueError, RecursionError):
         record = None
-    if not isinstance(record, dict) or not isinstance(record.get("pmc_id"), str):
+    if not isinstance(record, dict) or not isinstance(record.get(ID_KEY), str):
         raise InputError(f"{path}, line {number}: not a phenorules output line; cannot resume from it (the file is left as it is)")
-    return record["pmc_id"]
+    return record[ID_KEY]

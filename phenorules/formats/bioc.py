@@ -12,7 +12,7 @@ get section type TEXT and type paragraph; a passage whose text is only in its
 ``sentences`` gets the sentences laid out at their offsets.
 
 Each article read keeps its source document and collection (``Article.source``), so that
-:func:`bioc_collection` writes a BioC input back with its own passages, infons and
+:func:`bioc_document` writes a BioC input back with its own passages, infons and
 annotations untouched, adding ours. XML is read and both forms are written through the
 ``bioc`` package (the ``formats`` extra); JSON is read without it.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..core.annotated import AnnotatedArticle
 from ..core.article import Article, Passage, article_fields
@@ -30,7 +30,7 @@ from ..kb.lexicon.tsv import format_ids
 from ..core.shapes import EMPTY, MISSING, NonEmpty, NonNegative, Shape, ShapeError, check, first_character
 from ..core.phenotype import ASSERTION_FLAGS, Phenotype
 from .admit import admitted, decode
-from .registry import Format, register
+from .registry import Format, Parts, Stream, register
 
 DEFAULT_SECTION_TYPE = "TEXT"
 DEFAULT_PASSAGE_TYPE = "paragraph"
@@ -116,7 +116,7 @@ def _articles(path: str, value: Any) -> list[Article]:
 
 def _article(document: Document, place: str, source: dict) -> Article:
     """The document as an Article; ``source`` (the collection header and the document as
-    read) lets :func:`bioc_collection` write it back."""
+    read) lets :func:`bioc_document` write it back."""
     infons = [document.infons]
     passages = []
     end = 0
@@ -188,24 +188,22 @@ def _place(place: str, loc: tuple, collection: Any) -> str:
 ANNOTATION_TYPE = "Phenotype"
 
 
-def bioc_collection(results: list[AnnotatedArticle]):
-    """A ``bioc.BioCCollection`` of the results, each phenotype mention an annotation at
-    its global offset in the passage (or the sentence) that holds it. A BioC input's
-    documents come back as read, with ours added."""
-    from . import require
+def bioc_document(bioc, result: AnnotatedArticle):
+    """The ``bioc.BioCDocument`` of one result: the document read (a BioC input's), else
+    one of the article's passages, with an annotation per mention."""
+    article = result.article
+    document = _document(bioc, article.source["document"]) if article.source else _new_document(bioc, article)
+    _annotate(bioc, document, result.phenotypes)
+    return document
 
-    bioc = require("bioc")
-    header = next((r.article.source["collection"] for r in results if r.article.source), {})
+
+def _collection(bioc, header: dict):
+    """An empty collection with the header (source, date, key, infons) of a BioC input."""
     collection = bioc.BioCCollection()
     collection.source = str(header.get("source") or "phenorules")
     collection.date = str(header.get("date") or "")
     collection.key = str(header.get("key") or "")
     collection.infons = dict(header.get("infons") or {})
-    for result in results:
-        article = result.article
-        document = _document(bioc, article.source["document"]) if article.source else _new_document(bioc, article)
-        _annotate(bioc, document, result.phenotypes)
-        collection.add_document(document)
     return collection
 
 
@@ -219,6 +217,75 @@ def bioc_xml(collection) -> str:
     from . import require
 
     return require("bioc.biocxml").dumps(collection, pretty_print=True)
+
+
+# --- a result at a time: an article's part is its document as it stands in the collection
+
+DOCUMENTS = '"documents": ['  # the last key of a BioC JSON collection (bioc's encoder)
+XML_DOCUMENT = "<document>"
+XML_END = "</collection>\n"
+
+
+def _part(document_text: Callable[[Any], str]) -> Callable[[AnnotatedArticle], dict]:
+    """An article's part of a BioC file: its document written as the file holds it, and
+    the collection header of the BioC input it was read from (None: read from another
+    format), which the file's collection takes from the first article that has one."""
+
+    def part(result: AnnotatedArticle) -> dict:
+        from . import require
+
+        bioc = require("bioc")
+        header = result.article.source["collection"] if result.article.source else None
+        return {"collection": header, "document": document_text(bioc_document(bioc, result))}
+
+    return part
+
+
+def _json_document(document) -> str:
+    """The document's JSON at the depth of a collection's documents (indent 1, two levels
+    in): a JSON text holds no line break but between its tokens."""
+    from . import require
+
+    encoder = require("bioc.biocjson.encoder").BioCJSONEncoder()
+    return json.dumps(encoder.default(document), indent=1, ensure_ascii=False).replace("\n", "\n  ")
+
+
+def _xml_document(document) -> str:
+    """The document's XML as a collection holds it, its lines indented, up to the line
+    after it: cut from a collection of it alone (XML text may hold line breaks)."""
+    from . import require
+
+    collection = _collection(require("bioc"), {})
+    collection.add_document(document)
+    text = bioc_xml(collection)
+    start = text.rindex("\n", 0, text.index(XML_DOCUMENT)) + 1  # the element is the first thing of its line
+    return text[start : len(text) - len(XML_END)]
+
+
+def _header(parts: Parts):
+    from . import require
+
+    return _collection(require("bioc"), next((part["collection"] for part in parts() if part["collection"] is not None), {}))
+
+
+def _join_json(parts: Parts) -> Iterator[str]:
+    """The collection's JSON around the documents: the text of the collection without them,
+    cut at its ``"documents": []``."""
+    empty = bioc_json(_header(parts))
+    head, tail = empty.rsplit(DOCUMENTS + "]", 1)
+    opened = False
+    for part in parts():
+        yield (",\n  " if opened else head + DOCUMENTS + "\n  ") + part["document"]
+        opened = True
+    yield "\n ]" + tail if opened else empty
+
+
+def _join_xml(parts: Parts) -> Iterator[str]:
+    empty = bioc_xml(_header(parts))
+    yield empty.removesuffix(XML_END)
+    for part in parts():
+        yield part["document"]
+    yield XML_END
 
 
 def _new_document(bioc, article: Article):
@@ -331,10 +398,6 @@ def read_bioc(name: str, data: bytes, text_id: str | None, on_error: str) -> lis
     return admitted(name, articles, on_error)
 
 
-def _written(serialise: Callable[[Any], str]) -> Callable[[list[AnnotatedArticle]], str]:
-    return lambda results: serialise(bioc_collection(results))
-
-
 def _bioc_installed(articles: list[Article]) -> None:
     from . import require
 
@@ -354,5 +417,7 @@ def _xml_writable(articles: list[Article]) -> None:
             raise InputError(f"article {article.id}: {field}: {char!r} {where} cannot be written in XML: write it as BioC JSON (--output-format bioc)")
 
 
-BIOC = register(Format("bioc", "BioC JSON (and XML, told by the content)", "BioC JSON", extensions=(".xml",), read=read_bioc, write=_written(bioc_json), check=_bioc_installed))
-BIOC_XML = register(Format("bioc-xml", "BioC XML", "BioC XML", read=read_bioc, write=_written(bioc_xml), check=_xml_writable))
+BIOC = register(
+    Format("bioc", "BioC JSON (and XML, told by the content)", "BioC JSON", extensions=(".xml",), read=read_bioc, stream=Stream(_part(_json_document), _join_json), check=_bioc_installed)
+)
+BIOC_XML = register(Format("bioc-xml", "BioC XML", "BioC XML", read=read_bioc, stream=Stream(_part(_xml_document), _join_xml), check=_xml_writable))

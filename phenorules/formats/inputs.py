@@ -22,9 +22,10 @@ from . import registry
 from ..core.article import Article
 from ..core.errors import ON_ERROR, warn
 from ..core.files import STDIN, read_bytes
+from ..options import AUTO_PROFILE
 from .bioc import XML_START
 
-AUTO = "auto"  # the format told by the content, the profile by the format
+AUTO = "auto"  # the format told by the content
 _BOM = b"\xef\xbb\xbf"
 _JSON_LIKE = re.compile(rb'\{\s*["}]|\[\s*[\[{]')  # starts like an object or an array of them
 # ... and surely is JSON: a quoted key and a colon, or an array of arrays of values
@@ -61,11 +62,11 @@ def parse_input_format(name: str, data: bytes, input_format: str = "auto", text_
     return registry.get(chosen).read_articles(name, data, text_id, on_error), chosen
 
 
-def format_profile(input_format: str, profile: str = AUTO) -> str:
+def format_profile(input_format: str, profile: str = AUTO_PROFILE) -> str:
     """The profile of ``rules/profiles.tsv`` for input of ``input_format``: ``profile``
     unless it is ``auto``; then the format's own (PatientPheX JSONL: its annotators'
     conventions, ``patientphex``; text and BioC the general one)."""
-    if profile != AUTO:
+    if profile != AUTO_PROFILE:
         return profile
     return registry.get(input_format).profile
 

@@ -17,12 +17,13 @@ article and the sections.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from ..core.annotated import AnnotatedArticle
 from ..core.errors import InputError
 from ..core.article import Article, layout_passages
 from ..kb.lexicon.tsv import format_ids
-from .registry import Format, register
+from .registry import Format, Parts, Stream, register
 
 TITLE, ABSTRACT = "TITLE", "ABSTRACT"
 TEXT = "TEXT"  # the one passage of a plain-text article: written as an abstract without title
@@ -88,13 +89,13 @@ def _flat(text: str) -> str:
     return _BREAKS.sub(" ", text)
 
 
-def write_pubtator(results: list[AnnotatedArticle]) -> str:
-    return "".join(pubtator_article(result) for result in results)
-
-
 def check_articles(articles: list[Article]) -> None:
     for article in articles:
         check_pubtator(article)
 
 
-PUBTATOR = register(Format("pubtator", "PubTator", "PubTator", write=write_pubtator, check=check_articles))
+def _blocks(parts: Parts) -> Iterator[str]:
+    return parts()
+
+
+PUBTATOR = register(Format("pubtator", "PubTator", "PubTator", stream=Stream(pubtator_article, _blocks), check=check_articles))

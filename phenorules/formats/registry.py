@@ -3,10 +3,12 @@
 A :class:`Format` is registered by name in ``FORMATS`` (a `catalogue
 <https://github.com/explosion/catalogue>`_ registry, as spaCy's ``registry.misc``).
 ``predict --from X --to Y``, the readers of files, globs and standard input (``inputs.py``,
-``streaming.py``), the corpus backends (``article_chunks.py``) and ``serve`` all look
+``streaming.py``), ``predict``'s outputs (``run/outputs.py``) and ``serve`` all look
 formats up here; the built-in ones are the modules of :data:`BUILT_IN`. A reader turns
 bytes into :class:`~phenorules.core.article.Article` objects; a writer turns
-:class:`~phenorules.core.annotated.AnnotatedArticle` results into text.
+:class:`~phenorules.core.annotated.AnnotatedArticle` results into text or bytes, the
+whole file at once (``write``) or a result at a time (a :class:`Stream`), which is how
+``predict`` writes a corpus in input order whatever annotates it, and resumes one.
 
 Other packages add formats as plugins: each object of the ``phenorules_formats`` entry
 point is a :class:`Format` of the entry point's name. A plugin is imported when it is
@@ -24,7 +26,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import catalogue
 
@@ -41,6 +43,7 @@ BUILT_IN = (
     "phenorules.formats.pubtator",
     "phenorules.formats.docbin",
     "phenorules.formats.patientphex.format",
+    "phenorules.formats.patientphex.evidence",
 )
 
 # What a format's code may raise that is not ours to let through: any error, and a
@@ -55,6 +58,32 @@ class BrokenPlugin(SettingError):
     """A format plugin that could not be loaded, looked up by its name."""
 
 
+# The parts of a streamed file, in order, each time it is called (a join may read them twice).
+Parts = Callable[[], Iterator[Any]]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """How a format is written a result at a time: ``part`` is what one article adds to
+    the file, kept as it comes (``predict`` keeps it in ``OUT.partial``, which
+    ``--resume`` takes up); ``join`` makes the file's text or bytes, in pieces, from the
+    parts of all the articles, at the end: BioC opens its collection, adds each document
+    and closes it; DocBin merges each article's Doc. Without ``join`` each part is a line
+    of the file, the JSON object of one article naming it as ``pmc_id``: the file is
+    written as it comes. A part is a JSON value (text for a line)."""
+
+    part: Callable[[AnnotatedArticle], Any]
+    join: Callable[[Parts], Iterator["str | bytes"]] | None = None
+
+    def whole(self, results: Sequence[AnnotatedArticle]) -> str | bytes:
+        """The file of ``results``, as streaming them gives it."""
+        parts = [self.part(result) for result in results]
+        if self.join is None:
+            return "".join(parts)
+        pieces = list(self.join(lambda: iter(parts)))
+        return b"".join(pieces) if pieces and isinstance(pieces[0], bytes) else "".join(pieces)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -63,12 +92,14 @@ class Format:
     profile: str = GENERAL  # the profile of rules/profiles.tsv its input gets (--profile auto)
     extensions: tuple[str, ...] = ()  # file extensions that tell it
     read: Reader | None = None
-    write: Callable[[list[AnnotatedArticle]], "str | bytes"] | None = None  # a whole file of results (bytes: binary)
-    line: Callable[[AnnotatedArticle], str] | None = None  # one line per result, streamed
-    explain: Callable[[AnnotatedArticle], str] | None = None  # the evidence line of --explain
-    record: Callable[[AnnotatedArticle], dict] | None = None  # a result as a JSON value (serve's answers)
-    read_line: Callable[[str, int, bytes], "Article | None"] | None = None  # one line of a line format
-    check: Callable[[list[Article]], None] | None = None  # refuses, before any work, what it cannot write
+    write: Callable[[list[AnnotatedArticle]], "str | bytes"] | None = None  # a whole file of results at once (bytes: binary)
+    stream: Stream | None = None  # or a result at a time
+    read_line: Callable[[str, int, bytes], "Article | None"] | None = None  # one line of a line format: read a line at a time
+    check: Callable[[list[Article]], None] | None = None  # refuses, before an article is written, what it cannot hold
+
+    @property
+    def writes(self) -> bool:
+        return self.write is not None or self.stream is not None
 
     def read_articles(self, name: str, data: bytes, text_id: str | None, on_error: str) -> list[Article]:
         """The articles ``read`` gives for a file's bytes; a failure is one line naming the
@@ -92,12 +123,32 @@ class Format:
             _called_on(f"format {self.name}: cannot check", self.check, articles, lambda article: article.id)
 
     def write_results(self, results: list[AnnotatedArticle]) -> str | bytes:
-        """The output ``write`` gives for the results; a failure is one line naming the
-        format and the article it fails on."""
-        output = _called_on(f"format {self.name}: cannot write", self.write, results, lambda result: result.article.id)
+        """The file of the results (``write``, else the joined parts of ``stream``); a
+        failure is one line naming the format and the article it fails on."""
+        write = self.write or self.stream.whole
+        output = _called_on(f"format {self.name}: cannot write", write, results, lambda result: result.article.id)
         if not isinstance(output, (str, bytes)):
             raise InputError(f"format {self.name}: its writer gave {type(output).__name__}, not text or bytes")
         return output
+
+    def part_of(self, result: AnnotatedArticle) -> Any:
+        """The part of the file ``stream`` gives for one result; a failure is one line
+        naming the format and the article."""
+        return _called(f"format {self.name}: cannot write article {result.article.id}", self.stream.part, result)
+
+    def joined(self, parts: Parts) -> Iterator[str | bytes]:
+        """The file's pieces ``stream.join`` makes of the parts, as they come; a failure
+        is one line naming the format."""
+        place = f"format {self.name}: cannot write"
+        pieces = _called(place, self.stream.join, parts)
+        while True:
+            piece = _called(place, next, pieces, _END)
+            if piece is _END:
+                return
+            yield piece
+
+
+_END = object()
 
 
 def _called(place: str, call: Callable, *args: Any) -> Any:
@@ -176,7 +227,7 @@ def readers() -> list[str]:
 
 
 def writers() -> list[str]:
-    return [name for name, format_ in formats().items() if format_.write is not None or format_.line is not None]
+    return [name for name, format_ in formats().items() if format_.writes]
 
 
 def _import_built_in() -> None:

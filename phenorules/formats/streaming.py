@@ -2,10 +2,10 @@
 
 Input: a file, ``-`` (standard input), a directory (its files, in name order) or a glob;
 each file plain or gzip (told by its first bytes), in the format given or detected per
-file. JSONL is read a line at a time and each line parsed where it is annotated (a worker);
-BioC and plain text are one document per file and read whole.
+file. A format read a line at a time (PatientPheX JSONL) is, each line parsed where it is
+annotated (a worker); the others (BioC, plain text) are read a file at a time.
 
-Output goes through :class:`phenorules.core.partial.PartialOutput`, in input order.
+What ``predict`` writes of them is :mod:`phenorules.run.outputs`'.
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ _HEAD_BYTES = 4096
 
 @dataclass
 class Item:
-    """One article to annotate: a JSONL line still to be parsed, or an Article."""
+    """One article to annotate: a line still to be parsed (a format read a line at a
+    time), or an Article."""
 
     source: str  # the file's name in error messages
     lineno: int
+    format: str  # the file's format, given or detected: a name of the registry
     raw: bytes | None = None
     article: Article | None = None
     end: int = 0  # input bytes read up to the end of this item, over all files (progress)
-    format: str = "jsonl"  # the file's format, given or detected (inputs.FORMATS)
 
 
 def input_paths(spec: str) -> list[str]:
@@ -67,9 +68,11 @@ def input_size(paths: list[str]) -> int | None:
 
 
 def read_items(paths: list[str], input_format: str = "auto", on_error: str = "fail") -> Iterator[Item]:
-    """Every article of every file, in order, as :class:`Item` (JSONL lines are parsed by
-    the annotators; other formats here, with ``on_error`` as ``read_input`` takes it)."""
-    from .inputs import article_id, detect_format, parse_input
+    """Every article of every file, in order, as :class:`Item`: the lines of a format read
+    a line at a time (``Format.read_line``: PatientPheX JSONL), parsed by the annotators;
+    the articles of any other, read here, with ``on_error`` as ``read_input`` takes it."""
+    from . import registry
+    from .inputs import detect_format
 
     done = 0
     for path in paths:
@@ -77,23 +80,35 @@ def read_items(paths: list[str], input_format: str = "auto", on_error: str = "fa
         with _open_binary(path) as (handle, raw_file):
             head = _read_head(name, handle)
             chosen = detect_format(b"".join(head), name) if input_format == "auto" else input_format
-            if chosen != "jsonl":
-                data = b"".join(head) + _read(name, handle)
-                for article in parse_input(name, data, chosen, article_id(path), on_error):
-                    yield Item(name, 0, article=article, end=done + _position(raw_file), format=chosen)
-            else:
-                lineno = 0
-                if not any(raw.strip() for raw in head):
-                    warn(f"{name}: empty: no article to read")  # parse_input says so for the other formats
-                for lineno, raw in enumerate(head, start=1):
-                    yield Item(name, lineno, raw=raw, end=done + _position(raw_file))
-                while True:
-                    raw = _readline(name, handle)
-                    if not raw:
-                        break
-                    lineno += 1
-                    yield Item(name, lineno, raw=raw, end=done + _position(raw_file))
+            read = _line_items if registry.get(chosen).read_line is not None else _file_items
+            for item in read(path, name, chosen, head, handle, on_error):
+                item.end = done + _position(raw_file)
+                yield item
             done += _position(raw_file)
+
+
+def _file_items(path: str, name: str, chosen: str, head: list[bytes], handle: BinaryIO, on_error: str) -> Iterator[Item]:
+    """The articles of a file read whole."""
+    from .inputs import article_id, parse_input
+
+    data = b"".join(head) + _read(name, handle)
+    for article in parse_input(name, data, chosen, article_id(path), on_error):
+        yield Item(name, 0, chosen, article=article)
+
+
+def _line_items(path: str, name: str, chosen: str, head: list[bytes], handle: BinaryIO, on_error: str) -> Iterator[Item]:
+    """The lines of a file read a line at a time."""
+    if not any(raw.strip() for raw in head):
+        warn(f"{name}: empty: no article to read")  # parse_input says so for the other formats
+    lineno = 0
+    for lineno, raw in enumerate(head, start=1):
+        yield Item(name, lineno, chosen, raw=raw)
+    while True:
+        raw = _readline(name, handle)
+        if not raw:
+            return
+        lineno += 1
+        yield Item(name, lineno, chosen, raw=raw)
 
 
 class _open_binary:

@@ -12,14 +12,17 @@ two ages, or two sexes, give none. Phenopackets write it as the subject's ``sex`
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..core.article import Article, layout_passages
 from ..kb.lexicon.tsv import read_rules
-from .mentions import ANAPHOR, NAMED, People, PatientMention
-from .rules import Cues, pattern_row
+from ..kb.resources import data_dir
+from .mentions import ANAPHOR, NAMED, People, PatientMention, find_people
+from .rules import Cues, PatientRules, load_patient_rules, pattern_row
 
 SUBJECTS_FILE = "patient_subjects.tsv"
 KINDS = ("age", "age_at", "sex")
@@ -116,3 +119,31 @@ def _holder(mention: PatientMention, single: str | None) -> str | None:
     if mention.role == ANAPHOR and not mention.kinship and single is not None:
         return single
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_rules() -> tuple[PatientRules, tuple[SubjectRule, ...]]:
+    """The rule files the patient stage reads by default, for what reads subjects without a
+    pipeline: the Phenopackets of a prediction file."""
+    rules_dir = data_dir("rules")
+    patient_rules = load_patient_rules(
+        rules_dir / "patient_mentions.tsv", rules_dir / "number_words.tsv", rules_dir / "patient_policy.tsv", rules_dir / "patient_cues.tsv"
+    )
+    return patient_rules, read_subject_rules(rules_dir / SUBJECTS_FILE)
+
+
+def text_subjects(article: Article) -> dict[str, dict]:
+    """Patient id -> :meth:`Subject.data` of an article, read in its text as the patient
+    stage reads it, with the shipped rules."""
+    text = layout_passages(article.passages)
+    patient_rules, rules = _shipped_rules()
+    people = find_people(text, article.patients, patient_rules)
+    found = find_subjects(text, people, [p.id for p in article.patients], rules, patient_rules.cues, patient_rules.number_words)
+    return {patient_id: subject.data() for patient_id, subject in found.items()}
+
+
+def mentions_subject(texts: Iterable[str]) -> dict:
+    """:meth:`Subject.data` of what a patient's given mentions say ("a 4-year-old girl"),
+    with the shipped rules: the subject of a patient whose text was not read."""
+    patient_rules, rules = _shipped_rules()
+    return read_subject(texts, rules, patient_rules.cues, patient_rules.number_words).data()

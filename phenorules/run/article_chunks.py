@@ -1,6 +1,7 @@
 """A chunk of articles, the unit of work of every backend of ``predict`` (this process,
 forked workers, a Dask cluster): parsed where it is annotated (a JSONL line), annotated
-with the pipeline of its format's profile, serialised as the lines the outputs take."""
+with the pipeline of its format's profile, each given back as an
+:class:`~phenorules.core.annotated.AnnotatedArticle`, which every output is written from."""
 
 from __future__ import annotations
 
@@ -8,55 +9,43 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from ..formats import registry
+from ..core.annotated import AnnotatedArticle, annotate
 from ..core.article import Article
 from ..core.errors import InputError, warn
-from ..formats.inputs import AUTO, format_profile
+from ..formats import registry
+from ..formats.inputs import format_profile
 from ..formats.streaming import Item
+from ..options import PipelineSettings
 
 CHUNK_ARTICLES = 4
-LINE_FORMAT = "jsonl"  # the format of the lines a chunk gives (registry.Format.line, .explain)
-
-# (pmc_id, prediction line, evidence line or None) for one article.
-Result = tuple[str, str, "str | None"]
 
 
 class Pipelines:
     """The pipeline for each input format, by its profile (``inputs.format_profile``), each
-    built on first use: a corpus of PatientPheX JSONL and of text gets one of each."""
+    built from the one settings on first use: a corpus of PatientPheX JSONL and of text
+    gets one of each."""
 
-    def __init__(self, build: Callable[[str], Language], profile: str = AUTO):
-        self.build = build
-        self.profile = profile
+    def __init__(self, settings: PipelineSettings):
+        self.settings = settings
         self.built: dict[str, Language] = {}
 
     def __call__(self, input_format: str) -> Language:
-        chosen = format_profile(input_format, self.profile)
+        chosen = format_profile(input_format, self.settings.profile)
         if chosen not in self.built:
-            self.built[chosen] = self.build(chosen)
+            self.built[chosen] = self.settings.build(chosen)
         return self.built[chosen]
 
 
-def annotate_items(pipelines: Callable[[str], Language], items: list[Item], explain: bool, on_error: str = "fail") -> list[Result | None]:
-    """Parse (JSONL lines), annotate, each with the pipeline ``pipelines`` gives for its
-    format, and serialise a chunk of articles: a result per item, None for a blank line
-    (and, with ``on_error`` 'skip', for a bad one, with a warning)."""
-    from ..core.annotated import annotate
-
-    written = registry.get(LINE_FORMAT)
+def annotate_items(pipelines: Callable[[str], Language], items: list[Item], on_error: str = "fail") -> list[AnnotatedArticle | None]:
+    """Parse (JSONL lines) and annotate a chunk of articles, each with the pipeline
+    ``pipelines`` gives for its format: a result per item, None for a blank line (and,
+    with ``on_error`` 'skip', for a bad one, with a warning)."""
     articles = [article_of(item, on_error) for item in items]
-    annotated = {}
+    results: list[AnnotatedArticle | None] = [None] * len(items)
     for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
         chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
         for i, result in zip(chosen, annotate(pipelines(input_format), [articles[i] for i in chosen])):
-            annotated[i] = result
-    results: list[Result | None] = []
-    for i, article in enumerate(articles):
-        if article is None:
-            results.append(None)
-            continue
-        result = annotated[i]
-        results.append((article.id, written.line(result), written.explain(result) if explain else None))
+            results[i] = result
     return results
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core.errors import InputError
-from ..formats.phenopackets import phenopackets_for_record, subject_problem
+from ..formats.patientphex.records import record_result
+from ..formats.phenopackets import phenopackets_of, subject_problem
 from ..core.phenotype import ASSERTION_FLAGS, association_values
 from ..kb.ontology import Ontology
 from ..core.shapes import NonEmpty, Shape, ShapeError, check, dotted, type_problem
@@ -28,7 +29,7 @@ STATUSES = ("unreviewed", "accepted", "rejected", "changed")
 Export = Callable[[list[dict], Any], list[dict]]
 EXPORTS: dict[str, Export] = {
     "jsonl": lambda records, engine: records,
-    "phenopackets": lambda records, engine: [packet for record in records for packet in phenopackets_for_record(record, engine.ontology)],
+    "phenopackets": lambda records, engine: [packet for record in records for packet in phenopackets_of(record_result(record), engine.ontology)],
 }
 
 

@@ -28,13 +28,12 @@ from spacy.tokens import Doc
 from .. import __version__
 from . import REQUEST_SECONDS
 from ..core.article import Article
-from ..formats import registry
 from ..core.annotated import AnnotatedArticle, annotate
+from ..formats.patientphex.records import full_record
 from ..formats.view import article_view
 from .guard import RequestError
 from .terms import TermIndex
 
-RECORD_FORMAT = "jsonl"  # the "record" of each /annotate result: the PatientPheX submission record with labels, patients and provenance
 _LOCK_POLL = 0.1  # seconds between budget checks while the lock is taken
 
 # A chat answerer: (prompt, engine) -> the reply, or None to let the next one answer.
@@ -158,5 +157,6 @@ class Engine:
 
 def article_result(result: AnnotatedArticle) -> dict:
     """What /annotate returns for one article: what the pages show (mentions as
-    ``phenorules annotate --json`` with their flags) and the task record."""
-    return {**article_view(result), "record": registry.get(RECORD_FORMAT).record(result)}
+    ``phenorules annotate --json`` with their flags) and the PatientPheX record with
+    labels, patients and provenance (``full_record``)."""
+    return {**article_view(result), "record": full_record(result)}

@@ -1,16 +1,16 @@
 """The PatientPheX JSONL format in the registry (``phenorules.formats.registry``): articles
-read from its lines, results written as its submission lines, ``--explain`` evidence and
-the full record serve answers with."""
+read from its lines, a line at a time, and results written as its submission lines, a
+line per article as they come."""
 
 from __future__ import annotations
 
+from ...core.annotated import AnnotatedArticle
 from ...core.article import Article
-from ..registry import Format, register
-from ...core.files import json_line
+from ..registry import Format, Stream, register
 from . import PROFILE
 from .articles import to_article
 from .io import parse_article_line, parse_articles, prediction_line
-from .records import evidence_record, full_record, to_record
+from .records import to_record
 
 
 def read_jsonl(name: str, data: bytes, text_id: str | None, on_error: str) -> list[Article]:
@@ -22,6 +22,11 @@ def read_jsonl_line(name: str, lineno: int, raw: bytes) -> Article | None:
     return None if record is None else to_article(record)
 
 
+def submission_line(result: AnnotatedArticle) -> str:
+    """The result's line of the predictions file."""
+    return prediction_line(to_record(result))
+
+
 JSONL = register(
     Format(
         "jsonl",
@@ -30,10 +35,7 @@ JSONL = register(
         profile=PROFILE,
         extensions=(".jsonl", ".ndjson"),
         read=read_jsonl,
-        write=lambda results: "".join(prediction_line(to_record(result)) for result in results),
-        line=lambda result: prediction_line(to_record(result)),
-        explain=lambda result: json_line(evidence_record(result), sort_keys=True),
-        record=full_record,
+        stream=Stream(submission_line),
         read_line=read_jsonl_line,
     )
 )

@@ -1,4 +1,6 @@
-"""PatientPheX submission records (and the evidence of ``--explain``) of annotated articles."""
+"""PatientPheX submission records of annotated articles, and back: a record (with what
+``full_record`` adds, or what a prediction file, the input articles and the evidence of
+``--explain`` give) as the result it states, which the Phenopackets are written from."""
 
 from __future__ import annotations
 
@@ -6,15 +8,14 @@ from typing import Iterable, Iterator
 
 from spacy.language import Language
 
-from ...core.annotated import AnnotatedArticle, annotate
+from ...core.annotated import AnnotatedArticle, annotate, patient_associations
 from ...core.article import Article, Patient
-from ...core.phenotype import Phenotype, association_values
-from .articles import patient_record
+from ...core.phenotype import ASSERTION_FLAGS, Phenotype
+from ...patients.subjects import mentions_subject
+from .articles import patient_label, patient_record
 from .identifiers import parse_identifier, task_identifier
 
-# Without the patient stage every given patient gets every non-negated id found outside
-# these sections (the floor the task statistics describe).
-FALLBACK_SKIPPED_SECTIONS = frozenset({"INTRO", "DISCUSS"})
+NEGATED = "NO"  # an entity's note when the mention is negated
 
 
 def entity_record(phenotype: Phenotype) -> dict:
@@ -24,26 +25,14 @@ def entity_record(phenotype: Phenotype) -> dict:
         "offset": phenotype.start,
         "length": phenotype.end - phenotype.start,
         "text": phenotype.text,
-        "note": "NO" if phenotype.negated else None,
+        "note": NEGATED if phenotype.negated else None,
     }
-
-
-def fallback_associations(result: AnnotatedArticle) -> dict[str, list[str]]:
-    """Every given patient gets the ids of non-negated mentions outside intro/discussion."""
-    skipped = [(p.offset, p.offset + len(p.text)) for p in result.article.passages if p.section_type in FALLBACK_SKIPPED_SECTIONS]
-    ids = {
-        hpo_id
-        for phenotype in result.phenotypes
-        if not phenotype.negated and not any(a <= phenotype.start < b for a, b in skipped)
-        for hpo_id in phenotype.hpo_ids
-    }
-    return {patient.id: sorted(ids) for patient in result.patients}
 
 
 def to_record(result: AnnotatedArticle) -> dict:
     """The submission record: ``pmc_id``, ``pmid``, ``entities``, ``association``."""
     article = result.article
-    associations = result.associations if result.associations is not None else fallback_associations(result)
+    associations = patient_associations(result)
     return {
         "pmc_id": article.id,
         "pmid": article.pmid,
@@ -80,42 +69,73 @@ def patient_entries(patients: Iterable[Patient], subjects: dict[str, dict]) -> l
     return [{**patient_record(patient), "subject": subjects.get(patient.id)} for patient in patients]
 
 
-def evidence_record(result: AnnotatedArticle) -> dict:
-    """Why each phenotype went to its patients (``Phenotype.evidence``), one line per
-    article: every attributed mention with its assertion flags, per association (patient, phenotype) the mentions
-    that made it with their chains of rule rows, and the mentions a stage dropped with the
-    rule row that dropped them."""
-    evidence = [
-        {
-            "offset": phenotype.start,
-            "length": phenotype.end - phenotype.start,
-            "text": phenotype.text,
-            "identifier": task_identifier(phenotype.hpo_ids),
-            "note": "NO" if phenotype.negated else None,
-            "assertions": list(phenotype.assertions),
-            **reason,
-        }
-        for phenotype in result.phenotypes
-        for reason in phenotype.evidence
-    ]
-    by_pair: dict[tuple[str, str], list[dict]] = {}
-    for item in evidence:
-        if item["note"] == "NO":  # stated absent: no association
-            continue
-        values = association_values(parse_identifier(item["identifier"]), item["text"])
-        for patient_id in item["patients"]:
-            for value in values:
-                by_pair.setdefault((patient_id, value), []).append({"offset": item["offset"], "text": item["text"], "rule": item["rule"], "chain": item["chain"]})
-    associations = [{"patient_id": p, "phenotype": v, "because": because} for (p, v), because in sorted(by_pair.items())]
-    text = result.article.text if result.dropped else ""
-    dropped = [
-        {"offset": start, "length": end - start, "text": text[start:end], "identifier": task_identifier(hpo_ids), "rule": rule}
-        for start, end, hpo_ids, rule in result.dropped
-    ]
-    return {"pmc_id": result.article.id, "evidence": evidence, "associations": associations, "dropped": dropped}
-
-
 def predict(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
     """:func:`to_record` of each article, in input order."""
     for result in annotate(nlp, articles):
         yield to_record(result)
+
+
+def with_patients(records: list[dict], patients: dict[str, list[dict]] | None, evidence: list[dict] | None) -> list[dict]:
+    """Submission records completed with the input articles' ``patient`` lists (article id
+    -> entries with their ``subject``) and the ``--explain`` evidence (whom each mention is
+    attributed to, and its assertion flags), as ``full_record`` gives them directly."""
+    patients = patients or {}
+    attributed: dict[tuple, tuple[list[str], list[str]]] = {}
+    for line in evidence or []:
+        for reason in line.get("evidence") or []:
+            key = (line["pmc_id"], reason["offset"], reason["length"], reason["identifier"])
+            whom, flags = attributed.setdefault(key, ([], []))
+            whom.extend(reason.get("patients") or [])
+            flags.extend(flag for flag in reason.get("assertions") or [] if flag not in flags)
+    completed = []
+    for record in records:
+        record = dict(record, entities=[dict(entity) for entity in record["entities"]])
+        if record["pmc_id"] in patients:
+            record["patient"] = patients[record["pmc_id"]]
+        for entity in record["entities"]:
+            key = (record["pmc_id"], entity["offset"], entity["length"], entity["identifier"])
+            if key in attributed:
+                whom, flags = attributed[key]
+                entity["patients"], entity["assertions"] = sorted(set(whom)), flags
+        completed.append(record)
+    return completed
+
+
+def record_result(record: dict) -> AnnotatedArticle:
+    """The result a record states: its article's id and pmid (no text), the patients of its
+    ``patient`` list (with their ``subject`` where it has one) and then those only its
+    ``association`` names, each entity as a mention (with its ``patients`` and
+    ``assertions`` where the record has them: :func:`full_record`, :func:`with_patients`),
+    and its associations as they are."""
+    listed = record.get("patient") or []
+    associations = {entry["patient_id"]: entry["phenotype"] for entry in record.get("association") or []}
+    patient_ids = list(dict.fromkeys([entry["patient_id"] for entry in listed] + list(associations)))
+    patients = tuple(Patient(patient_id, patient_label(patient_id)) for patient_id in patient_ids)
+    subjects = {entry["patient_id"]: _subject(entry) for entry in listed}
+    article = Article(record["pmc_id"], (), record.get("pmid"), patients[: len(listed)])
+    return AnnotatedArticle(article, tuple(entity_phenotype(entity) for entity in record.get("entities") or []), patients, associations, subjects)
+
+
+def _subject(entry: dict) -> dict:
+    """A listed patient's ``subject``, or what its given mentions say (the texts alone: a
+    curated record's mentions have no offsets)."""
+    subject = entry.get("subject")
+    return subject if subject is not None else mentions_subject([mention["text"] for mention in entry.get("mention") or []])
+
+
+def entity_phenotype(entity: dict) -> Phenotype:
+    """A record's entity as the core's mention: its ids, whom it is attributed to, its flags."""
+    start = entity["offset"]
+    mention = Phenotype(
+        start,
+        start + entity["length"],
+        entity["text"],
+        parse_identifier(entity["identifier"]),
+        entity.get("label") or "",
+        list(entity.get("provenance") or ()),
+        assertions=tuple(flag for flag in ASSERTION_FLAGS if flag in (entity.get("assertions") or ())),
+        patients=list(entity.get("patients") or ()),
+    )
+    if entity.get("note") == NEGATED:
+        mention.flag("is_negated")
+    return mention
