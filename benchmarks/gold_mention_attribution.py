@@ -14,7 +14,7 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.formats.patientphex.articles import to_article
 from phenorules.formats.patientphex.identifiers import parse_identifier
 from phenorules.formats.patientphex.io import read_articles
-from phenorules.core.annotated import annotated
+from phenorules.core.annotated import annotated_article
 from phenorules.formats.patientphex.records import to_record
 from phenorules.tasks.patientphex.score import format_table, score
 
@@ -35,13 +35,13 @@ def gold_mention_doc(nlp, article):
 
 def main(path: str, disable: list[str]) -> None:
     nlp = build_pipeline(disable=disable)
-    articles = read_articles(path, annotated=True)
+    articles = read_articles(path, gold=True)
     records = []
     for article in articles:
         doc = gold_mention_doc(nlp, article)
         if "patients" in nlp.pipe_names:
             doc = nlp.get_pipe("patients")(doc)
-        record = to_record(annotated(to_article(article), doc))
+        record = to_record(annotated_article(to_article(article), doc))
         record["entities"] = article["entities"]
         records.append(record)
     print(format_table(score(articles, records)))

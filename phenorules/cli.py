@@ -274,7 +274,7 @@ def evaluate(gold_path: str, pred_path: str, as_json: bool) -> None:
     from .core.errors import warn
     from .tasks.patientphex.score import coverage_warnings, format_table, score, span_text_warnings
 
-    gold, predictions = read_articles(gold_path, annotated=True), read_predictions(pred_path)
+    gold, predictions = read_articles(gold_path, gold=True), read_predictions(pred_path)
     for message in coverage_warnings(gold, predictions, pred_path) + span_text_warnings(gold, predictions, pred_path):
         warn(message)
     result = score(gold, predictions)
@@ -294,7 +294,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     for stdin) and show them."""
     from .formats.inputs import format_profile, read_input_format
     from .run.progress import progress
-    from .core.annotated import annotate
+    from .core.annotated import annotated_articles
     from .core.phenotype import mention_rows
     from .formats.view import article_view, render_page
 
@@ -302,7 +302,7 @@ def annotate(input_path: str, input_format: str, on_error: str, as_json: bool, h
     outputs.claim(html_path or "-", "HTML view" if html_path else "listing")
     articles, chosen = read_input_format(input_path, input_format, on_error)
     nlp = settings.build(format_profile(chosen, settings.profile))
-    results = progress(annotate(nlp, articles), len(articles), quiet)
+    results = progress(annotated_articles(nlp, articles), len(articles), quiet)
     if html_path:
         views = (article_view(result) for result in results)
         outputs.write(html_path, [render_page(views, f"phenorules: {input_path}")], "HTML view")
@@ -413,7 +413,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     for path, what in ((lexicon_path, "learned lexicon"), (blocklist_path, "learned blocklist"), (substitutions_path(lexicon_path), "learned substitutions")):
         outputs.claim(str(path), what)
     config = without_learned_files(LexiconConfig())
-    articles = read_articles(train_path, annotated=True)
+    articles = read_articles(train_path, gold=True)
     base = load_resources(hpo, config=config)
     learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
     write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings, outputs)
@@ -447,7 +447,7 @@ def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, pr
     outputs = OutputFiles([train_path, settings.hpo])
     if predictions_path:
         outputs.claim(predictions_path, "predictions")
-    articles = read_articles(train_path, annotated=True)
+    articles = read_articles(train_path, gold=True)
     profile = format_profile(JSONL.name, settings.profile)
     setting = Setting("cv", disable=settings.disable, enable=settings.enable, stage_config=settings.stage_config, learn=not no_learn, profile=profile)
     records = out_of_fold_predictions(articles, [setting], folds, seed, settings.hpo, learning, lambda m: click.echo(m, err=True))["cv"]
@@ -472,7 +472,7 @@ def ablate(train_path: str, output_dir: str, folds: int, seed: int, hpo: str | N
     settings = _learn_settings(options)
     outputs = OutputFiles([train_path, hpo])
     claim_ablation_files(output_dir, outputs)
-    articles = read_articles(train_path, annotated=True)
+    articles = read_articles(train_path, gold=True)
     result = run_ablation(articles, folds, seed, hpo, settings, lambda m: click.echo(m, err=True))
     paths = write_ablation(result, output_dir, outputs)
     click.echo(markdown_table(result))

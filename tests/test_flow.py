@@ -93,10 +93,10 @@ def test_two_workers_write_the_phenopackets_and_evidence_of_one_beside_bioc(inpu
 
 def test_a_streamed_file_is_the_file_its_format_writes_whole(inputs, mini_nlp):
     """The parts joined are the bytes of the format's whole file of the same results."""
-    from phenorules.core.annotated import annotate
+    from phenorules.core.annotated import annotated_articles
     from phenorules.formats.inputs import read_input
 
-    results = list(annotate(mini_nlp, read_input(str(inputs["bioc"]))))
+    results = list(annotated_articles(mini_nlp, read_input(str(inputs["bioc"]))))
     for name in ("bioc", "bioc-xml"):
         stream = registry.get(name).stream
         parts = [json.loads(json.dumps(stream.part(result))) for result in results]  # as a .partial keeps them
@@ -141,9 +141,9 @@ def test_resume_of_a_stopped_run_gives_the_bytes_of_a_whole_one_in_every_format(
         run_format(name, source, out, expect=130)
     partial = Path(f"{out}.partial")
     assert not out.exists() and partial.read_bytes().count(b"\n") == 4  # one chunk's articles
-    annotate = article_chunks.annotate
+    annotate = article_chunks.annotated_articles
     annotated = []
-    monkeypatch.setattr(article_chunks, "annotate", lambda nlp, articles: annotate(nlp, annotated.extend(articles) or articles))
+    monkeypatch.setattr(article_chunks, "annotated_articles", lambda nlp, articles: annotate(nlp, annotated.extend(articles) or articles))
     run_format(name, source, out, "--resume")
     assert out.read_bytes() == whole.read_bytes() and not partial.exists()
     assert len(annotated) == 5  # the nine articles less the four kept

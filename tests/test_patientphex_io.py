@@ -29,10 +29,10 @@ def write_jsonl(path, rows):
     return path
 
 
-def read_error(tmp_path, rows, annotated=True):
+def read_error(tmp_path, rows, gold=True):
     path = write_jsonl(tmp_path / "in.jsonl", rows)
     with pytest.raises(InputError) as caught:
-        read_articles(str(path), annotated=annotated)
+        read_articles(str(path), gold=gold)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith(f"{path}, line ")
@@ -43,7 +43,7 @@ def read_error(tmp_path, rows, annotated=True):
 
 
 def test_fixture_reads_in_file_order(articles):
-    read = read_articles(str(FIXTURE), annotated=True)
+    read = read_articles(str(FIXTURE), gold=True)
     assert [article["pmc_id"] for article in read] == ["9000001", "9000002"]
     assert read == articles
 
@@ -79,7 +79,7 @@ def test_gold_quirks_of_the_real_training_file_are_accepted(tmp_path, articles):
     entities[5]["identifier"] = "HP:0410030;-1"
     articles[0]["full_text"][1]["title"] = "an extra passage key"
     path = write_jsonl(tmp_path / "in.jsonl", articles)
-    assert read_articles(str(path), annotated=True)[0]["entities"][0]["identifier"] == "HP:000328"
+    assert read_articles(str(path), gold=True)[0]["entities"][0]["identifier"] == "HP:000328"
 
 
 # --- file-level errors ---------------------------------------------------------------
@@ -167,7 +167,7 @@ ARTICLE_ERRORS = [
 @pytest.mark.parametrize("path,value,expected", ARTICLE_ERRORS)
 def test_article_errors_name_line_article_and_field(tmp_path, articles, path, value, expected):
     broken = _broken(articles[1], path, value)
-    message = read_error(tmp_path, [articles[0], broken], annotated=False)
+    message = read_error(tmp_path, [articles[0], broken], gold=False)
     assert message.endswith(expected)
 
 
@@ -237,7 +237,7 @@ def test_annotation_errors_when_annotated(tmp_path, articles, path, value, expec
 @pytest.mark.parametrize("identifier", ["N", "HP:0000252 ", "seizure", "HP:0001250;", "HP:0001250; HP:0000252"])
 def test_odd_gold_identifiers_are_scored_as_written_with_a_warning(tmp_path, articles, capsys, identifier):
     path = write_jsonl(tmp_path / "gold.jsonl", [_broken(articles[0], ("entities", 0, "identifier"), identifier), articles[1]])
-    gold = read_articles(str(path), annotated=True)
+    gold = read_articles(str(path), gold=True)
     assert gold[0]["entities"][0]["identifier"] == identifier
     (warning,) = capsys.readouterr().err.splitlines()
     assert warning.startswith(f"phenorules: warning: {path}, line 1, article 9000001: entities[0].identifier: {identifier!r} {NOT_AN_ID}")

@@ -11,7 +11,7 @@ from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
 from phenorules.formats.patientphex.identifiers import parse_identifier, task_identifier
 from phenorules.core.phenotype import mention_rows
-from phenorules.core.annotated import annotate
+from phenorules.core.annotated import annotated_articles
 from phenorules.formats.patientphex.records import to_record
 
 from conftest import MINI_OBO
@@ -47,7 +47,7 @@ def test_a_mention_no_term_fits_is_unknown_in_the_core_and_minus_one_in_the_task
     with (lexicons / "extra_terms.tsv").open("a") as extra:
         extra.write("wobbly legs\t-1\n")
     nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False, "lexicon_dir": str(lexicons)})
-    (result,) = annotate(nlp, [text_article("T1", "He had wobbly legs and ataxia.")])
+    (result,) = annotated_articles(nlp, [text_article("T1", "He had wobbly legs and ataxia.")])
     assert [(p.text, p.hpo_ids, p.unknown, p.label) for p in result.phenotypes] == [
         ("wobbly legs", (), True, "no HPO term"),
         ("ataxia", ("HP:0001251",), False, "Ataxia"),

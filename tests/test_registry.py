@@ -8,7 +8,7 @@ import catalogue
 from click.testing import CliRunner
 
 from phenorules.formats import registry
-from phenorules.core.annotated import AnnotatedArticle, annotate
+from phenorules.core.annotated import AnnotatedArticle, annotated_articles
 from phenorules.core.article import Article, text_article
 from phenorules.cli import main
 from phenorules.core.document import make_article_doc
@@ -52,7 +52,7 @@ def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
 
 
 def test_an_annotated_article_holds_no_spacy_object_and_every_writer_reads_it(mini_nlp):
-    (result,) = annotate(mini_nlp, [text_article("t1", TEXT)])
+    (result,) = annotated_articles(mini_nlp, [text_article("t1", TEXT)])
     assert isinstance(result, AnnotatedArticle) and pickle.loads(pickle.dumps(result)) == result
     assert [(p.text, p.hpo_ids, p.negated) for p in result.phenotypes] == [("seizures", ("HP:0001250",), False), ("ataxia", ("HP:0001251",), True)]
     written = {name: registry.get(name).write_results([result]) for name in registry.writers()}

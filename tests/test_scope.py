@@ -46,10 +46,10 @@ def test_an_empty_passage_list_is_refused(tmp_path):
 
 
 def test_a_dropped_mention_is_in_the_explain_evidence_with_the_passage_type_row(mini_nlp):
-    from phenorules.core.annotated import annotate
+    from phenorules.core.annotated import annotated_articles
     from phenorules.formats.patientphex.evidence import evidence_record
 
-    evidence = [evidence_record(result) for result in annotate(mini_nlp, [to_article(_article())])]
+    evidence = [evidence_record(result) for result in annotated_articles(mini_nlp, [to_article(_article())])]
     ((dropped,),) = [record["dropped"] for record in evidence]
     ref = mini_nlp.get_pipe("scope").passage_types["table_caption"]
     assert str(ref).startswith("unannotated_passages.tsv:")

@@ -28,7 +28,7 @@ from phenorules.tasks.jnlpba.evalscope_adapter import respond  # noqa: E402
 from phenorules.tasks.jnlpba.io import read_standoff  # noqa: E402
 from phenorules.tasks.jnlpba.model import learn_model_from, make_tagger  # noqa: E402
 from phenorules.formats.patientphex.articles import to_article  # noqa: E402
-from phenorules.core.annotated import annotate  # noqa: E402
+from phenorules.core.annotated import annotated_articles  # noqa: E402
 from phenorules.core.errors import PhenorulesError  # noqa: E402
 from phenorules.formats.patientphex.records import full_record  # noqa: E402
 
@@ -231,7 +231,7 @@ def test_annotate_text_gives_ids_labels_negation_and_provenance(client):
 def test_annotate_an_article_attributes_patients_and_returns_the_task_record(client, mini_nlp):
     article = articles()[0]
     (result,) = client.post("/annotate", json=article).json()["articles"]
-    (expected,) = map(full_record, annotate(mini_nlp, [to_article(article)]))
+    (expected,) = map(full_record, annotated_articles(mini_nlp, [to_article(article)]))
     assert result["record"] == expected
     assert result["patients"] == ["OII-1", "OII-2"]
     attributed = {m["text"]: m["patients"] for m in result["mentions"] if m["patients"]}

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from phenorules.core.annotated import annotate
+from phenorules.core.annotated import annotated_articles
 from phenorules.formats.patientphex.articles import to_article
 from phenorules.formats.view import FLAGS, PATIENT_COLOURS, article_view, mention_flags, render_page
 from chromium import HOSTILE, Elements, chromium_driver, injected
@@ -25,10 +25,10 @@ RECORD = {
 }
 
 
-def annotated(nlp, record=RECORD):
+def result_view(nlp, record=RECORD):
     """The article's view as the later stages would leave it: one negation by "no",
     patients on two mentions."""
-    (result,) = annotate(nlp, [to_article(record)])
+    (result,) = annotated_articles(nlp, [to_article(record)])
     mentions = {mention.text: mention for mention in result.phenotypes}
     mentions["oedema"].flag("is_negated")
     mentions["oedema"].cues = [{"category": "NEGATED_EXISTENCE", "text": "no", "start": 0, "end": 2, "rule": "context_rules.tsv:85"}]
@@ -43,7 +43,7 @@ def mark(html, text):
 
 
 def test_each_phenotype_shows_term_id_and_patient(mini_nlp):
-    html = render_page([annotated(mini_nlp)], "test")
+    html = render_page([result_view(mini_nlp)], "test")
     box = mark(html, "microcephaly")
     assert box.startswith('<mark class="p0"') and ".p0 { --colour: %s; }" % PATIENT_COLOURS[0] in html
     assert "Microcephaly" in box and '<a href="https://hpo.jax.org/browse/term/HP:0000252">HP:0000252</a>' in box
@@ -53,7 +53,7 @@ def test_each_phenotype_shows_term_id_and_patient(mini_nlp):
 
 
 def test_negated_phenotypes_show_the_flag_and_its_cue(mini_nlp):
-    html = render_page([annotated(mini_nlp)], "test")
+    html = render_page([result_view(mini_nlp)], "test")
     assert mark(html, "oedema").startswith('<mark class="none flag-negated"')
     assert '<span class="flag">negated “no”</span>' in mark(html, "oedema")
     assert "flag-negated" not in mark(html, "microcephaly") and 'class="flag"' not in mark(html, "microcephaly")
@@ -70,23 +70,23 @@ def test_a_flag_is_a_field_and_the_cue_of_its_category():
 
 
 def test_sections_head_their_passages_and_text_is_escaped(mini_nlp):
-    html = render_page([annotated(mini_nlp)], "test")
+    html = render_page([result_view(mini_nlp)], "test")
     assert re.search(r"<h2>T&lt;1&gt;<span", html)
     assert re.findall(r"<h3>(\w+)</h3>", html) == ["TITLE", "CASE"]
     assert '<span class="text">Cleft palate</span>' in mark(html, "Cleft palate") and " &amp; " in html
 
 
 def test_the_header_shows_the_pmid(mini_nlp):
-    html = render_page([annotated(mini_nlp)], "test")
+    html = render_page([result_view(mini_nlp)], "test")
     assert '<span class="pmid">PMID <a href="https://pubmed.ncbi.nlm.nih.gov/31000001/">31000001</a></span>' in html
 
 
 def test_the_legend_lists_only_what_occurs(mini_nlp):
-    html = render_page([annotated(mini_nlp)], "test")
+    html = render_page([result_view(mini_nlp)], "test")
     legend = re.search(r'<p class="legend">(.*?)</p>', html).group(1)
     assert re.findall(r">([^<]+)</span>", legend) == ["P1", "P2", "no patient", "negated", "family"]
     plain = {**RECORD, "patient": [{"patient_id": "P1", "mention": []}, {"patient_id": "P3", "mention": []}]}
-    view = annotated(mini_nlp, plain)
+    view = result_view(mini_nlp, plain)
     for mention in view["mentions"]:
         mention["patients"], mention["negated"], mention["flags"] = ["P1"], False, []
     legend = re.search(r'<p class="legend">(.*?)</p>', render_page([view], "test")).group(1)
@@ -95,7 +95,7 @@ def test_the_legend_lists_only_what_occurs(mini_nlp):
 
 def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp, general_nlp):
     second = {**RECORD, "pmc_id": "T2", "pmid": None, "patient": []}  # a text of the general profile: about its proband
-    html = render_page([annotated(mini_nlp), annotated(general_nlp, second)], "test")
+    html = render_page([result_view(mini_nlp), result_view(general_nlp, second)], "test")
     contents = re.search(r'<table class="contents" id="contents">.*?</table>', html, re.S).group()
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", contents)]
     assert rows == [
@@ -106,7 +106,7 @@ def test_several_articles_get_a_table_of_contents_with_counts(mini_nlp, general_
 
 
 def test_the_same_doc_gives_the_same_bytes(mini_nlp):
-    assert render_page([annotated(mini_nlp)], "test") == render_page([annotated(mini_nlp)], "test")
+    assert render_page([result_view(mini_nlp)], "test") == render_page([result_view(mini_nlp)], "test")
 
 
 # --- hostile fields ------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_hostile_input_file_stays_text(mini_nlp):
         "full_text": [{"section_type": HOSTILE, "type": HOSTILE, "offset": 0, "text": f"He had seizures. {HOSTILE} No microcephaly."}],
     }
     article = to_article(record)
-    (result,) = annotate(mini_nlp, [article])
+    (result,) = annotated_articles(mini_nlp, [article])
     view = article_view(result)
     assert [m["text"] for m in view["mentions"]] == ["seizures", "microcephaly"]
     allowed = set(Elements(render_page([every_field("x")], "x")).tags)
@@ -162,7 +162,7 @@ def test_in_chromium_nothing_injected_runs_and_boxes_stay_whole(mini_nlp, tmp_pa
     hostile = tmp_path / "hostile.html"
     hostile.write_text(render_page([every_field(HOSTILE)], "view"), encoding="utf-8")
     example = tmp_path / "example.html"
-    example.write_text(render_page([annotated(mini_nlp), every_field("a longer phenotype mention label")], "view"), encoding="utf-8")
+    example.write_text(render_page([result_view(mini_nlp), every_field("a longer phenotype mention label")], "view"), encoding="utf-8")
     driver = chromium_driver(tmp_path, tmp_path / "profile", width=width, height=900)
     try:
         driver.get(hostile.as_uri())

@@ -19,7 +19,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .article import Article, Patient
-from .document import annotate_articles, working
+from .document import article_docs, working
 from .phenotype import HpoIds, Phenotype
 
 # A mention a stage removed: (start, end, ids, the rule row that removed it).
@@ -55,7 +55,7 @@ def patient_associations(result: AnnotatedArticle) -> dict[str, list[str]]:
     return {patient.id: sorted(ids) for patient in result.patients}
 
 
-def annotated(article: Article, doc: Doc) -> AnnotatedArticle:
+def annotated_article(article: Article, doc: Doc) -> AnnotatedArticle:
     """The result of ``article`` from its processed Doc: its mention records (or its
     phenotype spans, where a pipe made them)."""
     state = working(doc)
@@ -69,7 +69,7 @@ def annotated(article: Article, doc: Doc) -> AnnotatedArticle:
     )
 
 
-def annotate(nlp: Language, articles: Iterable[Article]) -> Iterator[AnnotatedArticle]:
+def annotated_articles(nlp: Language, articles: Iterable[Article]) -> Iterator[AnnotatedArticle]:
     """The result of each article, in input order (no spaCy span is made)."""
-    for article, doc in annotate_articles(nlp, articles, spans=False):
-        yield annotated(article, doc)
+    for article, doc in article_docs(nlp, articles, spans=False):
+        yield annotated_article(article, doc)

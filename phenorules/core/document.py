@@ -416,7 +416,7 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     return doc
 
 
-def annotate_articles(nlp: Language, articles: Iterable[Article], batch_size: int = 8, spans: bool = True) -> Iterator[tuple[Article, Doc]]:
+def article_docs(nlp: Language, articles: Iterable[Article], batch_size: int = 8, spans: bool = True) -> Iterator[tuple[Article, Doc]]:
     """(article, processed Doc) pairs in input order; without ``spans``, the pipe that makes
     the spans (:data:`SPANS_PIPE`) does not run and the mentions stay records
     (:func:`working`)."""

@@ -193,7 +193,7 @@ def bioc_document(bioc, result: AnnotatedArticle):
     one of the article's passages, with an annotation per mention."""
     article = result.article
     document = _document(bioc, article.source["document"]) if article.source else _new_document(bioc, article)
-    _annotate(bioc, document, result.phenotypes)
+    _add_annotations(bioc, document, result.phenotypes)
     return document
 
 
@@ -344,7 +344,7 @@ def _copy_annotations(bioc, raw: dict, target) -> None:
         target.add_relation(relation)
 
 
-def _annotate(bioc, document, phenotypes: tuple[Phenotype, ...]) -> None:
+def _add_annotations(bioc, document, phenotypes: tuple[Phenotype, ...]) -> None:
     """One annotation per mention, in the passage or sentence whose text holds it."""
     holders = []
     for passage in document.passages:

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator
 
 from spacy.language import Language
 
-from ..core.annotated import AnnotatedArticle, annotate
+from ..core.annotated import AnnotatedArticle, annotated_articles
 from ..core.article import Article
 from ..core.errors import InputError, warn
 from ..formats import registry
@@ -44,7 +44,7 @@ def annotate_items(pipelines: Callable[[str], Language], items: list[Item], on_e
     results: list[AnnotatedArticle | None] = [None] * len(items)
     for input_format in dict.fromkeys(item.format for item, article in zip(items, articles) if article is not None):
         chosen = [i for i, (item, article) in enumerate(zip(items, articles)) if article is not None and item.format == input_format]
-        for i, result in zip(chosen, annotate(pipelines(input_format), [articles[i] for i in chosen])):
+        for i, result in zip(chosen, annotated_articles(pipelines(input_format), [articles[i] for i in chosen])):
             results[i] = result
     return results
 

@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 from .. import __version__
 from . import REQUEST_SECONDS
 from ..core.article import Article
-from ..core.annotated import AnnotatedArticle, annotate
+from ..core.annotated import AnnotatedArticle, annotated_articles
 from ..formats.patientphex.records import full_record
 from ..formats.view import article_view
 from .guard import RequestError
@@ -133,7 +133,7 @@ class Engine:
     def annotate(self, articles: Iterable[Article], budget: Budget | None = None) -> list[dict]:
         """One result per article: text, passages, patients, mentions and the task record."""
         with self.holding(budget) as nlp:
-            return [article_result(result) for result in annotate(nlp, articles)]
+            return [article_result(result) for result in annotated_articles(nlp, articles)]
 
     def answer(self, prompt: str, answerers: Sequence[Answerer], budget: Budget | None = None) -> str:
         """The reply of the first answerer that takes the prompt."""

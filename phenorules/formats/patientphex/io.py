@@ -36,21 +36,21 @@ class _Invalid(Exception):
 # --- reading -------------------------------------------------------------------------
 
 
-def read_articles(path: str, annotated: bool = False, on_error: str = "fail") -> list[dict]:
+def read_articles(path: str, gold: bool = False, on_error: str = "fail") -> list[dict]:
     """Articles of a task JSONL file (``-``: standard input) in file order, each checked
     against the task format.
 
-    ``annotated`` says the file holds answers (a gold file): its ``entities`` and
+    ``gold`` says the file holds answers (a gold file): its ``entities`` and
     ``association`` are then required and checked (an identifier of another shape is
     scored as written, with a warning); otherwise they are ignored. ``on_error`` 'skip'
     leaves a bad article out with a warning instead of refusing the file.
     """
-    return parse_articles(path, read_bytes(path), annotated, on_error)
+    return parse_articles(path, read_bytes(path), gold, on_error)
 
 
-def parse_articles(path: str, data: bytes, annotated: bool = False, on_error: str = "fail") -> list[dict]:
+def parse_articles(path: str, data: bytes, gold: bool = False, on_error: str = "fail") -> list[dict]:
     """:func:`read_articles` for content already read; ``path`` names it in errors."""
-    return _parse(path, data, lambda article: _check_article(article, annotated), on_error)
+    return _parse(path, data, lambda article: _check_article(article, gold), on_error)
 
 
 def read_predictions(path: str) -> list[dict]:
@@ -83,13 +83,13 @@ def _parse(path: str, data: bytes, check: Callable[[Any], list[str] | None], on_
     return records
 
 
-def parse_article_line(path: str, lineno: int, raw: bytes, annotated: bool = False) -> dict | None:
+def parse_article_line(path: str, lineno: int, raw: bytes, gold: bool = False) -> dict | None:
     """One line of a task JSONL file as a checked article; None for a blank line.
 
     With a check of repeated pmc_ids this is :func:`read_articles` one line at a time, for
     readers that stream a file too large to hold.
     """
-    return parse_line(path, lineno, raw, lambda article: _check_article(article, annotated))
+    return parse_line(path, lineno, raw, lambda article: _check_article(article, gold))
 
 
 def parse_line(path: str, lineno: int, raw: bytes, check: Callable[[Any], list[str] | None]) -> dict | None:
@@ -181,7 +181,7 @@ class Article(Header):
     patient: list[PatientShape]
 
 
-class AnnotatedArticle(Article):
+class GoldArticle(Article):
     entities: list[Entity]
     association: list[Association]
 
@@ -199,9 +199,9 @@ def _shaped(model: type[Shape], record: Any) -> Any:
         raise _Invalid(dotted(error.loc), type_problem(error)) from None
 
 
-def _check_article(article: Any, annotated: bool) -> list[str]:
+def _check_article(article: Any, gold: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
-    shaped = _shaped(AnnotatedArticle if annotated else Article, article)
+    shaped = _shaped(GoldArticle if gold else Article, article)
     _check_passages(shaped.full_text)
     problem = passages_problem(to_article(article))
     if problem is not None:
@@ -209,7 +209,7 @@ def _check_article(article: Any, annotated: bool) -> list[str]:
     text = article_text(article)
     patient_ids = _check_patients(shaped.patient, text)
     notes: list[str] = []
-    if annotated:
+    if gold:
         for i, entity in enumerate(shaped.entities):
             note = _check_entity(entity, f"entities[{i}]", text, lenient=True)
             notes.extend([note] if note else [])

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 
 from spacy.language import Language
 
-from ...core.annotated import AnnotatedArticle, annotate, patient_associations
+from ...core.annotated import AnnotatedArticle, annotated_articles, patient_associations
 from ...core.article import Article, Patient
 from ...core.phenotype import ASSERTION_FLAGS, Phenotype
 from ...patients.subjects import mentions_subject
@@ -71,7 +71,7 @@ def patient_entries(patients: Iterable[Patient], subjects: dict[str, dict]) -> l
 
 def predict(nlp: Language, articles: Iterable[Article]) -> Iterator[dict]:
     """:func:`to_record` of each article, in input order."""
-    for result in annotate(nlp, articles):
+    for result in annotated_articles(nlp, articles):
         yield to_record(result)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from phenorules.core.annotated import annotate
+from phenorules.core.annotated import annotated_articles
 from phenorules.core.article import text_article
 
 from .io import Question
@@ -59,7 +59,7 @@ class QuestionProfile:
 
 def phenotype_mentions(nlp, text: str) -> list[Mention]:
     """The pipeline's phenotypes of ``text``, one Mention per HPO id (compounds split)."""
-    (result,) = annotate(nlp, [text_article(None, text)])
+    (result,) = annotated_articles(nlp, [text_article(None, text)])
     return [Mention(phenotype.text, hpo_id, phenotype.negated, tuple(phenotype.provenance)) for phenotype in result.phenotypes for hpo_id in phenotype.hpo_ids]
 
 
