@@ -18,12 +18,13 @@ from .core.errors import InputError, PhenorulesError, one_line
 from .core.files import remove_temporaries_on_signals
 from .options import HPO_OPTION, QUIET_OPTION, PipelineSettings, pipeline_options
 from .core.outputs import OutputFiles, silence_stdout
+from .formats.patientphex import FORMAT as PATIENTPHEX
 
 
 # The formats of registry.BUILT_IN that read and that write, for --help, which must not
 # import them (they import spaCy); tests/test_cli.py holds them equal to the registry's.
-BUILT_IN_READERS = ("bioc", "bioc-xml", "jsonl", "text")
-BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "evidence", "jsonl", "pubtator")
+BUILT_IN_READERS = ("bioc", "bioc-xml", "patientphex", "text")
+BUILT_IN_WRITERS = ("bioc", "bioc-xml", "docbin", "evidence", "patientphex", "pubtator")
 
 
 class FormatName(click.ParamType):
@@ -48,8 +49,9 @@ class FormatName(click.ParamType):
         return (["auto"] if self.auto else []) + list(formats)
 
     def convert(self, value, param, ctx):
-        """``value`` if it names a format that reads (writes); a plugin that fails to load
-        is one line naming it, not click's usage message."""
+        """The name of the format ``value`` names (an alias gives the format's own name) if
+        it reads (writes); a plugin that fails to load is one line naming it, not click's
+        usage message."""
         from .formats import registry
         from .core.errors import SettingError
 
@@ -63,7 +65,7 @@ class FormatName(click.ParamType):
             format_ = None
         if format_ is None or (not format_.writes if self.writes else format_.read is None):
             self.fail(f"{value!r} is not one of {', '.join(map(repr, self.names()))}.", param, ctx)
-        return value
+        return format_.name
 
 
 FORMAT_OPTION = click.option(
@@ -165,7 +167,7 @@ def main() -> None:
     "--to",
     "output_format",
     type=FormatName(writes=True),
-    default="jsonl",
+    default=PATIENTPHEX,
     show_default=True,
     help="The submission JSONL; BioC JSON or XML (the input's passages, one annotation per phenotype); PubTator (title-and-abstract articles only); or spaCy's DocBin (a span per mention). phenorules info lists the formats.",
 )
@@ -255,7 +257,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     outputs = OutputFiles([pred_path, articles_path, evidence_path, hpo])
     outputs.claim_directory(output_dir, PHENOPACKETS)
     records = read_predictions(pred_path)
-    articles = read_input(articles_path, "jsonl") if articles_path else []
+    articles = read_input(articles_path, PATIENTPHEX) if articles_path else []
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
     evidence = read_evidence(evidence_path) if evidence_path else None
     results = [record_result(record) for record in with_patients(records, patients, evidence)]
@@ -349,7 +351,8 @@ def info(hpo: str | None) -> None:
     click.echo("formats:   (--from, --to; phenorules.formats.registry)")
     for name, format_ in registry.formats().items():
         does = [word for word, present in (("read", format_.read), ("written", format_.writes)) if present]
-        click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else ""))
+        aliases = [alias for alias, named in registry.ALIASES.items() if named == name]
+        click.echo(f"  {name}: {format_.title}, {' and '.join(does)}" + (f", {' '.join(format_.extensions)}" if format_.extensions else "") + (f" (also --to/--from {', '.join(aliases)})" if aliases else ""))
 
 
 def _cache_line() -> str:
@@ -438,7 +441,6 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
 def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, predictions_path: str | None, settings: PipelineSettings, **options) -> None:
     """Cross-validate: learn on k-1 folds, predict the held-out one, score the pooled predictions."""
     from .formats.inputs import format_profile
-    from .formats.patientphex.format import JSONL
     from .formats.patientphex.io import read_articles, write_predictions
     from .tasks.patientphex.crossval import Setting, out_of_fold_predictions
     from .tasks.patientphex.score import format_table, score
@@ -448,7 +450,7 @@ def cv(train_path: str, folds: int, seed: int, no_learn: bool, as_json: bool, pr
     if predictions_path:
         outputs.claim(predictions_path, "predictions")
     articles = read_articles(train_path, gold=True)
-    profile = format_profile(JSONL.name, settings.profile)
+    profile = format_profile(PATIENTPHEX, settings.profile)
     setting = Setting("cv", disable=settings.disable, enable=settings.enable, stage_config=settings.stage_config, learn=not no_learn, profile=profile)
     records = out_of_fold_predictions(articles, [setting], folds, seed, settings.hpo, learning, lambda m: click.echo(m, err=True))["cv"]
     if predictions_path:

@@ -32,7 +32,7 @@ def write_json(path, value, indent=None):
         (b"She had seizures.", "text"),
         (b"  \n[1] Smith et al. reported seizures.", "text"),  # starts with '[' but is no JSON
         (b'{"pmc_id": "1", "full_text": [', "bioc"),  # a broken JSON line: BioC reading says where
-        (EXAMPLE.read_bytes(), "jsonl"),
+        (EXAMPLE.read_bytes(), "patientphex"),
         (BIOC.read_bytes(), "bioc"),  # pretty-printed: a JSON document over many lines
         (json.dumps(json.loads(BIOC.read_bytes())).encode(), "bioc"),  # one line, a list of collections
         (json.dumps(json.loads(BIOC.read_bytes())[0]).encode(), "bioc"),  # one line, one collection

@@ -1,7 +1,7 @@
 """Every output format holds the ids it is given, or refuses them: an article id (and PMID,
 and patient id) with a newline, a CR, a tab, a '|', a NUL, U+2028, quotes, '<', '&', a
 length past a file name's, spaces at its ends, or a lone surrogate never injects a line,
-a field or an article into an output. For each registered writer (jsonl, evidence, bioc,
+a field or an article into an output. For each registered writer (patientphex, evidence, bioc,
 bioc-xml, pubtator, docbin) and the Phenopackets files, ``predict`` either refuses in one line (exit
 2, the previous output untouched) or writes what its own reader, or the format's standard
 parser, reads back to the same ids and the same number of articles.
@@ -69,7 +69,7 @@ def pubtator_ids(text: str) -> list[str]:
 
 def read_back(name: str, path, out_dir) -> list[tuple]:
     """(id, pmid) of each article the output holds, as its reader or parser reads it."""
-    if name == "jsonl":
+    if name == "patientphex":
         return [(record["pmc_id"], record["pmid"]) for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())]
     if name == "evidence":
         return [(record["pmc_id"], None) for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())]

@@ -146,8 +146,8 @@ def test_broken_plugins_are_left_out_with_one_warning_each_and_every_command_wor
     info = run("info")
     assert info.exit_code == 0 and info.stderr.splitlines() == WARNINGS, info.stderr
     listed = [line.split(":")[0].strip() for line in info.stdout.split("formats:", 1)[1].splitlines()[1:]]
-    assert listed == ["badcheck", "badread", "badwrite", "bioc", "bioc-xml", "docbin", "evidence", "idlist", "jsonl", "nowrite", "pubtator", "surrogate", "text"]
-    assert "  jsonl: PatientPheX JSONL, read and written, .jsonl .ndjson" in info.stdout
+    assert listed == ["badcheck", "badread", "badwrite", "bioc", "bioc-xml", "docbin", "evidence", "idlist", "nowrite", "patientphex", "pubtator", "surrogate", "text"]
+    assert "  patientphex: PatientPheX JSONL, read and written, .jsonl .ndjson" in info.stdout
     out = tmp_path / "out.jsonl"
     forget_plugins(monkeypatch)
     predicted = run("predict", str(articles), "-o", str(out))

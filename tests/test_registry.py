@@ -13,7 +13,7 @@ from phenorules.core.article import Article, text_article
 from phenorules.cli import main
 from phenorules.core.document import make_article_doc
 
-from conftest import MINI_OBO
+from conftest import FIXTURES, MINI_OBO
 
 TEXT = "A girl with seizures and no ataxia."
 
@@ -47,7 +47,7 @@ def test_an_unknown_format_name_is_a_setting_error_naming_the_others():
 
     from phenorules.core.errors import SettingError
 
-    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'evidence', 'jsonl'"):
+    with pytest.raises(SettingError, match=r"unknown format 'csv'; formats are \['bioc', 'bioc-xml', 'docbin', 'evidence', 'patientphex'"):
         registry.get("csv")
 
 
@@ -57,17 +57,17 @@ def test_an_annotated_article_holds_no_spacy_object_and_every_writer_reads_it(mi
     assert [(p.text, p.hpo_ids, p.negated) for p in result.phenotypes] == [("seizures", ("HP:0001250",), False), ("ataxia", ("HP:0001251",), True)]
     written = {name: registry.get(name).write_results([result]) for name in registry.writers()}
     # PubTator counts in the title (empty here), a space and the abstract
-    assert '"identifier": "HP:0001250"' in written["jsonl"] and "t1\t13\t21\tseizures\tPhenotype\tHP:0001250" in written["pubtator"]
+    assert '"identifier": "HP:0001250"' in written["patientphex"] and "t1\t13\t21\tseizures\tPhenotype\tHP:0001250" in written["pubtator"]
     assert '"identifier": "HP:0001251"' in written["bioc"] and '<infon key="identifier">HP:0001251</infon>' in written["bioc-xml"]
 
 
 def test_the_profile_of_a_format_is_its_entry():
-    assert (registry.get("jsonl").profile, registry.get("text").profile, registry.get("bioc").profile) == ("patientphex", "general", "general")
+    assert (registry.get("patientphex").profile, registry.get("text").profile, registry.get("bioc").profile) == ("patientphex", "general", "general")
 
 
 def test_info_lists_the_formats():
     done = CliRunner().invoke(main, ["info", "--hpo", MINI_OBO])
-    assert "  jsonl: PatientPheX JSONL, read and written, .jsonl .ndjson" in done.output
+    assert "  patientphex: PatientPheX JSONL, read and written, .jsonl .ndjson" in done.output
     assert "  pubtator: PubTator, written" in done.output
 
 
@@ -99,3 +99,24 @@ def test_docbin_holds_each_mention_as_a_span_with_its_kb_id_and_the_same_results
     assert [(span.text, span.label_, span.kb_id_) for span in doc.spans["phenotypes"]] == [("seizures", "PHENOTYPE", "HP:0001250"), ("ataxia", "PHENOTYPE", "HP:0001251")]
     stored = doc.user_data["phenorules"]
     assert (stored["article"], [list(p["assertions"]) for p in stored["phenotypes"]]) == ("in", [[], ["is_negated"]])
+
+
+def test_jsonl_names_the_patientphex_format_it_was_and_info_says_so(tmp_path):
+    """PatientPheX JSONL is the format ``patientphex``; ``jsonl``, its name before, still
+    reads and writes it, and ``info`` lists it under its own name only."""
+    source = tmp_path / "in.txt"
+    source.write_text(TEXT, encoding="utf-8")
+    written = {}
+    for name in ("patientphex", "jsonl"):
+        out = tmp_path / f"{name}.out"
+        done = CliRunner().invoke(main, ["predict", str(source), "--to", name, "-o", str(out), "--hpo", MINI_OBO, "--quiet"])
+        assert done.exit_code == 0, done.output
+        written[name] = out.read_bytes()
+        read = CliRunner().invoke(main, ["predict", str(FIXTURES / "patientphex_annotated.jsonl"), "--from", name, "--hpo", MINI_OBO, "--quiet"])
+        assert read.exit_code == 0, read.output
+        written[f"from {name}"] = read.output
+    assert written["jsonl"] == written["patientphex"] and b'"HP:0001250"' in written["jsonl"]
+    assert written["from jsonl"] == written["from patientphex"] and written["from jsonl"]
+    assert registry.get("jsonl") is registry.get("patientphex") and "jsonl" not in registry.formats()
+    listed = CliRunner().invoke(main, ["info", "--hpo", MINI_OBO]).output
+    assert "  patientphex: PatientPheX JSONL, read and written, .jsonl .ndjson (also --to/--from jsonl)\n" in listed

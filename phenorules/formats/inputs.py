@@ -24,6 +24,7 @@ from ..core.errors import ON_ERROR, warn
 from ..core.files import STDIN, read_bytes
 from ..options import AUTO_PROFILE
 from .bioc import XML_START
+from .patientphex import FORMAT as JSON_LINES  # the format of a file of JSON objects a line
 
 AUTO = "auto"  # the format told by the content
 _BOM = b"\xef\xbb\xbf"
@@ -72,7 +73,8 @@ def format_profile(input_format: str, profile: str = AUTO_PROFILE) -> str:
 
 
 def detect_format(data: bytes, name: str = "<stdin>") -> str:
-    """'jsonl', 'bioc' (JSON or XML) or 'text', from the content and the extension of ``name``."""
+    """'patientphex' (JSON lines), 'bioc' (JSON or XML) or 'text', from the content and
+    the extension of ``name``."""
     start = data.removeprefix(_BOM).lstrip()
     extension = Path(name.removesuffix(".gz")).suffix.lower() if name != "<stdin>" else ""
     told = {suffix: key for key, format_ in registry.formats().items() if format_.read for suffix in format_.extensions}
@@ -82,15 +84,15 @@ def detect_format(data: bytes, name: str = "<stdin>") -> str:
         return "bioc"
     first = _first_value(start)
     if isinstance(first, dict):
-        return "bioc" if "documents" in first and not {"pmc_id", "full_text"} & first.keys() else "jsonl"
+        return "bioc" if "documents" in first and not {"pmc_id", "full_text"} & first.keys() else JSON_LINES
     if first is not _NOT_JSON and (not isinstance(first, (str, int, float)) or isinstance(first, bool)):
-        return "bioc" if isinstance(first, list) and _whole_json(start) is not _NOT_JSON else "jsonl"
+        return "bioc" if isinstance(first, list) and _whole_json(start) is not _NOT_JSON else JSON_LINES
     if _any_object_line(start):
-        return "jsonl"  # the first line is broken; the JSONL reader says where
+        return JSON_LINES  # the first line is broken; the JSONL reader says where
     if _whole_json(start) is not _NOT_JSON or extension == ".json" or _JSON_START.match(start):
         return "bioc"  # a JSON document over several lines, or a broken one: BioC reading says where
     if _JSON_LIKE.match(start):
-        warn(f"{name}: starts like JSON but is not JSON: read as plain text (pass --format jsonl or bioc to see the JSON error)")
+        warn(f"{name}: starts like JSON but is not JSON: read as plain text (pass --format patientphex or bioc to see the JSON error)")
     return "text"
 
 

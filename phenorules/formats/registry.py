@@ -37,6 +37,9 @@ from ..stages.profiles import GENERAL
 
 FORMATS = catalogue.create("phenorules", "formats")
 PLUGINS = "phenorules_formats"  # the entry-point group of other packages' formats
+# Names a built-in format had before, still taken: "jsonl" said the file's syntax, not
+# that it is PatientPheX's.
+ALIASES = {"jsonl": "patientphex"}
 BUILT_IN = (
     "phenorules.formats.text",
     "phenorules.formats.bioc",
@@ -210,8 +213,10 @@ def formats() -> dict[str, Format]:
 
 
 def get(name: str) -> Format:
-    """The format called ``name``; a plugin is loaded here if it was not yet."""
+    """The format called ``name`` (or an alias of its: :data:`ALIASES`); a plugin is loaded
+    here if it was not yet."""
     _import_built_in()
+    name = ALIASES.get(name, name)
     if name in FORMATS:
         return FORMATS.get(name)
     if name in _entry_points():
@@ -256,7 +261,7 @@ def _load(entry: EntryPoint) -> Format | str:
     """The entry point's Format, or why it is none; whatever its import raises is caught
     here, so that one broken plugin leaves the others and the built-in formats working."""
     place = f"format plugin {entry.name} ({entry.value})"
-    if entry.name in _built_in:
+    if entry.name in _built_in or entry.name in ALIASES:
         return f"{place}: {entry.name} is a built-in format"
     try:
         loaded = entry.load()

@@ -19,7 +19,7 @@ import uuid
 from ..core.annotated import AnnotatedArticle
 from ..core.errors import InputError
 from ..formats import registry
-from ..formats.patientphex.format import JSONL
+from ..formats.patientphex import FORMAT as PATIENTPHEX
 from ..formats.streaming import Item
 from ..options import PipelineSettings
 from .article_chunks import Pipelines, annotate_items
@@ -45,18 +45,18 @@ def annotate_on_worker(items: list[Item], settings: PipelineSettings, on_error: 
         return annotate_items(pipelines, items, on_error)
 
 
-def predict_partition(lines, source: str = "<bag>", settings: PipelineSettings | None = None, output_format: str = JSONL.name) -> list[str]:
+def predict_partition(lines, source: str = "<bag>", settings: PipelineSettings | None = None, output_format: str = PATIENTPHEX) -> list[str]:
     """The output lines of one partition of PatientPheX JSONL article lines (blank lines
     skipped): the parts of a format written a line per article."""
     written = registry.get(output_format)
     if written.stream is None or written.stream.join is not None:
         raise InputError(f"format {output_format}: not written a line per article")
-    items = [Item(source, number, JSONL.name, raw=line.encode("utf-8") if isinstance(line, str) else line) for number, line in enumerate(lines, start=1)]
+    items = [Item(source, number, PATIENTPHEX, raw=line.encode("utf-8") if isinstance(line, str) else line) for number, line in enumerate(lines, start=1)]
     results = annotate_on_worker(items, settings or PipelineSettings())
     return [written.part_of(result) for result in results if result is not None]
 
 
-def predict_bag(lines, settings: PipelineSettings | None = None, output_format: str = JSONL.name):
+def predict_bag(lines, settings: PipelineSettings | None = None, output_format: str = PATIENTPHEX):
     """A Dask bag of PatientPheX JSONL article lines -> a bag of the lines of
     ``output_format`` (the predictions; ``evidence``), partition by partition, in the
     bag's order; each line ends in "\n", as ``dask.bag.read_text`` gives them.

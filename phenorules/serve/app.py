@@ -43,7 +43,7 @@ from .loading import ARRIVAL
 STATIC_DIR = Path(__file__).with_name("static")
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'", "X-Content-Type-Options": "nosniff"}
 MAX_SUGGESTIONS = 50
-ARTICLE_FORMAT = "jsonl"  # a request body {"pmc_id": ..., "full_text": ...} is one PatientPheX article
+ARTICLE_FORMAT = "patientphex"  # a request body {"pmc_id": ..., "full_text": ...} is one PatientPheX article
 LOG = logging.getLogger("uvicorn.error")  # uvicorn prints this logger
 HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 T = TypeVar("T")

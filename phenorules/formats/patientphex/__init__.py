@@ -6,3 +6,4 @@ submission records of an :class:`~phenorules.core.annotated.AnnotatedArticle`
 cross-validation and ablation are :mod:`phenorules.tasks.patientphex`."""
 
 PROFILE = "patientphex"  # the profile of rules/profiles.tsv that PatientPheX input gets: its annotators' conventions
+FORMAT = "patientphex"  # its name in the registry (formerly "jsonl", still taken)

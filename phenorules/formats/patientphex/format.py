@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...core.annotated import AnnotatedArticle
 from ...core.article import Article
 from ..registry import Format, Stream, register
-from . import PROFILE
+from . import FORMAT, PROFILE
 from .articles import to_article
 from .io import parse_article_line, parse_articles, prediction_line
 from .records import to_record
@@ -27,9 +27,9 @@ def submission_line(result: AnnotatedArticle) -> str:
     return prediction_line(to_record(result))
 
 
-JSONL = register(
+PATIENTPHEX = register(
     Format(
-        "jsonl",
+        FORMAT,
         "PatientPheX JSONL",
         "predictions",
         profile=PROFILE,
