@@ -53,7 +53,7 @@ def test_no_function_is_of_complexity_rank_d_or_worse():
 
 MAX_MODULE_LINES = 500
 # Over the limit still, each to be split where it is being changed.
-LONG_MODULES = {"phenorules/stages/coordination.py", "phenorules/patients/attribution.py"}
+LONG_MODULES = {"phenorules/stages/coordination.py"}
 
 
 def test_no_module_is_over_500_lines():

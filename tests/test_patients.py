@@ -489,10 +489,11 @@ def _patient_rules():
 )
 def test_a_phenotype_finds_the_mentions_around_it_as_a_scan_does(drawn_mentions, drawn_phenotypes):
     """Attributor._bound and ._compared look the sentence's mentions up by bisection
-    (attribution.Unit): the same choice as scanning all of them. On 25 two-letter words
+    (discourse.Unit): the same choice as scanning all of them. On 25 two-letter words
     written together ('xxinxx...'; word i at 2i), mentions and phenotypes are random word
     ranges, so that they abut and overlap."""
-    from phenorules.patients.attribution import Attributor, PhenotypeExtent, Unit
+    from phenorules.patients.attribution import Attributor
+    from phenorules.patients.discourse import PhenotypeExtent, Unit
     from phenorules.patients.mentions import PatientMention
 
     rules = _patient_rules()

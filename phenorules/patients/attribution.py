@@ -26,10 +26,10 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from dataclasses import dataclass, field, replace
-from typing import Sequence
+from dataclasses import replace
 
 from ..core.intervals import Extents
+from .discourse import CONTINUES_FOCUS, Attribution, Focus, Found, PhenotypeExtent, SectionedPassage, Unit, Walk, as_named, cite, within
 from .mentions import ANAPHOR, NAMED, OTHER, PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN, PRONOUN, RELATIVE, People, PatientMention
 from .rules import Cues, Policy
 
@@ -38,136 +38,6 @@ _SIBLING_KIN = frozenset({"brother", "sister", "son", "daughter", "twin"})
 # the mother"): a longer text between is not read (each phenotype before a far mention
 # would copy all the text up to it)
 _POSTPOSED_REACH = 200
-# The last step of the rule of an anaphor that stands for the focus patients, all of them.
-CONTINUES_FOCUS = "focus"
-
-
-@dataclass(frozen=True)
-class SectionedPassage:
-    """A passage as the walk reads it: its extent, section and kind (the article's own
-    :class:`phenorules.core.article.Passage` holds the text)."""
-
-    start: int
-    end: int
-    section: str
-    kind: str  # paragraph, title_1, fig_caption, table, ...
-
-    @property
-    def is_heading(self) -> bool:
-        return "title" in self.kind and "caption" not in self.kind
-
-    @property
-    def heading_level(self) -> int:
-        """1 for ``title_1`` (and a plain ``title``), 2 for ``title_2``, ..."""
-        digits = "".join(ch for ch in self.kind if ch.isdigit())
-        return int(digits) if digits else 1
-
-    @property
-    def is_table_body(self) -> bool:
-        return "table" in self.kind and not any(part in self.kind for part in ("caption", "title", "foot"))
-
-
-@dataclass(frozen=True)
-class PhenotypeExtent:
-    """What attribution needs of a phenotype mention: where it is and whether it is negated."""
-
-    start: int
-    end: int
-    negated: bool
-
-
-@dataclass(frozen=True)
-class Focus:
-    """Who is being talked about, the mention that said so, and the rules behind it.
-
-    ``origin`` is the chain of the mention that named the focused patients when an anaphor
-    ("they", "she") continues the focus: the next anaphor cites it, not every anaphor in
-    between, so a chain stays as long as one link (a section of a thousand "they" would
-    otherwise give each phenotype a chain of a thousand links: quadratic memory)."""
-
-    patients: tuple[str, ...]
-    mention: PatientMention | None
-    rule: str
-    chain: tuple[str, ...] = ()
-    origin: tuple[str, ...] | None = None
-
-    @property
-    def named_chain(self) -> tuple[str, ...]:
-        """The chain of the mention that named the focused patients."""
-        return self.chain if self.origin is None else self.origin
-
-
-@dataclass(frozen=True)
-class Attribution:
-    """Phenotype ``index`` goes to ``patients`` by ``rule``, because of ``mention``;
-    ``chain`` lists every rule row on the way, first to last."""
-
-    index: int
-    patients: tuple[str, ...]
-    rule: str
-    mention: PatientMention | None
-    section: str
-    chain: tuple[str, ...] = ()
-
-
-class Unit:
-    """A sentence (or table row) of the walk: the patient mentions resolved in it, in text
-    order and never overlapping, and the starts of its phenotypes, so that each phenotype
-    finds the mentions around it by bisection (a sentence of an article-sized list holds
-    thousands of both)."""
-
-    def __init__(self, mentions: list[tuple[PatientMention, tuple[str, ...]]], phenotypes: Sequence[PhenotypeExtent]):
-        self.mentions = mentions
-        self.plain = [(m, c) for m, c in mentions if m.cue is None]  # no comparison, contrast or joining before them
-        self.plain_starts = [m.start for m, _ in self.plain]
-        self.plain_ends = [m.end for m, _ in self.plain]
-        self.comparisons = [(m, c) for m, c in mentions if m.cue is not None and m.cue[0] in ("comparison", "together") and m.role == NAMED]
-        self.phenotype_starts = sorted(p.start for p in phenotypes)
-        self.named = any(m.role == NAMED for m, _ in mentions)
-
-
-def _within(items: Sequence, start: int, end: int, starts: list[int]) -> list:
-    """Items (sorted by .start) that start inside [start, end)."""
-    return list(items[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)])
-
-
-def _cite(mention: PatientMention) -> str:
-    return f"mention {mention.text!r}@{mention.start}: {mention.rule} ({mention.source or '?'})"
-
-
-def _as_named(mention: PatientMention, patients: tuple[str, ...], via: str, chain: tuple[str, ...]) -> tuple[PatientMention, tuple[str, ...]]:
-    return replace(mention, rule=f"{mention.rule}>{via}", role=NAMED, patients=patients), chain
-
-
-@dataclass
-class _Walk:
-    """What the walk through an article carries from one passage to the next."""
-
-    focus: Focus | None = None
-    recent: list[str] = field(default_factory=list)  # the patients named so far, in order
-    previous_section: str | None = None
-    body_section: str | None = None
-    body_focus: Focus | None = None  # the focus of the text a float (figure, table) interrupts
-    case_part: SectionedPassage | None = None  # the case heading ("Case presentation") the text is under
-
-
-class _Found:
-    """The sentences, patient mentions and phenotypes of an article, sorted by start for
-    finding those within a stretch (:func:`_within`)."""
-
-    def __init__(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[PhenotypeExtent]):
-        self.sentences, self.mentions, self.phenotypes = sentences, mentions, phenotypes
-        self.sentence_starts = [s for s, _ in sentences]
-        self.mention_starts = [m.start for m in mentions]
-        self.order = sorted(range(len(phenotypes)), key=lambda i: phenotypes[i].start)
-        self.phenotype_starts = [phenotypes[i].start for i in self.order]
-
-    def empty(self, start: int, end: int) -> bool:
-        """Whether no patient mention and no phenotype starts in [start, end)."""
-        mentions, phenotypes = self.mention_starts, self.phenotype_starts
-        return bisect.bisect_left(mentions, start) == bisect.bisect_left(mentions, end) and bisect.bisect_left(phenotypes, start) == bisect.bisect_left(phenotypes, end)
-
-
 class Attributor:
     """One article's walk; ``run`` returns the attributions in phenotype order."""
 
@@ -216,14 +86,14 @@ class Attributor:
     def resolve(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str]) -> tuple[PatientMention, tuple[str, ...]] | None:
         """The mention with the patients it stands for here, and the chain that says why;
         None when it stands for no one known (a pronoun with nobody in focus)."""
-        chain = (_cite(mention),)
+        chain = (cite(mention),)
         if mention.role in (ANAPHOR, PRONOUN):
             return self._singular(mention, focus, chain)
         if mention.role == RELATIVE and mention.kin in _SIBLING_KIN and mention.sex:
             held = focus.patients if focus else ()
             same_sex = [p for p in self.own if self.sexes.get(p) == mention.sex and p not in held]
             if len(same_sex) == 1:  # "her brother" is the one listed male sibling
-                return _as_named(mention, (same_sex[0],), "sex", chain + (f"relative by sex: the one {mention.sex} patient other than the focus",))
+                return as_named(mention, (same_sex[0],), "sex", chain + (f"relative by sex: the one {mention.sex} patient other than the focus",))
             return mention, chain
         if mention.role in (PLURAL, PLURAL_GENERIC, PLURAL_PRONOUN):
             return self._plural(mention, focus, mode, recent, chain)
@@ -235,15 +105,15 @@ class Attributor:
             fitting = tuple(p for p in focus.patients if sex is None or self.sexes.get(p) in (None, sex))
             known = tuple(p for p in fitting if sex is not None and self.sexes.get(p) == sex)
             if len(focus.patients) > 1 and len(known) == 1:
-                return _as_named(mention, known, "focus_sex", chain + focus.named_chain + (f"the focus patient who is {sex}",))
+                return as_named(mention, known, "focus_sex", chain + focus.named_chain + (f"the focus patient who is {sex}",))
             if fitting:
-                return _as_named(mention, fitting, CONTINUES_FOCUS, chain + focus.named_chain)
+                return as_named(mention, fitting, CONTINUES_FOCUS, chain + focus.named_chain)
         if sex is not None:
             same_sex = [p for p in self.patient_ids if self.sexes.get(p) == sex]
             if len(same_sex) == 1:
-                return _as_named(mention, (same_sex[0],), "sex", chain + (f"the one {sex} listed patient",))
+                return as_named(mention, (same_sex[0],), "sex", chain + (f"the one {sex} listed patient",))
         if self.single is not None and (focus is None or not focus.patients):
-            return _as_named(mention, (self.single,), "single_patient", chain + ("the article's only patient",))
+            return as_named(mention, (self.single,), "single_patient", chain + ("the article's only patient",))
         return None
 
     def _plural(self, mention: PatientMention, focus: Focus | None, mode: str, recent: list[str], chain: tuple[str, ...]):
@@ -255,14 +125,14 @@ class Attributor:
         if mode not in ("carry", "paragraph") and not self._plural_in_sentence_mode(mention):
             return None
         if focus is not None and len(focus.patients) > 1 and count in (None, len(focus.patients)):
-            return _as_named(mention, focus.patients, CONTINUES_FOCUS, chain + focus.named_chain)
+            return as_named(mention, focus.patients, CONTINUES_FOCUS, chain + focus.named_chain)
         if mention.role in (PLURAL_PRONOUN, PLURAL_GENERIC):
             return replace(mention, role=OTHER), chain + ("several people, not the patients in focus",)
         if count is None or count == len(self.own):
-            return _as_named(mention, self.own, "own_patients", chain + ("the article's own patients",))
+            return as_named(mention, self.own, "own_patients", chain + ("the article's own patients",))
         latest = list(dict.fromkeys(reversed(recent)))[:count]
         if count < len(self.own) and len(latest) == count:
-            return _as_named(mention, tuple(p for p in self.patient_ids if p in latest), "recent", chain + (f"the {count} patients named last",))
+            return as_named(mention, tuple(p for p in self.patient_ids if p in latest), "recent", chain + (f"the {count} patients named last",))
         return None
 
     def _pronoun_of_others(self, mention: PatientMention, in_sentence: list) -> tuple[PatientMention, tuple[str, ...]] | None:
@@ -273,7 +143,7 @@ class Attributor:
         previous, chain = in_sentence[-1]
         if previous.role != OTHER or previous.kinship:
             return None
-        return replace(mention, role=OTHER), (_cite(mention),) + chain + ("a plural pronoun after a plural of other people in its sentence",)
+        return replace(mention, role=OTHER), (cite(mention),) + chain + ("a plural pronoun after a plural of other people in its sentence",)
 
     def _plural_in_sentence_mode(self, mention: PatientMention) -> bool:
         allowed = self.policy.sentence_mode_plurals
@@ -282,8 +152,8 @@ class Attributor:
     # --- the walk ---------------------------------------------------------------------
 
     def run(self, sentences: list[tuple[int, int]], mentions: list[PatientMention], phenotypes: list[PhenotypeExtent]) -> list[Attribution]:
-        found = _Found(sentences, mentions, phenotypes)
-        walk = _Walk()
+        found = Found(sentences, mentions, phenotypes)
+        walk = Walk()
         attributions: list[Attribution] = []
         for passage in self.passages:
             mode, setting = self._enter(walk, passage)
@@ -292,7 +162,7 @@ class Attributor:
                 walk.focus = self.start_focus(mode, setting)
         return sorted(attributions, key=lambda a: a.index)
 
-    def _read_passage(self, passage: SectionedPassage, found: "_Found", walk: "_Walk", mode: str, setting: str, attributions: list[Attribution]) -> bool:
+    def _read_passage(self, passage: SectionedPassage, found: Found, walk: Walk, mode: str, setting: str, attributions: list[Attribution]) -> bool:
         """Attribute the phenotypes of one passage, unit by unit (``attributions`` gets
         them); whether a unit of it names a patient."""
         named_in_passage = False
@@ -316,7 +186,7 @@ class Attributor:
                     attributions.append(attribution)
         return named_in_passage
 
-    def _enter(self, walk: "_Walk", passage: SectionedPassage) -> tuple[str, str]:
+    def _enter(self, walk: Walk, passage: SectionedPassage) -> tuple[str, str]:
         """The section's mode (and the policy row that sets it) at the start of a passage,
         and the focus it starts with: carried on, taken back from before a float (a figure
         or table interrupting the text), or started afresh."""
@@ -337,17 +207,17 @@ class Attributor:
         walk.previous_section = passage.section
         return mode, setting
 
-    def _units(self, passage: SectionedPassage, found: "_Found") -> list[tuple[int, int]]:
+    def _units(self, passage: SectionedPassage, found: Found) -> list[tuple[int, int]]:
         """The stretches a passage is read in: a table's rows, else its sentences."""
         if passage.is_table_body:
             return self._rows(passage)
-        return [(start, min(end, passage.end)) for start, end in _within(found.sentences, passage.start, passage.end, found.sentence_starts)]
+        return [(start, min(end, passage.end)) for start, end in within(found.sentences, passage.start, passage.end, found.sentence_starts)]
 
-    def _read_unit(self, walk: "_Walk", found: "_Found", start: int, end: int, mode: str) -> tuple[Unit, list[int]]:
+    def _read_unit(self, walk: Walk, found: Found, start: int, end: int, mode: str) -> tuple[Unit, list[int]]:
         """The patient mentions of a stretch, each resolved and moving the focus as it is
         read, and the positions of the stretch's phenotypes."""
         in_sentence: list[tuple[PatientMention, tuple[str, ...]]] = []
-        for mention in _within(found.mentions, start, end, found.mention_starts):
+        for mention in within(found.mentions, start, end, found.mention_starts):
             resolved = self._pronoun_of_others(mention, in_sentence) or self.resolve(mention, walk.focus, mode, walk.recent)
             if resolved is None:
                 continue
@@ -356,7 +226,7 @@ class Attributor:
                 walk.focus = self.next_focus(walk.focus, *resolved)
                 if resolved[0].role == NAMED:
                     walk.recent.extend(resolved[0].patients)
-        in_unit = _within(found.order, start, end, found.phenotype_starts)
+        in_unit = within(found.order, start, end, found.phenotype_starts)
         return Unit(in_sentence, [found.phenotypes[i] for i in in_unit]), in_unit
 
     def _case_part(self, passage: SectionedPassage, case_part: SectionedPassage | None) -> SectionedPassage | None:
@@ -481,7 +351,7 @@ class Attributor:
         named_in_row = [m for m, _ in in_row if m.role == NAMED]
         starts = [m.start for m in named_in_row]
         for column, (cell_start, cell_end) in enumerate(self._cells(start, end)):
-            named = _within(named_in_row, cell_start, cell_end, starts)
+            named = within(named_in_row, cell_start, cell_end, starts)
             if len(named) == 1:
                 columns[column] = named[0].patients
         return columns if len(columns) >= 2 else {}

@@ -28,7 +28,8 @@ from ..assertion.rules import FLAGS
 from ..core.document import MentionStage, placed, working
 from ..core.errors import SettingError
 from ..core.phenotype import ASSERTION_FLAGS, Phenotype, association_values
-from ..patients.attribution import Attribution, Attributor, SectionedPassage, PhenotypeExtent
+from ..patients.attribution import Attributor
+from ..patients.discourse import Attribution, PhenotypeExtent, SectionedPassage
 from ..patients.mentions import NAMED, find_people
 from ..patients.rules import PatientRules, load_patient_rules
 from ..patients.subjects import SUBJECTS_FILE, SubjectRule, find_subjects, read_subject_rules
