@@ -224,12 +224,12 @@ def predict(
 def _phenopacket_files(files: OutputFiles, directory: str, hpo: str | None, created, quiet: bool):
     """The Phenopackets output of ``--phenopackets DIR``, its directory claimed."""
     from .formats import require
-    from .kb.resources import load_resources
+    from .kb.resources import load_knowledge_base
     from .run.outputs import PhenopacketFiles
 
     require("phenopackets")
     files.claim_directory(directory, PHENOPACKETS)
-    return PhenopacketFiles(files, directory, load_resources(hpo).ontology, created, None if quiet else lambda message: click.echo(message, err=True))
+    return PhenopacketFiles(files, directory, load_knowledge_base(hpo).ontology, created, None if quiet else lambda message: click.echo(message, err=True))
 
 
 @main.command()
@@ -249,7 +249,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     from .formats.patientphex.io import read_predictions
     from .formats.patientphex.records import patient_entries, record_result, with_patients
     from .formats.phenopackets import write_phenopackets
-    from .kb.resources import load_resources
+    from .kb.resources import load_knowledge_base
     from .patients.subjects import text_subjects
 
     source_date()  # a bad SOURCE_DATE_EPOCH is refused before any work
@@ -261,7 +261,7 @@ def phenopackets(pred_path: str, output_dir: str, articles_path: str | None, evi
     patients = {article.id: patient_entries(article.patients, text_subjects(article)) for article in articles}
     evidence = read_evidence(evidence_path) if evidence_path else None
     results = [record_result(record) for record in with_patients(records, patients, evidence)]
-    count = write_phenopackets(output_dir, results, load_resources(hpo).ontology, outputs, created)
+    count = write_phenopackets(output_dir, results, load_knowledge_base(hpo).ontology, outputs, created)
     if not quiet:
         click.echo(f"wrote {count} Phenopackets into {output_dir}", err=True)
 
@@ -332,9 +332,9 @@ def info(hpo: str | None) -> None:
     from .formats import registry
     from .stages.pipeline import OPTIONAL_STAGES, stage_names
     from .stages.profiles import profiles
-    from .kb.resources import data_dir, load_resources
+    from .kb.resources import data_dir, load_knowledge_base
 
-    resources = load_resources(hpo)
+    resources = load_knowledge_base(hpo)
     click.echo(f"phenorules {__version__}")
     click.echo(f"ontology:  {resources.ontology.path}")
     click.echo(f"release:   {resources.ontology.data_version}")
@@ -405,7 +405,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
     from .kb.knowledge_base import without_learned_files
     from .kb.lexicon import LEARNED_BLOCKLIST, LexiconConfig
     from .kb.learn import default_paths, learn as run, substitutions_path, write_learned
-    from .kb.resources import data_dir, load_resources
+    from .kb.resources import data_dir, load_knowledge_base
     from .formats.patientphex.io import read_articles
 
     settings = _learn_settings(options)
@@ -417,7 +417,7 @@ def learn(train_path: str, output_path: str | None, blocklist_path: str | None, 
         outputs.claim(str(path), what)
     config = without_learned_files(LexiconConfig())
     articles = read_articles(train_path, gold=True)
-    base = load_resources(hpo, config=config)
+    base = load_knowledge_base(hpo, config=config)
     learned = run(articles, base.ontology, base.matcher, settings, config.min_key_length, base.word_sets)
     write_learned(learned, base.ontology, lexicon_path, blocklist_path, settings, outputs)
     new = sum(not form.lexicon_id for form in learned.forms)

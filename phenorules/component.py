@@ -19,7 +19,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .core.document import PHENOTYPE_LABEL, PHENOTYPES, non_overlapping, off_marks, phenotype_spans
+from .core.document import PHENOTYPE_LABEL, PHENOTYPES, longest_spans, off_marks, phenotype_spans
 from .kb.ontology import Ontology
 from .core.phenotype import ASSERTION_FLAGS
 from .stages.pipeline import add_pipes, add_stages, stage_plan  # noqa: F401  (add_pipes: the API of docs/spacy.md)
@@ -68,7 +68,7 @@ class PhenotypeEntities:
         self.ontology = ontology
 
     def __call__(self, doc: Doc) -> Doc:
-        phenotypes = non_overlapping(phenotype_spans(doc))
+        phenotypes = longest_spans(phenotype_spans(doc))
         taken = {i for span in phenotypes for i in range(span.start, span.end)}
         others = [ent for ent in doc.ents if taken.isdisjoint(range(ent.start, ent.end))]
         doc.ents = sorted(phenotypes + others, key=lambda span: span.start)

@@ -50,7 +50,7 @@ def builds(monkeypatch):
 def load(monkeypatch, config, checkout=None):
     """A fresh process's load: nothing in memory."""
     monkeypatch.setattr(resources, "_LOADED", {})
-    return resources.load_resources(str(checkout / "hp.obo") if checkout else MINI_OBO, checkout / "lexicons" if checkout else None, config)
+    return resources.load_knowledge_base(str(checkout / "hp.obo") if checkout else MINI_OBO, checkout / "lexicons" if checkout else None, config)
 
 
 def checkout(root: Path) -> Path:

@@ -1,6 +1,7 @@
 """The code passes the linters configured in pyproject.toml: ruff (pyflakes, bugbear,
 syntax) and import-linter (imports flow one way: core -> stages -> tasks -> application)."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,22 @@ def test_no_import_circle():
     graph = _import_graph()
     edges = nx.DiGraph((module, imported) for module in graph.modules for imported in graph.find_modules_directly_imported_by(module))
     assert next(nx.simple_cycles(edges), None) is None
+
+
+# Names that meant different things in different modules, each now defined by one module
+# (coordination.read_rules is renamed where stages/coordination.py is split).
+ONE_MEANING = {
+    "read_rules": {"phenorules/kb/lexicon/tsv.py", "phenorules/stages/coordination.py"},
+    "non_overlapping": {"phenorules/kb/matcher.py"},
+    "load_knowledge_base": {"phenorules/kb/resources.py"},
+    "load_resources": set(),
+}
+
+
+def test_a_public_name_of_several_meanings_is_defined_once():
+    defined: dict[str, set[str]] = {name: set() for name in ONE_MEANING}
+    for path in sorted((ROOT / "phenorules").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in defined:
+                defined[node.name].add(str(path.relative_to(ROOT)))
+    assert defined == ONE_MEANING

@@ -90,15 +90,15 @@ def test_measurement_stage_can_be_switched_off():
 
 
 def test_bad_measurement_rows_name_the_line(tmp_path):
-    from phenorules.stages.measurements import read_rules
+    from phenorules.stages.measurements import read_measurement_rules
 
     path = tmp_path / "measurements.tsv"
     path.write_text("pulse\tpulse\tmiddle\t/min\t60\t100\tHP:0001662\tHP:0001649\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"measurements.tsv:1: part 'middle'"):
-        read_rules(path, {"HP:0001649"})
+        read_measurement_rules(path, {"HP:0001649"})
     path.write_text("pulse\tpulse\tvalue\t/min\tslow\t100\tHP:0001662\tHP:0001649\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"measurements.tsv:1: range bound 'slow'"):
-        read_rules(path, {"HP:0001649"})
+        read_measurement_rules(path, {"HP:0001649"})
 
 
 # --- input layouts ---------------------------------------------------------------------

@@ -26,9 +26,9 @@ ROOT = Path(__file__).parent.parent
 def _built_lexicon(_isolated_cache):
     """The lexicon cache built before each command: a cold build's log lines on stderr
     would come before the one line these tests compare."""
-    from phenorules.kb.resources import load_resources
+    from phenorules.kb.resources import load_knowledge_base
 
-    load_resources(MINI_OBO)
+    load_knowledge_base(MINI_OBO)
 
 
 def run(*args):

@@ -76,10 +76,10 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
-    first = resources.load_resources(MINI_OBO)
+    first = resources.load_knowledge_base(MINI_OBO)
     (entry,) = tmp_path.glob("resources-*.cache")
     monkeypatch.setattr(resources, "_LOADED", {})
-    again = resources.load_resources(MINI_OBO)
+    again = resources.load_knowledge_base(MINI_OBO)
     assert again.ontology.names == first.ontology.names
     assert again.matcher("seizures") == first.matcher("seizures")
     assert again.word_sets.rows == first.word_sets.rows
@@ -89,10 +89,10 @@ def test_cache_is_reused_and_a_corrupt_or_foreign_file_is_rebuilt(tmp_path, monk
     for damaged in (blob[: len(blob) // 2], blob[:-1] + bytes([blob[-1] ^ 1]), b"\x80\x04junk" + blob[11:], b""):
         entry.write_bytes(damaged)
         monkeypatch.setattr(resources, "_LOADED", {})
-        assert resources.load_resources(MINI_OBO).ontology.names == first.ontology.names
+        assert resources.load_knowledge_base(MINI_OBO).ontology.names == first.ontology.names
     entry.chmod(0o666)  # writable by others: not trusted, rebuilt
     monkeypatch.setattr(resources, "_LOADED", {})
-    resources.load_resources(MINI_OBO)
+    resources.load_knowledge_base(MINI_OBO)
     assert len(built) == 5
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -106,13 +106,13 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-line"))
     monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 10**9)
-    resources.load_resources(MINI_OBO)
+    resources.load_knowledge_base(MINI_OBO)
     (in_line,) = (tmp_path / "in-line").glob("resources-*.cache")
     # In a new process (one thread, so it may fork): the entry is written by a forked
     # process, slowed here, and the command, ending at once, still leaves it whole.
     code = (
         "import time; from phenorules.core import forking; from phenorules.kb import resources; store = resources.store; resources.BACKGROUND_CACHE_ROWS = 0; "
-        f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_resources({str(MINI_OBO)!r}); "
+        f"resources.store = lambda *args: (time.sleep(1), store(*args)); resources.load_knowledge_base({str(MINI_OBO)!r}); "
         "print(len(forking._BACKGROUND))"
     )
     env = {**os.environ, "PHENORULES_CACHE": str(tmp_path / "forked")}
@@ -144,9 +144,9 @@ def test_a_cached_matcher_decodes_each_row_as_it_was_built(tmp_path, monkeypatch
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
-    built = resources.load_resources(MINI_OBO).matcher.rows
+    built = resources.load_knowledge_base(MINI_OBO).matcher.rows
     monkeypatch.setattr(resources, "_LOADED", {})
-    cached = resources.load_resources(MINI_OBO).matcher.rows
+    cached = resources.load_knowledge_base(MINI_OBO).matcher.rows
     assert isinstance(cached, PackedRows) and isinstance(built, LexiconRows)
     assert len(cached) == len(built) > 0
     assert [cached[i] for i in range(len(cached))] == [built[i] for i in range(len(built))] == list(built)
@@ -167,12 +167,12 @@ def test_loading_the_cache_runs_no_pickle(tmp_path, monkeypatch):
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
-    resources.load_resources(MINI_OBO)
+    resources.load_knowledge_base(MINI_OBO)
     monkeypatch.setattr(resources, "_LOADED", {})
     monkeypatch.setattr(pickle, "loads", lambda *_: pytest.fail("pickle.loads called"))
     monkeypatch.setattr(pickle, "load", lambda *_: pytest.fail("pickle.load called"))
     monkeypatch.setattr(resources, "lexicon_parts", lambda *_: pytest.fail("rebuilt instead of loaded"))
-    assert resources.load_resources(MINI_OBO).matcher("seizures")
+    assert resources.load_knowledge_base(MINI_OBO).matcher("seizures")
 
 
 def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monkeypatch):
@@ -183,7 +183,7 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setattr(resources, "_LOADED", {})
-    resources.load_resources(MINI_OBO)
+    resources.load_knowledge_base(MINI_OBO)
     seen = []
     from_bytes = WordSetIndex.from_bytes  # runs after every msgpack section but the matcher's is read
     monkeypatch.setattr(WordSetIndex, "from_bytes", lambda data: seen.append(gc.isenabled()) or from_bytes(data))
@@ -192,7 +192,7 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
             (gc.enable if enabled else gc.disable)()
             monkeypatch.setattr(resources, "_LOADED", {})
             frozen = gc.get_freeze_count()
-            assert resources.load_resources(MINI_OBO).matcher("seizures")
+            assert resources.load_knowledge_base(MINI_OBO).matcher("seizures")
             assert gc.isenabled() is enabled
             assert gc.get_freeze_count() > frozen
     finally:
@@ -219,7 +219,7 @@ def test_stale_cache_temporaries_go_and_entries_over_the_budget_go_but_no_other_
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path))
     monkeypatch.setenv("PHENORULES_CACHE_MB", "1")
     monkeypatch.setattr(resources, "_LOADED", {})
-    resources.load_resources(MINI_OBO)
+    resources.load_knowledge_base(MINI_OBO)
     assert not stale.exists() and not old_temporary.exists()
     (built,) = tmp_path.glob(f"resources-*-{resources.config_tag(resources.LexiconConfig())}-*{resources.CACHE_SUFFIX}")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, f"disease-names-{'2' * 32}.cache", *(p.name for p in others)])
@@ -235,7 +235,7 @@ def test_a_cold_build_is_logged_and_the_cli_says_so_on_a_pipe(tmp_path, monkeypa
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "in-process"))
     monkeypatch.setattr(resources, "_LOADED", {})
     with caplog.at_level(logging.INFO, logger="phenorules"):
-        resources.load_resources(MINI_OBO)
+        resources.load_knowledge_base(MINI_OBO)
     assert [r.getMessage().split(" from ")[0] for r in caplog.records] == ["building the lexicon", caplog.records[1].getMessage()]
     assert caplog.records[1].getMessage().startswith("built the lexicon in ")
     env = dict(os.environ, PHENORULES_CACHE=str(tmp_path / "cli"))

@@ -111,9 +111,9 @@ def forget_plugins(monkeypatch) -> None:
 @pytest.fixture(autouse=True)
 def _built_lexicon(_isolated_cache):
     """The lexicon cache built before each command, whose log lines would come first."""
-    from phenorules.kb.resources import load_resources
+    from phenorules.kb.resources import load_knowledge_base
 
-    load_resources(MINI_OBO)
+    load_knowledge_base(MINI_OBO)
 
 
 @pytest.fixture

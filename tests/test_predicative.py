@@ -2,7 +2,7 @@ from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.kb.lexicon.tsv import RuleRef
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
-from phenorules.stages.predicative import Predicative, read_rules
+from phenorules.stages.predicative import Predicative, read_predicative_rules
 
 from conftest import MINI_OBO, compile_terms, hpo_mentions
 
@@ -16,7 +16,7 @@ TERMS = [
 
 
 def clauses(text):
-    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(TERMS))
+    stage = Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(TERMS))
     out = []
     for copula in stage.copula.finditer(text):
         compound = stage.clause(text, copula)
@@ -58,7 +58,7 @@ ADJECTIVAL = {"ataxic": ("ataxia", RuleRef("adjectival_endings.tsv", 18, "ic")),
 
 def adjectival_stage():
     terms = [("ataxia", "HP:0001251", ""), ("microcephaly", "HP:0000252", ""), ("ataxic gait", "HP:0002066", "")]
-    return Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms), ADJECTIVAL)
+    return Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms), ADJECTIVAL)
 
 
 def test_an_adjectival_form_after_a_copula_is_its_term_and_a_negation_leaves_it_alone():
@@ -82,7 +82,7 @@ GUARDED = TERMS + [("small hand", "HP:0200055", ""), ("small foot", "HP:0001773"
 
 
 def guarded_clauses(text):
-    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(GUARDED))
+    stage = Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(GUARDED))
     return [compound.hpo_ids for copula in stage.copula.finditer(text) if (compound := stage.clause(text, copula)) is not None]
 
 
@@ -104,7 +104,7 @@ def test_a_noun_before_of_is_no_adjective():
 
 def test_a_function_word_after_the_adjective_is_no_part_of_the_mention():
     terms = GUARDED + [("brisk reflexes", "HP:0001348", ""), ("increased mean corpuscular volume", "HP:0005518", "")]
-    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
+    stage = Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
     for text, expected in (
         ("Deep tendon reflexes were brisk at the knees.", "reflexes were brisk"),
         ("Mean corpuscular volume was increased in five of them.", "Mean corpuscular volume was increased"),
@@ -116,7 +116,7 @@ def test_a_function_word_after_the_adjective_is_no_part_of_the_mention():
 
 def test_absent_after_a_phenotype_noun_states_its_absence_and_after_another_noun_is_a_term():
     terms = [("seizures", "HP:0001250", ""), ("absent seizures", "HP:0002121", ""), ("absent reflexes", "HP:0001284", "")]
-    stage = Predicative(read_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
+    stage = Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(terms))
     found = lambda text: [c.hpo_ids for m in stage.copula.finditer(text) if (c := stage.clause(text, m)) is not None]  # noqa: E731
     assert found("No EEG was done, as seizures were absent.") == []
     assert found("The reflexes were absent.") == [("HP:0001284",)]
@@ -147,7 +147,7 @@ def test_state_forms_take_the_longest_ending_and_leave_out_the_rules_not_states(
     from phenorules.stages.predicative import state_forms
 
     ontology = SimpleNamespace(names={"1": "Deafness", "2": "Drowsiness", "3": "Rigidity", "4": "Aloneness", "5": "Shyness"}, synonyms={})
-    forms = state_forms(ontology, read_rules(data_dir("rules") / "predicative.tsv"))
+    forms = state_forms(ontology, read_predicative_rules(data_dir("rules") / "predicative.tsv"))
     assert {form: noun for form, (noun, _) in forms.items()} == {"deaf": "deafness", "drowsy": "drowsiness", "rigid": "rigidity"}
 
 

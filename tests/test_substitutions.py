@@ -63,11 +63,11 @@ def test_the_learner_keeps_a_pair_only_when_its_matches_are_annotated():
 
     from phenorules.kb.lexicon import LexiconConfig
     from phenorules.kb.learn import LearnSettings, learn
-    from phenorules.kb.resources import load_resources
+    from phenorules.kb.resources import load_knowledge_base
 
     from conftest import MINI_OBO
 
-    base = load_resources(MINI_OBO, config=LexiconConfig(extra_files=(), blocklist_files=()), use_cache=False)
+    base = load_knowledge_base(MINI_OBO, config=LexiconConfig(extra_files=(), blocklist_files=()), use_cache=False)
     marked = [
         make_article("S1", "An [[atrial septal hole|HP:0001631]] was closed."),
         make_article("S2", "A [[ventricular septal hole|HP:0001629]] was seen."),
@@ -101,7 +101,7 @@ def test_the_substitutions_setting_applies_the_learned_file_by_source(tmp_path):
     import shutil
 
     from phenorules.kb.lexicon import LexiconConfig
-    from phenorules.kb.resources import data_dir, load_resources
+    from phenorules.kb.resources import data_dir, load_knowledge_base
 
     from conftest import MINI_OBO
 
@@ -109,7 +109,7 @@ def test_the_substitutions_setting_applies_the_learned_file_by_source(tmp_path):
     (tmp_path / "learned_substitutions.tsv").write_text("defect\thole\tmentions\t2\t2\t2\t2\n")
 
     def found(config):
-        resources = load_resources(MINI_OBO, tmp_path, config, use_cache=False)
+        resources = load_knowledge_base(MINI_OBO, tmp_path, config, use_cache=False)
         return [m.entry.provenance for m in resources.word_sets.find("an atrial septal hole", resources.matcher)]
 
     assert found(LexiconConfig()) == []  # off by default

@@ -450,7 +450,7 @@ def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:
     return list(zip(starts[firsts].tolist(), (starts[lasts] + lengths[lasts]).tolist()))
 
 
-def non_overlapping(spans: Iterable[Span]) -> list[Span]:
+def longest_spans(spans: Iterable[Span]) -> list[Span]:
     """Of overlapping spans the longest (then the first), in text order: what ``doc.ents``
     and displaCy's entity view can hold."""
     return filter_spans(list(spans))

@@ -413,7 +413,7 @@ def store(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:
 
 # The HPO lexicon's entry takes 1.5 s to serialise and compress: written by a forked process
 # (:func:`phenorules.core.forking.in_background`) while the pipeline is put to work; a small
-# lexicon's (a test's) is written before load_resources returns.
+# lexicon's (a test's) is written before load_knowledge_base returns.
 BACKGROUND_CACHE_ROWS = 20_000
 _LOADED: dict[tuple[str, str], KnowledgeBase] = {}  # (key, ontology path) -> knowledge base
 
@@ -446,7 +446,7 @@ def _return_free_memory() -> None:
         pass
 
 
-def load_resources(
+def load_knowledge_base(
     obo_path: str | None = None,
     lexicon_dir: str | Path | None = None,
     config: LexiconConfig = LexiconConfig(),

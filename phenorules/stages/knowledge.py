@@ -23,7 +23,7 @@ from ..kb.lexicon import MORPHOLOGY_PARTS, SUBSTITUTION_SOURCES, LexiconConfig
 from ..kb.lexicon.substitutions import Substitution
 from ..kb.lexicon.variants import RULE_NAMES
 from ..kb.ontology import default_obo_path
-from ..kb.resources import data_dir, load_resources
+from ..kb.resources import data_dir, load_knowledge_base
 
 KB_FUNCTION = "phenorules.KnowledgeBase.v1"
 KB_CONFIG = {"@misc": KB_FUNCTION}  # the default ``kb`` setting of a stage
@@ -65,7 +65,7 @@ def knowledge_base(
     if not learned_files:
         config = without_learned_files(config)
     if learned is None:
-        return load_resources(hpo, lexicon_dir, config, use_cache)
+        return load_knowledge_base(hpo, lexicon_dir, config, use_cache)
     return _learned_knowledge_base(hpo, lexicon_dir, config, json.dumps(learned, sort_keys=True))
 
 
@@ -78,7 +78,7 @@ def learning_base(hpo: str | None, lexicon_dir: str | Path | None, config: Lexic
 def _base_lexicon(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> BaseLexicon:
     """One at a time (cross-validation learns on one lexicon config after the other): each
     takes tens of seconds to build and much memory to hold."""
-    return BaseLexicon(load_resources(obo_path).ontology, config, lexicon_dir)
+    return BaseLexicon(load_knowledge_base(obo_path).ontology, config, lexicon_dir)
 
 
 @lru_cache(maxsize=1)

@@ -88,7 +88,7 @@ def _bound(cell: str, path: Path, number: int) -> float | None:
         raise InputError(f"{path}:{number}: range bound {cell!r} is not a number or '-'") from None
 
 
-def read_rules(path: Path, known_ids) -> list[MeasurementRule]:
+def read_measurement_rules(path: Path, known_ids) -> list[MeasurementRule]:
     """The rules of ``path`` whose findings are terms of the ontology (``known_ids``)."""
     rules = []
     for row, number in read_tsv(path, 8):
@@ -121,7 +121,7 @@ def measured_value(match: re.Match, part: str) -> float:
 @Language.factory("phenorules_measurements", default_config={"kb": KB_CONFIG, "rules_file": None, "spans": True})
 def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, spans: bool):
     path = data_file("rules", "measurements.tsv", rules_file)
-    return placed(Measurements(read_rules(path, kb.ontology.names), kb, path.name), spans)
+    return placed(Measurements(read_measurement_rules(path, kb.ontology.names), kb, path.name), spans)
 
 
 class Measurements(MentionStage):

@@ -64,7 +64,7 @@ class PredicativeRules:
     not_states: frozenset[str] = frozenset()  # "alone": no state, though an ending makes it one
 
 
-def read_rules(path: Path) -> PredicativeRules:
+def read_predicative_rules(path: Path) -> PredicativeRules:
     kinds = read_grouped_rules(path, WORD_KINDS)
     copulas = {" ".join(ref.name.lower().split()): ref for ref in kinds["copula"]}
     return PredicativeRules(
@@ -100,7 +100,7 @@ def state_forms(ontology, rules: PredicativeRules) -> dict[str, tuple[str, RuleR
 
 @Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None, "spans": True})
 def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None, spans: bool):
-    rules = read_rules(data_file("rules", "predicative.tsv", rules_file))
+    rules = read_predicative_rules(data_file("rules", "predicative.tsv", rules_file))
     adjectival = adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons"))
     return placed(Predicative(rules, kb, adjectival, state_forms(kb.ontology, rules)), spans)
 
