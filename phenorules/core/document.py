@@ -431,12 +431,6 @@ def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYP
     return make_article_doc(nlp, text_article(None, text, section_type))
 
 
-def doc_text(doc: Doc) -> str:
-    """``doc.text``, built once: spaCy rebuilds it from every token on each access, which
-    costs several milliseconds per article and stage."""
-    return working(doc).text
-
-
 def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:
     """(start_char, end_char) of every sentence, as ``doc.sents`` gives them, read from
     arrays: iterating ``doc.sents`` makes a Token object per token, slow on long articles."""
