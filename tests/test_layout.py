@@ -50,3 +50,10 @@ def test_the_stage_settings_table_has_a_row_for_every_stage():
     table = context.split("| stage | module | data files | settings (`stage_config`) |", 1)[1].split("\n\n", 1)[0]
     rows = [line.strip("| ").split(" ", 1)[0] for line in table.splitlines()[2:]]
     assert sorted(rows) == sorted(stages)
+
+
+MAX_ROOT_MODULES = 12  # the package root holds the entry points; the layers are folders
+
+
+def test_the_package_root_holds_only_a_few_modules():
+    assert len(list(PACKAGE.glob("*.py"))) <= MAX_ROOT_MODULES
