@@ -55,6 +55,19 @@ def test_every_format_written_on_a_scheduler_is_the_serial_bytes(cluster, tmp_pa
     assert written["serial"] == written["cluster"] and written["serial"]
 
 
+@pytest.mark.parametrize("output_format", ["bioc", "bioc-xml", "patientphex"])
+def test_bioc_input_annotated_on_a_scheduler_is_the_serial_bytes(cluster, tmp_path, output_format):
+    from test_flow import abstract_lines
+
+    source, collection = tmp_path / "abstracts.jsonl", tmp_path / "in.json"
+    source.write_text("".join(abstract_lines(2)), encoding="utf-8")
+    predict(source, "--to", "bioc", "-o", collection)
+    serial, clustered = tmp_path / "serial", tmp_path / "cluster"
+    predict(collection, "--to", output_format, "-o", serial)
+    predict(collection, "--to", output_format, "-o", clustered, "--scheduler", cluster.scheduler_address)
+    assert clustered.read_bytes() == serial.read_bytes() and serial.stat().st_size > 0
+
+
 def test_stage_settings_reach_the_workers(cluster, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("History of VSD.\n", encoding="utf-8")
