@@ -100,6 +100,10 @@ ONE_MEANING = {
     "non_overlapping": {"phenorules/kb/matcher.py"},
     "load_knowledge_base": {"phenorules/kb/resources.py"},
     "load_resources": set(),
+    "Article": {"phenorules/core/article.py"},
+    "PatientMention": {"phenorules/patients/mentions.py"},
+    "PatientShape": {"phenorules/formats/patientphex/io.py"},
+    "passages_problem": {"phenorules/core/article.py"},
 }
 
 

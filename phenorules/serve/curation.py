@@ -33,20 +33,20 @@ EXPORTS: dict[str, Export] = {
 }
 
 
-class PatientMention(Shape):
+class GivenMentionShape(Shape):
     text: str
 
 
-class PatientShape(Shape):
+class CuratedPatientShape(Shape):
     """The task's patient list (ids and given mentions, where sex and age are read from,
     unless /annotate's ``subject`` says them: a JSON number, 4 as well as 4.0, for an age)."""
 
     patient_id: NonEmpty
-    mention: list[PatientMention] = []
+    mention: list[GivenMentionShape] = []
     subject: dict | None = None
 
 
-class Mention(Shape):
+class CuratedMentionShape(Shape):
     status: str = "unreviewed"
     start: int
     end: int
@@ -67,8 +67,8 @@ class Mention(Shape):
 class CuratedArticle(Shape):
     id: NonEmpty
     pmid: str | None = None
-    patient: list[PatientShape] = []
-    mentions: list[Mention]
+    patient: list[CuratedPatientShape] = []
+    mentions: list[CuratedMentionShape]
 
 
 class Curation(Shape):

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 from phenorules.core.errors import ON_ERROR, InputError, warn
 from phenorules.core.files import json_line, json_value, read_bytes
 from phenorules.core.outputs import OutputFiles
-from phenorules.core.article import Article as CoreArticle, passages_problem as core_passages_problem
+from phenorules.core.article import passages_problem
 from phenorules.core.shapes import NonEmpty, NonNegative, Shape, ShapeError, check, dotted, has_surrogate, surrogate_problem, SURROGATE_ESCAPE, type_problem
 
 from .articles import to_article
@@ -149,7 +149,7 @@ class PassageShape(Shape):
     text: str
 
 
-class Span(Shape):
+class SpanShape(Shape):
     offset: NonNegative
     length: NonNegative
     text: str
@@ -157,38 +157,38 @@ class Span(Shape):
 
 class PatientShape(Shape):
     patient_id: NonEmpty
-    mention: list[Span]
+    mention: list[SpanShape]
 
 
-class Entity(Span):
+class EntityShape(SpanShape):
     identifier: str
     type: str
     note: str | None
 
 
-class Association(Shape):
+class AssociationShape(Shape):
     patient_id: str
     phenotype: list[Any]  # each a non-empty string: checked with its own message
 
 
-class Header(Shape):
+class HeaderShape(Shape):
     pmc_id: NonEmpty
     pmid: str | None = None  # plain corpora have none: optional, null on output
 
 
-class Article(Header):
+class ArticleShape(HeaderShape):
     full_text: list[PassageShape]
     patient: list[PatientShape]
 
 
-class GoldArticle(Article):
-    entities: list[Entity]
-    association: list[Association]
+class GoldArticleShape(ArticleShape):
+    entities: list[EntityShape]
+    association: list[AssociationShape]
 
 
-class Prediction(Header):
-    entities: list[Entity]
-    association: list[Association]
+class PredictionShape(HeaderShape):
+    entities: list[EntityShape]
+    association: list[AssociationShape]
 
 
 def _shaped(model: type[Shape], record: Any) -> Any:
@@ -201,9 +201,9 @@ def _shaped(model: type[Shape], record: Any) -> Any:
 
 def _check_article(article: Any, gold: bool) -> list[str]:
     """Refuses a bad article (_Invalid); returns the warnings about an accepted one."""
-    shaped = _shaped(GoldArticle if gold else Article, article)
+    shaped = _shaped(GoldArticleShape if gold else ArticleShape, article)
     _check_passages(shaped.full_text)
-    problem = passages_problem(to_article(article))
+    problem = passages_problem(to_article(article), "full_text")  # the field named as in the task's JSON
     if problem is not None:
         raise _Invalid(*problem)
     text = article_text(article)
@@ -218,15 +218,10 @@ def _check_article(article: Any, gold: bool) -> list[str]:
 
 
 def _check_prediction(record: Any) -> None:
-    shaped = _shaped(Prediction, record)
+    shaped = _shaped(PredictionShape, record)
     for i, entity in enumerate(shaped.entities):
         _check_entity(entity, f"entities[{i}]", None)
     _check_association(shaped.association, None)
-
-
-def passages_problem(article: CoreArticle) -> tuple[str, str] | None:
-    """:func:`~phenorules.core.article.passages_problem`, the field named as in the task's JSON."""
-    return core_passages_problem(article, "full_text")
 
 
 def _check_passages(passages: list[PassageShape]) -> None:
@@ -253,7 +248,7 @@ def _check_patients(patients: list[PatientShape], text: str) -> list[str]:
     return ids
 
 
-def _check_entity(entity: Entity, field: str, text: str | None, lenient: bool = False) -> str | None:
+def _check_entity(entity: EntityShape, field: str, text: str | None, lenient: bool = False) -> str | None:
     """``lenient`` (gold files): an identifier of another shape ('N', 'HP:0000252 ') is
     kept as written, and scored so, with a warning; annotated data holds such."""
     _check_span(entity, field, text)
@@ -264,7 +259,7 @@ def _check_entity(entity: Entity, field: str, text: str | None, lenient: bool = 
     return f"{field}.identifier: {problem}; scored as written" if odd else None
 
 
-def _check_association(association: list[Association], patient_ids: list[str] | None) -> None:
+def _check_association(association: list[AssociationShape], patient_ids: list[str] | None) -> None:
     """Each entry names a known patient (when known) and lists phenotype strings."""
     for i, entry in enumerate(association):
         field = f"association[{i}]"
@@ -276,7 +271,7 @@ def _check_association(association: list[Association], patient_ids: list[str] | 
                 raise _Invalid(f"{field}.phenotype[{j}]", "expected a non-empty string")
 
 
-def _check_span(span: Span, field: str, text: str | None) -> None:
+def _check_span(span: SpanShape, field: str, text: str | None) -> None:
     """A mention's text must be exactly the article text at its offset and length."""
     if span.length == 0:
         raise _Invalid(f"{field}.length", "a mention cannot be empty")
