@@ -129,17 +129,23 @@ def interrupted(monkeypatch, chunks: int):
     monkeypatch.setattr(flow, "_write_chunk", stopping)
 
 
-@pytest.mark.parametrize("name", STREAMED)
-def test_resume_of_a_stopped_run_gives_the_bytes_of_a_whole_one_in_every_format(inputs, tmp_path, monkeypatch, name):
-    import phenorules.run.article_chunks as article_chunks
-
+def stopped_after_one_chunk(name: str, inputs, tmp_path, monkeypatch):
+    """(source, a whole run's output, the output of a run stopped after its first chunk,
+    that run's OUT.partial)."""
     source = source_of(name, inputs)
     whole, out = tmp_path / "whole", tmp_path / "out"
     run_format(name, source, whole)
     with monkeypatch.context() as patch:
         interrupted(patch, 1)
         run_format(name, source, out, expect=130)
-    partial = Path(f"{out}.partial")
+    return source, whole, out, Path(f"{out}.partial")
+
+
+@pytest.mark.parametrize("name", STREAMED)
+def test_resume_of_a_stopped_run_gives_the_bytes_of_a_whole_one_in_every_format(inputs, tmp_path, monkeypatch, name):
+    import phenorules.run.article_chunks as article_chunks
+
+    source, whole, out, partial = stopped_after_one_chunk(name, inputs, tmp_path, monkeypatch)
     assert not out.exists() and partial.read_bytes().count(b"\n") == 4  # one chunk's articles
     annotate = article_chunks.annotated_articles
     annotated = []
@@ -151,13 +157,7 @@ def test_resume_of_a_stopped_run_gives_the_bytes_of_a_whole_one_in_every_format(
 
 @pytest.mark.parametrize("name", ["bioc", "pubtator", "docbin"])
 def test_resume_drops_a_half_written_part_and_a_finished_file_is_no_partial(inputs, tmp_path, monkeypatch, name):
-    source = source_of(name, inputs)
-    whole, out = tmp_path / "whole", tmp_path / "out"
-    run_format(name, source, whole)
-    with monkeypatch.context() as patch:
-        interrupted(patch, 1)
-        run_format(name, source, out, expect=130)
-    partial = Path(f"{out}.partial")
+    source, whole, out, partial = stopped_after_one_chunk(name, inputs, tmp_path, monkeypatch)
     lines = partial.read_bytes().splitlines(keepends=True)
     partial.write_bytes(b"".join(lines[:2]) + lines[2][: len(lines[2]) // 2])
     run_format(name, source, out, "--resume", "--jobs", "2")
