@@ -66,6 +66,23 @@ class TextWords(NamedTuple):
     pairs: list[int]  # positions k in ``kept`` where a run may go on from kept[k] to kept[k + 1] (:meth:`WordSetIndex.words`)
 
 
+def _drop_bound_suffixes(text: str, starts: Sequence[int], bound: list[int], words: list[str]) -> None:
+    """A suffix word joined to the word before it is no word of its own: 'bird-like facies'
+    holds the words of Bird facies (the original text: normalising makes a hyphen a space)."""
+    for i in bound:
+        if text[starts[i] - 1] in _BOUND:
+            words[i] = ""
+
+
+def _end_runs_at_tabs(text: str, starts: Sequence[int], ends_run: list[bool]) -> None:
+    """A tab parts a table's cells: the word after it starts a run ('Myopia<TAB>-<TAB>Astigmatism'
+    is two findings)."""
+    for tab in re.finditer("\t", text):
+        after = bisect_right(starts, tab.start())
+        if after < len(ends_run):
+            ends_run[after] = True
+
+
 @dataclass
 class WordSetIndex:
     """Sorted content words (('contracture', 'elbow', 'flexion')) -> the matcher row of the
@@ -245,16 +262,11 @@ class WordSetIndex:
         bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
         tabbed = "\t" in text
         starts: Sequence[int] = table.starts if table is not None else word_offsets(surfaces, gaps) if bound or tabbed else []  # word offsets, computed when needed
-        for i in bound:
-            if text[starts[i] - 1] in _BOUND:  # the original text: normalising makes a hyphen a space
-                words[i] = ""  # 'bird-like facies' holds the words of Bird facies
+        _drop_bound_suffixes(text, starts, bound, words)
         breaking = {gap: gap.strip() not in _JOINERS for gap in set(gaps)}  # each distinct gap once
         ends_run = list(map(breaking.__getitem__, gaps[: len(words)]))
-        if tabbed:  # a tab parts a table's cells: 'Myopia<TAB>-<TAB>Astigmatism' is two findings
-            for tab in re.finditer("\t", text):
-                after = bisect_right(starts, tab.start())
-                if after < len(ends_run):
-                    ends_run[after] = True
+        if tabbed:
+            _end_runs_at_tabs(text, starts, ends_run)
         breaks = array("q", accumulate(ends_run))
         kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
         partners, quantities = self.partners, self.quantity_words
