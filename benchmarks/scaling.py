@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +29,7 @@ import tracemalloc
 from pathlib import Path
 
 import spacy
+from bench import measured
 
 from phenorules.core.article import Article, Passage, Patient
 from phenorules.core.document import make_article_doc
@@ -152,16 +152,12 @@ def patients_memory_rows(nlp, passages: list) -> list[tuple[str, str]]:
 
 def predict_row(kind: str, source: str) -> tuple[str, float, float]:
     """``phenorules predict`` on ``source`` in a child process: wall seconds and the child's
-    peak resident memory (its own high-water mark, read with wait4)."""
+    peak resident memory, its high-water mark after exec sampled from /proc (the rusage of a
+    child counts the pages it shared with this large process before exec)."""
     phenorules = str(Path(sys.executable).with_name("phenorules"))
     with tempfile.TemporaryDirectory() as work:
-        started = time.perf_counter()
-        child = subprocess.Popen([phenorules, "predict", source, "-o", os.path.join(work, "out.jsonl"), "--quiet"])
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - started
-    if status:
-        sys.exit(f"scaling: predict on the {kind} failed")
-    return kind, wall, usage.ru_maxrss * 1024 / MIB
+        run = measured([phenorules, "predict", source, "-o", os.path.join(work, "out.jsonl"), "--quiet"], dict(os.environ), one_core=False)
+    return kind, run["wall_s"], run["peak_rss_mib"]
 
 
 def large_rows(articles: str, passages: list, chars: int) -> list[tuple[str, str]]:

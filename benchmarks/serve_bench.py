@@ -111,9 +111,9 @@ def main() -> None:
         expected = [request(port, "POST", "/annotate", b) for b in bodies]
         t0 = time.perf_counter()
         with ThreadPoolExecutor(max_workers=CONCURRENT) as pool:
-            answers = list(pool.map(lambda b: request(port, "POST", "/annotate", b), bodies))
+            replies = list(pool.map(lambda b: request(port, "POST", "/annotate", b), bodies))
         concurrent_s = time.perf_counter() - t0
-        right = sum(answer == want and answer[0] == 200 for answer, want in zip(answers, expected))
+        right = sum(answer == want and answer[0] == 200 for answer, want in zip(replies, expected))
 
         bad = [request(port, "POST", "/annotate", b'{"text": '), request(port, "POST", "/annotate", b"x" * (11 * 1024 * 1024))]
         bad_ok = [status for status, _ in bad] == [400, 413] and all("error" in json.loads(text) for _, text in bad)
