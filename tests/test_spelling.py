@@ -8,6 +8,8 @@ import gzip
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
 from phenorules.evaluation.misspellings import misspelt
@@ -164,3 +166,12 @@ def test_word_lists_are_searched_by_bisection_and_refused_unsorted(tmp_path):
     path.write_bytes(b"plain\n")
     with pytest.raises(InputError, match="gzip"):
         WordList.read(path)
+
+
+@given(st.lists(st.text(alphabet="abc", max_size=3), max_size=12), st.integers(1, 8))
+@settings(max_examples=300, deadline=None)
+def test_sortedness_read_piece_by_piece_is_the_whole_lists(words, piece):
+    from phenorules.kb.lexicon.word_lists import _sorted_lines
+
+    data = b"\n" + b"".join(word.encode() + b"\n" for word in words)
+    assert _sorted_lines(data, piece) == all(a < b for a, b in zip(words, words[1:]))

@@ -30,10 +30,10 @@ class WordList:
             data = gzip.decompress(read_bytes(str(path)))
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{path}: not a gzip-compressed word list ({exc})") from None
-        lines = data.split(b"\n")
-        if lines[-1] != b"" or any(a >= b for a, b in zip(lines, lines[1:-1])):
+        data = b"\n" + data
+        if not _sorted_lines(data):
             raise InputError(f"{path}: the words are not one a line, sorted, each ended by a newline")
-        return cls(b"\n" + data, str(path))
+        return cls(data, str(path))
 
     def __contains__(self, word: str) -> bool:
         """Bisection over the lines: the line that holds the middle byte, compared."""
@@ -51,3 +51,19 @@ class WordList:
             else:
                 high = start
         return False
+
+
+def _sorted_lines(data: bytes, piece: int = 1 << 18) -> bool:
+    """Whether ``data`` (a newline, then lines) holds lines in strictly increasing order, the
+    last ended by a newline: split a piece of some 256 kB at a time, not into half a million
+    objects at once (their memory stays with the process after they are freed)."""
+    if not data.endswith(b"\n"):
+        return False
+    previous, start = None, 1
+    while start < len(data):
+        cut = max(data.rfind(b"\n", start, start + piece), data.find(b"\n", start))
+        lines = data[start:cut].split(b"\n")
+        if (previous is not None and lines[0] <= previous) or any(a >= b for a, b in zip(lines, lines[1:])):
+            return False
+        previous, start = lines[-1], cut + 1
+    return True
