@@ -8,7 +8,8 @@ run by ``make bench``) prints how the cost grows with one text's length.
 Usage: python benchmarks/bench.py [ARTICLES.jsonl] [--fasthpocr PYTHON] [--pairs N] [--cold N]
 (default input: the bundled example article). PYTHON is an interpreter with PyPI
 ``fasthpocr`` installed (``make bench`` builds .venv-bench); without it that line is skipped.
-Times of whole commands are wall seconds on one core (``taskset -c 0``); the in-process
+Times of whole commands are wall seconds on one core (``taskset -c 0``), but for a first
+start, which builds the lexicon over every core, and ``--jobs 2``; the in-process
 ratios are CPU seconds (``time.process_time``), the least of three passes.
 """
 
@@ -192,12 +193,13 @@ def paired_ratios(first: list[str], second: list[str], env: dict, pairs: int) ->
 
 def median_wall(command: list[str], env: dict, runs: int, fresh_cache: bool = False) -> tuple[float, list[float]]:
     """The median wall seconds of ``runs`` runs of ``command`` on one core; with
-    ``fresh_cache`` each run gets a new empty cache directory (a first start)."""
+    ``fresh_cache`` each run gets a new empty cache directory (a first start) and the
+    machine's cores, over which the lexicon is built."""
     times = []
     for _ in range(runs):
         if fresh_cache:
             with tempfile.TemporaryDirectory() as cache:
-                times.append(measured(command, {**env, "PHENORULES_CACHE": cache})["wall_s"])
+                times.append(measured(command, {**env, "PHENORULES_CACHE": cache}, one_core=False)["wall_s"])
         else:
             times.append(measured(command, env)["wall_s"])
     return statistics.median(times), times
@@ -279,7 +281,7 @@ def main() -> None:
     spread = lambda times: f"{min(times):.2f}-{max(times):.2f}"  # noqa: E731
     rows += [
         ("warm start", f"{warm:.2f} s median of {len(warm_times)} ({spread(warm_times)}; predict on one article, cached lexicon)   target <= {TARGETS['warm_start_s']} s: {verdict(warm <= TARGETS['warm_start_s'])}"),
-        ("cold start", f"{cold:.2f} s median of {len(cold_times)} ({spread(cold_times)}; the same, each with an empty cache)   target <= {TARGETS['cold_start_s']} s: {verdict(cold <= TARGETS['cold_start_s'])}"),
+        ("cold start", f"{cold:.2f} s median of {len(cold_times)} ({spread(cold_times)}; the same, each with an empty cache, every core)   target <= {TARGETS['cold_start_s']} s: {verdict(cold <= TARGETS['cold_start_s'])}"),
         ("--help", f"{help_s:.2f} s median of 5   target <= {TARGETS['help_s']} s: {verdict(help_s <= TARGETS['help_s'])}"),
         ("cache on disk, both profiles", f"{cache_mib:.0f} MiB   target <= {TARGETS['cache_mib']} MiB: {verdict(cache_mib <= TARGETS['cache_mib'])}"),
         ("predict, peak memory", f"{single['peak_rss_mib']:.0f} MiB ({single['wall_s']:.2f} s)   target <= {TARGETS['predict_mib']} MB: {verdict(single['peak_rss_mib'] * MIB <= TARGETS['predict_mib'] * 1e6)}"),
