@@ -71,7 +71,7 @@ class CueMatcher:
       starts right after it ("not" in "was not only", "ruled out" in "to rule out").
 
     The phrases are a trie of the tokens' LOWER ids; a Doc's tokens that start a phrase are
-    found at once (numpy, over ``Doc.to_array``), and the trie is walked only from them.
+    found in numpy, over ``Doc.to_array``, block by block, and the trie is walked only from them.
     Making the trie tokenises each phrase, with no Doc where the tokenizer can say its
     words alone (:meth:`~phenorules.core.tokenizer.WordTokenizer.words`). Holds only what
     the rules made: a call keeps nothing, so one matcher serves any number of documents at
