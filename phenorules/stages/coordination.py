@@ -153,10 +153,14 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         # "A and B", "A, and B", "A/B"; a range word or dash only between two numbers
         # ("second to fourth", "II-IV": read_site checks). A site starts after a character
         # that is no space and its spaces are taken possessively, so a long run of spaces
-        # (the newlines between passages) is read once, not once per position.
+        # (the newlines between passages) is read once, not once per position. A site starts
+        # with a space, a comma or a symbol conjunction: a position at any other character is
+        # left at one class test.
+        symbols = "".join(sorted({c[0] for c in (*elided, *rules.conjunctions["range"]) if not c[0].isalnum()}))
         self.site = re.compile(
+            rf"(?=[\s,{re.escape(symbols)}])(?:"
             rf"(?<!\s)(?:\s*+,)?\s++(?:({spelled(elided, True)})|({spelled(rules.conjunctions['range'], True)}))\s+"
-            rf"|(?<!\s)\s*+({spelled(elided, False)})\s*+|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w)",
+            rf"|(?<!\s)\s*+({spelled(elided, False)})\s*+|(?<=\w)({spelled(rules.conjunctions['range'], False)})(?=\w))",
             re.IGNORECASE,
         )
         # The text before a mention ends without its last token's trailing space.

@@ -115,7 +115,8 @@ class Predicative(RefinesMatches):
         # A word copula between spaces ("was"), a mark after the noun ("Palate: high"). Each
         # pattern starts with a literal, searched for in C; what stands before it is checked
         # where one is found (:meth:`copulas`, :meth:`person_phrases`).
-        self.copula = re.compile(rf"(?: +({words})| *({marks})) +(?=\w)", re.IGNORECASE)
+        firsts = re.escape("".join(sorted({c[0] for c in rules.copulas if not c[:1].isalnum()})))
+        self.copula = re.compile(rf"(?=[ {firsts}])(?: +({words})| *({marks})) +(?=\w)", re.IGNORECASE)  # the class test first
         persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
