@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,6 +81,14 @@ def compile_terms(terms):
     lexicon.finalize()
     matcher = PhraseMatcher(lexicon)
     return SimpleNamespace(matcher=matcher, word_sets=WordSetIndex.build(lexicon, matcher, data_dir("lexicons")))
+
+
+def benchmark_module(name: str):
+    """benchmarks/NAME.py by its path (an installed package is also called benchmarks)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "benchmarks" / f"{name}.py")
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def stage_rules(span):

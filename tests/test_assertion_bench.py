@@ -1,23 +1,18 @@
 """benchmarks/assertion_bench.py: its test set's shape and its scoring (medspaCy itself runs
 only in `make assertions`)."""
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from phenorules.core.errors import InputError
 
+from conftest import benchmark_module
+
 
 @pytest.fixture(scope="module")
 def bench():
-    """benchmarks/assertion_bench.py by its path (an installed package is also called benchmarks)."""
-    spec = importlib.util.spec_from_file_location("assertion_bench", Path(__file__).parents[1] / "benchmarks" / "assertion_bench.py")
-    module = sys.modules["assertion_bench"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("assertion_bench")
 
 
 def test_the_set_has_enough_sentences_of_every_category(bench):

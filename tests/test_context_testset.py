@@ -1,22 +1,16 @@
 """benchmarks/context_testset.py: the reader of ConText's test set, its gold categories and its
 scoring through phenorules_context (medspaCy itself runs only in `make assertions`)."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from phenorules.core.errors import InputError
 
+from conftest import benchmark_module
+
 
 @pytest.fixture(scope="module")
 def bench():
-    """benchmarks/context_testset.py by its path (an installed package is also called benchmarks)."""
-    spec = importlib.util.spec_from_file_location("context_testset", Path(__file__).parents[1] / "benchmarks" / "context_testset.py")
-    module = sys.modules["context_testset"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("context_testset")
 
 
 def test_each_column_gives_its_category(bench, tmp_path):

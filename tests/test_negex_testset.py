@@ -1,21 +1,11 @@
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from phenorules.core.errors import InputError
 
-
-def _harness():
-    """benchmarks/negex_testset.py by its path (an installed package is also called benchmarks)."""
-    spec = importlib.util.spec_from_file_location("negex_testset", Path(__file__).parents[1] / "benchmarks" / "negex_testset.py")
-    module = sys.modules["negex_testset"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import benchmark_module
 
 
-harness = _harness()
+harness = benchmark_module("negex_testset")
 FAMILIES_FILE, Item, cue_family, locate, prf = harness.FAMILIES_FILE, harness.Item, harness.cue_family, harness.locate, harness.prf
 read_families, read_testset, verdicts = harness.read_families, harness.read_testset, harness.verdicts
 
