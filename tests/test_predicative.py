@@ -144,10 +144,11 @@ def test_a_person_s_state_is_its_term_after_a_copula_about_a_person_and_before_a
 def test_state_forms_take_the_longest_ending_and_leave_out_the_rules_not_states():
     from types import SimpleNamespace
 
+    from phenorules.kb.lexicon import ontology_keys
     from phenorules.stages.predicative import state_forms
 
     ontology = SimpleNamespace(names={"1": "Deafness", "2": "Drowsiness", "3": "Rigidity", "4": "Aloneness", "5": "Shyness"}, synonyms={})
-    forms = state_forms(ontology, read_predicative_rules(data_dir("rules") / "predicative.tsv"))
+    forms = state_forms(ontology_keys(ontology), read_predicative_rules(data_dir("rules") / "predicative.tsv"))
     assert {form: noun for form, (noun, _) in forms.items()} == {"deaf": "deafness", "drowsy": "drowsiness", "rigid": "rigidity"}
 
 

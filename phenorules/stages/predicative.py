@@ -81,13 +81,14 @@ def read_predicative_rules(path: Path) -> PredicativeRules:
     )
 
 
-def state_forms(ontology, rules: PredicativeRules) -> dict[str, tuple[str, RuleRef]]:
+def state_forms(keys: list[str], rules: PredicativeRules) -> dict[str, tuple[str, RuleRef]]:
     """Adjective -> (the single-word term name or synonym it is the state of, the ``state``
     row): 'deaf' -> 'deafness', 'drowsy' -> 'drowsiness', 'rigid' -> 'rigidity'; each noun by
     its longest state ending that leaves a stem of three letters or more and an adjective of
-    four or more ('shy' is none); none the rules list as no state."""
+    four or more ('shy' is none); none the rules list as no state. ``keys``: the ontology's
+    names and synonyms normalised (:func:`~phenorules.kb.lexicon.ontology_keys`)."""
     endings = sorted(((*ref.name.lower().split(">", 1), ref) for ref in rules.states if ">" in ref.name), key=lambda row: -len(row[0]))
-    nouns = sorted({key for key in ontology_keys(ontology) if key.isalpha()})
+    nouns = sorted({key for key in keys if key.isalpha()})
     forms: dict[str, tuple[str, RuleRef]] = {}
     for noun in nouns:
         for noun_ending, adjective_ending, ref in endings:
@@ -101,8 +102,8 @@ def state_forms(ontology, rules: PredicativeRules) -> dict[str, tuple[str, RuleR
 @Language.factory("phenorules_predicative", default_config={"kb": KB_CONFIG, "rules_file": None, "lexicon_dir": None, "spans": True})
 def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | None, lexicon_dir: str | None, spans: bool):
     rules = read_predicative_rules(data_file("rules", "predicative.tsv", rules_file))
-    adjectival = adjectival_forms(kb.ontology, lexicon_dir or data_dir("lexicons"))
-    return placed(Predicative(rules, kb, adjectival, state_forms(kb.ontology, rules)), spans)
+    keys = ontology_keys(kb.ontology)  # normalised once for both tables
+    return placed(Predicative(rules, kb, adjectival_forms(keys, lexicon_dir or data_dir("lexicons")), state_forms(keys, rules)), spans)
 
 
 class Predicative(RefinesMatches):

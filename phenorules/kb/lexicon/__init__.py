@@ -153,12 +153,11 @@ def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: t
     return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology)
 
 
-def adjectival_forms(ontology: Ontology, lexicon_dir: str | Path) -> dict[str, tuple[str, RuleRef]]:
+def adjectival_forms(keys: list[str], lexicon_dir: str | Path) -> dict[str, tuple[str, RuleRef]]:
     """Adjective -> (the single-word term name or synonym it is made of, the row of its
     ending): 'hypotonic' -> 'hypotonia', 'cyanotic' -> 'cyanosis'; each noun by its longest
     ending that has a learned adjective ending (:func:`~.morphology.adjectival_endings` over
-    the ontology's words, ``adjectival_endings.tsv``)."""
-    keys = ontology_keys(ontology)
+    the ontology's words, ``adjectival_endings.tsv``). ``keys``: :func:`ontology_keys`."""
     nouns = sorted({key for key in keys if key.isalpha()})
     endings = read_grouped_rules(Path(lexicon_dir) / ADJECTIVAL_ENDINGS, ("noun", "adjective"))
     learned = adjectival_endings(nouns, {word for key in keys for word in key.split()}, endings)
