@@ -47,11 +47,12 @@ ENGLISH_WORDS = "english_words.txt.gz"
 GUARDS = "spelling_guards.tsv"
 _KEPT = 100_000  # written words whose reading is remembered between texts
 VOWELS = frozenset("aeiouy")
+WINDOW = 16  # words read on each side of a misspelt word: the longest terms hold as many beside it
 
 Fix = tuple[int, int, str, str]  # start, end of a written word; the word read; its provenance
 
 
-@Language.factory("phenorules_spelling", default_config={"kb": KB_CONFIG, "words_file": None, "guards_file": None, "window": 16, "spans": True})
+@Language.factory("phenorules_spelling", default_config={"kb": KB_CONFIG, "words_file": None, "guards_file": None, "window": WINDOW, "spans": True})
 def make_spelling(nlp: Language, name: str, kb: KnowledgeBase, words_file: str | None, guards_file: str | None, window: int, spans: bool):
     guards = [ref for _, ref in read_rules(data_file("rules", GUARDS, guards_file), 2)]
     return placed(Spelling(kb, data_file("lexicons", ENGLISH_WORDS, words_file), guards, window), spans)
@@ -61,7 +62,7 @@ class Spelling(RefinesMatches):
     """``name_endings``: the rows of ``rules/spelling_guards.tsv``; ``window``: words read
     on each side of a misspelt word."""
 
-    def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = 16):
+    def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = WINDOW):
         self.kb, self.words_file, self.window = kb, words_file, window
         self.name_endings = tuple(ref.name for ref in name_endings)
         self._readings: dict[str, tuple[str, str] | None] = {}
