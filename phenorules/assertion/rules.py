@@ -42,13 +42,10 @@ def expand(cue: str) -> tuple[str, ...]:
     """Every phrase a cue with ``{a|b|}`` alternatives stands for, lower case, single spaces."""
     parts = _ALTERNATIVES.split(cue)
     literals, choices = parts[0::2], [group.split("|") for group in parts[1::2]]
-    phrases = []
-    for chosen in product(*choices):
-        words = literals[0] + "".join(choice + literal for choice, literal in zip(chosen, literals[1:]))
-        phrase = " ".join(words.lower().split())
-        if phrase and phrase not in phrases:
-            phrases.append(phrase)
-    return tuple(phrases)
+    phrases = dict.fromkeys(
+        " ".join((literals[0] + "".join(choice + literal for choice, literal in zip(chosen, literals[1:]))).lower().split()) for chosen in product(*choices)
+    )
+    return tuple(phrase for phrase in phrases if phrase)
 
 
 def read_context_rules(path: Path) -> list[ContextRule]:

@@ -114,12 +114,22 @@ def default_obo_path() -> str:
     return str(Path(spec.submodule_search_locations[0]) / "data" / "hp.obo")
 
 
+_DIGESTS: dict[tuple[int, ...], str] = {}
+
+
 def file_digest(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The SHA-256 of a file's bytes, hashed once per process while the file's status
+    (device, inode, size, modification and change times) stays the same: each stage of a
+    pipeline asks for the knowledge base's key, which hashes the ontology and every lexicon."""
+    status = os.stat(path)
+    known = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    if known not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _DIGESTS[known] = digest.hexdigest()
+    return _DIGESTS[known]
 
 
 def check_obo_file(path: str) -> None:

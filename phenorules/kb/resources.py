@@ -36,6 +36,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
+from functools import lru_cache
 from importlib.metadata import version
 from itertools import accumulate
 from pathlib import Path
@@ -117,6 +118,7 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=None)
 def library_versions() -> str:
     """pyahocorasick's node layout and msgpack's encoding are part of a cache file."""
     return f"pyahocorasick {version('pyahocorasick')}, srsly {version('srsly')}"
