@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from operator import lt
 
 from ...core.errors import InputError
 from ...core.files import read_bytes
@@ -63,7 +64,7 @@ def _sorted_lines(data: bytes, piece: int = 1 << 18) -> bool:
     while start < len(data):
         cut = max(data.rfind(b"\n", start, start + piece), data.find(b"\n", start))
         lines = data[start:cut].split(b"\n")
-        if (previous is not None and lines[0] <= previous) or any(a >= b for a, b in zip(lines, lines[1:])):
+        if (previous is not None and lines[0] <= previous) or not all(map(lt, lines, lines[1:])):  # compared in C
             return False
         previous, start = lines[-1], cut + 1
     return True
