@@ -6,16 +6,25 @@ under each form it makes with one letter deleted. A written word is then one edi
 listed word exactly when the word itself, or one of its own one-letter deletions, is the
 word or one of its deletions; the candidates so found are checked with the restricted
 Damerau-Levenshtein distance (insertion, deletion, substitution, transposition of two
-neighbouring letters). A look-up is len(word) + 1 dict look-ups, and no alphabet is
+neighbouring letters). A look-up is len(word) + 1 bisections, and no alphabet is
 enumerated.
+
+The forms are held as their CRC-32 in two parallel arrays sorted by it (the hash, the
+word's place): 1.4 MB that a cache reads as bytes, where a dict of the 177,000 forms
+took 31 MB and a tenth of a second to unpack at each start. Two forms of one hash only
+add a candidate, which the distance check drops: the words found are the same.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable
+from zlib import crc32
 
 import srsly
 
@@ -24,6 +33,7 @@ MIN_WRITTEN = MIN_LENGTH - 1  # letters of a misspelt word: a long word with one
 EDITS = ("insertion", "deletion", "substitution", "transposition")  # what the written word did to the lexicon word
 _KEPT = 100_000  # written words whose candidates are remembered between texts
 _WORD = re.compile(r"[^\W_]+")  # a word, as the word table reads one
+_U32 = "I" if array("I").itemsize == 4 else "L"  # the array type of a CRC-32
 
 
 @dataclass
@@ -31,7 +41,8 @@ class SpellingIndex:
     """The long words of a lexicon and the SymSpell index of their one-letter deletions."""
 
     words: list[str]  # sorted
-    deletions: dict[str, int | list[int]]  # a word, or a word less one letter -> the word(s), by their place in ``words``
+    hashes: array  # the CRC-32 of each form (a word, or a word less one letter), sorted
+    places: array  # the place in ``words`` of the word each of ``hashes`` stands for
     _known: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -41,17 +52,8 @@ class SpellingIndex:
         tokens = set(" ".join(keys).split())  # keys are normalised: words apart by one space, or by punctuation
         long_tokens = (token for token in tokens if len(token) >= MIN_LENGTH)
         words = sorted({word for token in long_tokens for word in _WORD.findall(token) if len(word) >= MIN_LENGTH and word.isalpha()})
-        deletions: dict[str, int | list[int]] = {}
-        for place, word in enumerate(words):
-            for deleted in sorted({word} | _deletions(word)):  # sorted: the same bytes whatever the hash seed
-                held = deletions.get(deleted)
-                if held is None:
-                    deletions[deleted] = place
-                elif isinstance(held, int):
-                    deletions[deleted] = [held, place]
-                else:
-                    held.append(place)
-        return cls(words, deletions)
+        listed = sorted({(_form_hash(form), place) for place, word in enumerate(words) for form in {word} | _deletions(word)})
+        return cls(words, array(_U32, (hash_ for hash_, _ in listed)), array(_U32, (place for _, place in listed)))
 
     @cached_property
     def word_set(self) -> frozenset[str]:
@@ -74,13 +76,15 @@ class SpellingIndex:
 
     def _within_one(self, form: str) -> set[str]:
         """The words equal to ``form`` or one edit from it."""
-        words, deletions = self.words, self.deletions
-        places: set[int] = set()
+        words, hashes, places = self.words, self.hashes, self.places
+        found: set[int] = set()
         for deleted in {form} | _deletions(form):
-            held = deletions.get(deleted)
-            if held is not None:
-                places.update((held,) if isinstance(held, int) else held)
-        return {words[place] for place in places if words[place] == form or edit_of(form, words[place]) is not None}
+            key = _form_hash(deleted)
+            at = bisect_left(hashes, key)
+            while at < len(hashes) and hashes[at] == key:
+                found.add(places[at])
+                at += 1
+        return {words[place] for place in found if words[place] == form or edit_of(form, words[place]) is not None}
 
     @cached_property
     def letters(self) -> str:
@@ -99,16 +103,35 @@ class SpellingIndex:
         return set().union(*map(self._within_one, forms))
 
     def to_bytes(self) -> bytes:
-        """The index as msgpack data (a cache section): the words, and the deletions as
-        two parallel lists."""
-        return srsly.msgpack_dumps({"words": self.words, "deleted": list(self.deletions), "places": list(self.deletions.values())})
+        """The index as msgpack data (a cache section): the words, and the two arrays as
+        little-endian bytes."""
+        return srsly.msgpack_dumps({"words": self.words, "hashes": _little_endian(self.hashes), "places": _little_endian(self.places)})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SpellingIndex":
         """The index of :meth:`to_bytes` (``srsly.msgpack.loads`` leaves the garbage collector
         as it is)."""
         state = srsly.msgpack.loads(data, raw=False, use_list=True)
-        return cls(state["words"], dict(zip(state["deleted"], state["places"])))
+        return cls(state["words"], _from_little_endian(state["hashes"]), _from_little_endian(state["places"]))
+
+
+def _form_hash(form: str) -> int:
+    return crc32(form.encode())
+
+
+def _little_endian(values: array) -> bytes:
+    if sys.byteorder == "big":
+        values = array(values.typecode, values)
+        values.byteswap()
+    return values.tobytes()
+
+
+def _from_little_endian(data: bytes) -> array:
+    values = array(_U32)
+    values.frombytes(data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
 
 
 def _deletions(word: str) -> set[str]:
