@@ -23,9 +23,11 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import Iterable
 from zlib import crc32
 
+import numpy
 import srsly
 
 MIN_LENGTH = 7  # letters of a long word of the lexicon
@@ -52,8 +54,15 @@ class SpellingIndex:
         tokens = set(" ".join(keys).split())  # keys are normalised: words apart by one space, or by punctuation
         long_tokens = (token for token in tokens if len(token) >= MIN_LENGTH)
         words = sorted({word for token in long_tokens for word in _WORD.findall(token) if len(word) >= MIN_LENGTH and word.isalpha()})
-        listed = sorted({(_form_hash(form), place) for place, word in enumerate(words) for form in {word} | _deletions(word)})
-        return cls(words, array(_U32, (hash_ for hash_, _ in listed)), array(_U32, (place for _, place in listed)))
+        hashes: list[int] = []
+        places: list[int] = []
+        for place, word in enumerate(words):
+            forms = {word} | _deletions(word)
+            hashes.extend(map(_form_hash, forms))
+            places.extend(repeat(place, len(forms)))
+        by_hash, by_place = numpy.array(hashes, dtype=numpy.uint32), numpy.array(places, dtype=numpy.uint32)
+        order = numpy.lexsort((by_place, by_hash))  # by hash, then place: the same bytes whatever the hash seed
+        return cls(words, array(_U32, by_hash[order].tolist()), array(_U32, by_place[order].tolist()))
 
     @cached_property
     def word_set(self) -> frozenset[str]:
