@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 
 from .article import Article, Patient
 from .document import article_docs, working
+from .pieces import PIECE_CHARS, annotated_in_pieces, in_pieces, piece_starts
 from .phenotype import HpoIds, Phenotype
 
 # A mention a stage removed: (start, end, ids, the rule row that removed it).
@@ -69,7 +70,22 @@ def annotated_article(article: Article, doc: Doc) -> AnnotatedArticle:
     )
 
 
-def annotated_articles(nlp: Language, articles: Iterable[Article]) -> Iterator[AnnotatedArticle]:
-    """The result of each article, in input order (no spaCy span is made)."""
+def annotated_articles(nlp: Language, articles: Iterable[Article], piece_chars: int = PIECE_CHARS) -> Iterator[AnnotatedArticle]:
+    """The result of each article, in input order (no spaCy span is made); an article
+    longer than ``piece_chars`` annotated in pieces where the pipeline can
+    (:mod:`phenorules.core.pieces`: the same result, in a piece's memory)."""
+    pieceable, whole = in_pieces(nlp), []
+    for article in articles:
+        starts = piece_starts(article.passages, piece_chars) if pieceable else [0]
+        if len(starts) == 1:
+            whole.append(article)
+            continue
+        yield from _whole(nlp, whole)
+        whole = []
+        yield annotated_article(article, annotated_in_pieces(nlp, article, starts))
+    yield from _whole(nlp, whole)
+
+
+def _whole(nlp: Language, articles: list[Article]) -> Iterator[AnnotatedArticle]:
     for article, doc in article_docs(nlp, articles, spans=False):
         yield annotated_article(article, doc)

@@ -191,6 +191,8 @@ class DocState:
     def __init__(self, text: str, mentions: list[Phenotype] | None = None):
         self.text = text
         self.mentions: list[Phenotype] = mentions or []
+        self.offset = 0  # where the Doc's text starts in its article: a piece's start (core/pieces.py)
+        self.carried: object = None  # what every piece of the article told the running stage (MentionStage.gather)
         self.dropped: list[tuple[int, int, tuple[str, ...], str]] = []  # (start, end, ids, rule)
         self._passages: list[tuple[int, int, str, str]] | None = None
         self._sentences: list[tuple[int, int]] | None = None
@@ -204,6 +206,11 @@ class DocState:
         if self._words is None:
             self._words = word_table(self.text)
         return self._words
+
+    def lay_out(self, passages: list[tuple[int, int, str, str]], sentences: list[tuple[int, int]]) -> None:
+        """Give the passages and the sentences (as :meth:`passages` and :meth:`sentences`
+        have them) of a text whose Doc holds no token: an article annotated in pieces."""
+        self._passages, self._sentences = passages, sentences
 
     def drop(self, mention: Phenotype, rule: str) -> None:
         """Record that a stage removed ``mention`` and which rule (row) did."""
@@ -295,14 +302,24 @@ SPANS_PIPE = "phenorules"  # the spaCy component's last pipe: it makes the spans
 NIL = "NIL"  # spaCy's EntityLinker id of a mention with no knowledge base entry
 
 
+# How a stage reads an article annotated in pieces (core/pieces.py): LOCAL, each piece's
+# Doc alone decides its mentions as the whole article's Doc would; GATHERS, it needs what
+# every piece says (MentionStage.gather, merged), then decides each piece; ARTICLE, it reads
+# no token, and runs once over the article's records, passages and sentences. A stage of
+# none of these (None) has its article annotated whole.
+LOCAL, GATHERS, ARTICLE = "local", "gathers", "article"
+
+
 class MentionStage(ABC):
     """Base of the stages that read or change the phenotype mentions: :meth:`apply` works on
     the Doc's records (:func:`working`). A stage placed on its own in a pipeline leaves them
     as spans after it (``spans``, each stage's setting, true by default); the stages the
     ``phenorules`` pipe places do not (:func:`~phenorules.stages.pipeline.stage_plan`), as
-    that pipe makes them spans once, after the last stage."""
+    that pipe makes them spans once, after the last stage. ``pieces``: how it reads an
+    article annotated in pieces (:data:`LOCAL`, :data:`GATHERS`, :data:`ARTICLE` or None)."""
 
     spans: bool = True
+    pieces: str | None = None
 
     def __call__(self, doc: Doc) -> Doc:
         self.apply(doc)
@@ -313,6 +330,17 @@ class MentionStage(ABC):
     @abstractmethod
     def apply(self, doc: Doc) -> None:
         """Read and change the Doc's mention records."""
+
+    def gather(self, doc: Doc) -> object:
+        """A :data:`GATHERS` stage's: what one piece's Doc tells the whole article, at the
+        piece's own offsets, before the stage runs on any piece."""
+        raise NotImplementedError
+
+    def merged(self, gathered: list[tuple[int, object]], text: str) -> object:
+        """A :data:`GATHERS` stage's: what the article's pieces told it ((piece start,
+        :meth:`gather`'s) in text order) as one, over the article's ``text``; the stage
+        reads it as ``working(doc).carried`` on every piece."""
+        raise NotImplementedError
 
 
 def placed(stage: MentionStage, spans: bool) -> MentionStage:
@@ -394,6 +422,12 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     Readers refuse bad offsets with the file and line; this refuses, naming the article,
     what would lay out as an absurdly long string (for articles made in code).
     """
+    return piece_doc(nlp, article, article_text(nlp, article), 0)
+
+
+def article_text(nlp: Language, article: Article) -> str:
+    """The article's passages laid out (:func:`layout_passages`), refused as
+    :func:`make_article_doc` says."""
     problem = layout_problem(article.passages)
     if problem is not None:
         index, message = problem
@@ -401,13 +435,23 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     text = layout_passages(article.passages)
     if len(text) > nlp.max_length:
         raise InputError(f"article {article.id}: passages: {len(text):,} characters, more than this pipeline's max_length ({nlp.max_length:,})")
+    return text
+
+
+def piece_doc(nlp: Language, article: Article, text: str, offset: int) -> Doc:
+    """The Doc of ``text``, the article's laid-out characters from ``offset`` on (0 and the
+    whole text: the article's Doc), with the article's patients and the passages in it
+    at the Doc's offsets."""
     doc = nlp.make_doc(text)
     doc.user_data[TEXT_KEY] = text  # plain data: a Doc sent to nlp.pipe's processes is serialised
     doc._.article_id = article.id
     doc._.patients = article.patients
     spans = []
     for passage in article.passages:
-        start, end = passage.offset, passage.offset + len(passage.text)
+        start = passage.offset - offset
+        end = start + len(passage.text)
+        if start < 0 or end > len(text):
+            continue
         span = doc.char_span(start, end, label=passage.section_type, alignment_mode="expand")
         if span is not None and len(span):
             span._.passage_type = passage.type

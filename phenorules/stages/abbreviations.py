@@ -39,7 +39,7 @@ it drops is recorded on the Doc (``doc._.dropped``) with why: the guard row
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -47,7 +47,7 @@ from scispacy.abbreviation import filter_matches, find_abbreviation, short_form_
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..core.document import DocState, placed, working
+from ..core.document import GATHERS, DocState, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
@@ -67,6 +67,32 @@ class Sense:
     hpo_ids: tuple[str, ...] | None
     rule: str
     defined_at: int | None = None  # where the article defines it: 'long form (SF)'
+
+
+class PieceSenses(NamedTuple):
+    """What one piece of an article tells the stage (:meth:`Abbreviations.gather`): its
+    definitions (short form -> sense, first first, at its offsets) and the ids its other
+    mentions name (None where the setting reads none)."""
+
+    definitions: dict[str, Sense]
+    named: set[str] | None
+
+
+class ArticleSenses(NamedTuple):
+    """What the stage reads of the whole article: the short forms it uses as gene
+    symbols, each short form's sense (:class:`Sense`, at the article's offsets) and the
+    ids the mentions that are no short form name (None: no bare use of an undefined short
+    form is taken)."""
+
+    genes: dict[str, RuleRef]
+    senses: dict[str, Sense]
+    named: set[str] | None
+
+    def at(self, offset: int) -> dict[str, Sense]:
+        """The senses at the offsets of a Doc whose text starts at ``offset`` in the article."""
+        if not offset:
+            return self.senses
+        return {short: sense if sense.defined_at is None else replace(sense, defined_at=sense.defined_at - offset) for short, sense in self.senses.items()}
 
 
 def read_known_abbreviations(path: Path, ontology: Ontology) -> dict[str, Sense]:
@@ -129,6 +155,7 @@ def make_abbreviations(
 
 
 class Abbreviations(RefinesMatches):
+    pieces = GATHERS  # the short forms the whole article defines, and uses as genes
     def __init__(
         self,
         kb: KnowledgeBase,
@@ -147,12 +174,9 @@ class Abbreviations(RefinesMatches):
     def apply(self, doc: Doc) -> None:
         state = working(doc)
         text, mentions = state.text, state.mentions
-        genes = self.gene_symbols(text)
-        senses = self.senses(doc, text, mentions, genes)
         short_forms = [self.dictionary_abbreviation(mention.text) for mention in mentions]
-        named = {hpo_id for mention, is_short in zip(mentions, short_forms) if not is_short for hpo_id in mention.hpo_ids}
-        if self.bare_uses == "notes" and any(sense.defined_at is not None for sense in senses.values()):
-            named = None  # a text that defines its short forms: no bare use of an undefined one
+        found = state.carried or self.merged([(0, self.piece_senses(doc, state, short_forms))], text)
+        genes, senses, named = found.genes, found.at(state.offset), found.named
         kept = []
         for mention, is_short in zip(mentions, short_forms):
             if not is_short:
@@ -166,13 +190,37 @@ class Abbreviations(RefinesMatches):
                 state.drop(mention, self.left_out(text, mention, sense, genes.get(short)))
         state.mentions = sorted(kept + self.uses(doc, state, kept, senses, named), key=lambda m: (m.start, m.end))
 
-    def senses(self, doc: Doc, text: str, mentions: list[Phenotype], genes: dict[str, RuleRef]) -> dict[str, Sense]:
-        """Definitions in the article first; then the lexicon, unless used as a gene symbol."""
-        senses = self.definitions(doc, text, mentions)
+    def gather(self, doc: Doc) -> PieceSenses:
+        state = working(doc)
+        return self.piece_senses(doc, state, [self.dictionary_abbreviation(mention.text) for mention in state.mentions])
+
+    def piece_senses(self, doc: Doc, state: DocState, short_forms: list[bool]) -> PieceSenses:
+        """The definitions of a Doc's text, and the ids its mentions that are no short form
+        name (only where ``bare_uses`` reads them)."""
+        named = None
+        if self.bare_uses in ("unnamed", "notes"):
+            named = {hpo_id for mention, is_short in zip(state.mentions, short_forms) if not is_short for hpo_id in mention.hpo_ids}
+        return PieceSenses(self.definitions(doc, state.text, state.mentions), named)
+
+    def merged(self, gathered: list[tuple[int, PieceSenses]], text: str) -> ArticleSenses:
+        """The article's senses: the first definition of each short form in it (the piece's
+        offsets moved to the article's), then the lexicon's, unless the article uses it
+        as a gene symbol."""
+        genes = self.gene_symbols(text)
+        senses: dict[str, Sense] = {}
+        for offset, piece in gathered:
+            for short, sense in piece.definitions.items():
+                if short not in senses:
+                    senses[short] = sense if not offset else replace(sense, defined_at=sense.defined_at + offset)
         for short, sense in self.known.items():
             if short not in senses and short not in genes:
                 senses[short] = sense
-        return senses
+        named = None
+        if self.bare_uses in ("unnamed", "notes"):
+            named = {hpo_id for _, piece in gathered for hpo_id in piece.named}
+        if self.bare_uses == "notes" and any(sense.defined_at is not None for sense in senses.values()):
+            named = None  # a text that defines its short forms: no bare use of an undefined one
+        return ArticleSenses(genes, senses, named)
 
     def definitions(self, doc: Doc, text: str, mentions: list[Phenotype]) -> dict[str, Sense]:
         """Short form -> sense, from each first 'long form (SF)' or 'SF (long form)'

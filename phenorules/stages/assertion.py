@@ -50,7 +50,7 @@ from spacy.tokens import Doc
 
 from ..assertion.cues import Cue, CueMatcher
 from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
-from ..core.document import DocState, MentionStage, PASSAGES, placed, working
+from ..core.document import LOCAL, PASSAGES, DocState, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import SettingError
 from ..core.intervals import Extents
@@ -107,6 +107,8 @@ class _Words:
 class ConText(MentionStage):
     """The stage: the cue matcher and scope phrases its rows made, and its settings; each
     call works on its own Doc only."""
+
+    pieces = LOCAL
 
     def __init__(self, cues: CueMatcher, scope: ScopeRules, window: int | None, skipped_sections: frozenset[str]):
         self.cues = cues

@@ -27,7 +27,7 @@ from typing import Iterator
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, placed, working
+from ..core.document import LOCAL, DocState, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import InputError, SettingError
 from ..core.intervals import Extents
@@ -142,6 +142,8 @@ class Context:
 
 
 class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
+    pieces = LOCAL
+
     def __init__(self, rules: CoordinationRules, kb: KnowledgeBase, patterns: tuple[str, ...], min_list_items: int = 3):
         self.rules = rules
         self.kb = kb

@@ -11,7 +11,7 @@ from bisect import bisect_left
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, MentionStage, placed, working
+from ..core.document import LOCAL, DocState, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import Entry
@@ -113,6 +113,8 @@ class RefinesMatches(MentionStage):
 
 
 class PhenotypeMatcher(MentionStage):
+    pieces = LOCAL
+
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
 

@@ -36,7 +36,7 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import MentionStage, placed, working
+from ..core.document import LOCAL, MentionStage, placed, working
 from ..core.errors import InputError
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
@@ -186,6 +186,8 @@ def make_names(nlp: Language, name: str, guards_file: str | None, diseases_file:
 
 
 class Names(MentionStage):
+    pieces = LOCAL
+
     def __init__(self, guards: NameGuards, diseases: dict[tuple[str, ...], str], genes: frozenset[str] = frozenset()):
         self.guards = guards
         self.diseases = diseases

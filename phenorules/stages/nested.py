@@ -15,7 +15,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import MentionStage, placed, working
+from ..core.document import LOCAL, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.matcher import Match
@@ -31,6 +31,8 @@ def make_nested(nlp: Language, name: str, kb: KnowledgeBase, spans: bool):
 
 
 class NestedTerms(MentionStage):
+    pieces = LOCAL
+
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
 

@@ -25,7 +25,7 @@ from spacy.tokens import Doc
 
 from ..core.article import Patient
 from ..assertion.rules import FLAGS
-from ..core.document import MentionStage, placed, working
+from ..core.document import ARTICLE, MentionStage, placed, working
 from ..core.errors import SettingError
 from ..core.phenotype import ASSERTION_FLAGS, Phenotype, association_values
 from ..patients.attribution import Attributor
@@ -70,6 +70,8 @@ def make_patient_attributor(
 
 
 class PatientAttributor(MentionStage):
+    pieces = ARTICLE
+
     def __init__(self, rules: PatientRules, unattributed: tuple[str, ...] = (), subject_rules: tuple[SubjectRule, ...] = (), text_subject: bool = True):
         self.rules = rules
         self.unattributed = unattributed

@@ -32,7 +32,7 @@ from typing import Iterator
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import placed, working
+from ..core.document import LOCAL, placed, working
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
@@ -107,6 +107,8 @@ def make_predicative(nlp: Language, name: str, kb: KnowledgeBase, rules_file: st
 
 
 class Predicative(RefinesMatches):
+    pieces = LOCAL
+
     def __init__(
         self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None, states: dict[str, tuple[str, RuleRef]] | None = None
     ):

@@ -23,7 +23,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, placed, working
+from ..core.document import LOCAL, DocState, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import InputError
 from ..kb.knowledge_base import KnowledgeBase
@@ -88,6 +88,8 @@ def _alternatives(qualifiers: dict[str, Qualifier]) -> str:
 
 
 class Qualifiers(RefinesMatches):
+    pieces = LOCAL
+
     def __init__(self, qualifiers: dict[str, dict[str, Qualifier]], kb: KnowledgeBase, more_specific_only: bool):
         self.qualifiers = qualifiers
         self.kb = kb

@@ -15,7 +15,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import MentionStage, placed, working
+from ..core.document import LOCAL, MentionStage, placed, working
 from ..core.errors import InputError
 from ..core.intervals import Extents
 from ..kb.lexicon.tsv import RuleRef, read_rules
@@ -39,6 +39,8 @@ def make_scope(nlp: Language, name: str, passages_file: str | None, spans: bool)
 
 
 class Scope(MentionStage):
+    pieces = LOCAL
+
     def __init__(self, passage_types: dict[str, RuleRef]):
         self.passage_types = passage_types
 

@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.attrs import ORTH, SENT_START, SPACY
 from spacy.tokens import Doc
 
-from ..core.document import PASSAGES
+from ..core.document import LOCAL, PASSAGES
 from ..kb.lexicon.tsv import read_tsv
 from ..kb.resources import data_file
 
@@ -37,6 +37,8 @@ def make_sentence_splitter(nlp: Language, name: str, abbreviations_file: str | N
 
 
 class SentenceSplitter:
+    pieces = LOCAL
+
     def __init__(self, abbreviations: frozenset[str]):
         self.abbreviations = abbreviations
 

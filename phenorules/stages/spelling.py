@@ -28,7 +28,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, placed, working
+from ..core.document import LOCAL, DocState, placed, working
 from ..core.intervals import Extents
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
@@ -61,6 +61,8 @@ def make_spelling(nlp: Language, name: str, kb: KnowledgeBase, words_file: str |
 class Spelling(RefinesMatches):
     """``name_endings``: the rows of ``rules/spelling_guards.tsv``; ``window``: words read
     on each side of a misspelt word."""
+
+    pieces = LOCAL
 
     def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = WINDOW):
         self.kb, self.words_file, self.window = kb, words_file, window

@@ -28,7 +28,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, placed, working
+from ..core.document import LOCAL, DocState, placed, working
 from ..core.intervals import Extents
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
@@ -60,6 +60,8 @@ def make_word_order(nlp: Language, name: str, kb: KnowledgeBase, skip_one_word: 
 
 
 class WordOrder(RefinesMatches):
+    pieces = LOCAL
+
     def __init__(self, kb: KnowledgeBase, skip_one_word: bool = True, absence_words: dict[str, RuleRef] | None = None):
         self.kb, self.skip_one_word = kb, skip_one_word
         self.absence_words = absence_words or {}
