@@ -24,7 +24,7 @@ from .errors import InputError
 from .phenotype import ASSERTION_FLAGS, Phenotype, patient_ids
 from ..kb.lexicon.normalize import is_mark
 from ..kb.word_sets import WordTable, word_table
-from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, GivenMention, Patient, layout_passages, layout_problem, text_article
+from .article import PARAGRAPH, TEXT_SECTION_TYPE, Article, GivenMention, Passage, Patient, layout_passages, layout_problem, text_article
 
 PASSAGES = "passages"
 PHENOTYPES = "phenotypes"
@@ -422,7 +422,7 @@ def make_article_doc(nlp: Language, article: Article) -> Doc:
     Readers refuse bad offsets with the file and line; this refuses, naming the article,
     what would lay out as an absurdly long string (for articles made in code).
     """
-    return piece_doc(nlp, article, article_text(nlp, article), 0)
+    return piece_doc(nlp, article, article_text(nlp, article), 0, article.passages)
 
 
 def article_text(nlp: Language, article: Article) -> str:
@@ -438,20 +438,18 @@ def article_text(nlp: Language, article: Article) -> str:
     return text
 
 
-def piece_doc(nlp: Language, article: Article, text: str, offset: int) -> Doc:
+def piece_doc(nlp: Language, article: Article, text: str, offset: int, passages: Iterable[Passage]) -> Doc:
     """The Doc of ``text``, the article's laid-out characters from ``offset`` on (0 and the
-    whole text: the article's Doc), with the article's patients and the passages in it
-    at the Doc's offsets."""
+    whole text: the article's Doc), with the article's patients and ``passages``, the
+    article's passages that ``text`` holds, at the Doc's offsets."""
     doc = nlp.make_doc(text)
     doc.user_data[TEXT_KEY] = text  # plain data: a Doc sent to nlp.pipe's processes is serialised
     doc._.article_id = article.id
     doc._.patients = article.patients
     spans = []
-    for passage in article.passages:
+    for passage in passages:
         start = passage.offset - offset
         end = start + len(passage.text)
-        if start < 0 or end > len(text):
-            continue
         span = doc.char_span(start, end, label=passage.section_type, alignment_mode="expand")
         if span is not None and len(span):
             span._.passage_type = passage.type

@@ -9,15 +9,17 @@ a digit after a line break, so no term, cue, definition or sentence spans the cu
 piece is the laid-out text from its first passage to the next piece's, tokenised as the
 whole text is there. The stages run on each piece as on the whole, by what each says of
 itself (``MentionStage.pieces``): a ``local`` stage on each piece; a ``gathers`` stage
-(abbreviations: the short forms the article defines) first tells what every piece says
-(``gather``, ``merged``), which takes a pass over the pieces up to it and a second from it
-on (each Doc made again); an ``article`` stage (patients) once, over every piece's records,
-passages and sentences, at the article's offsets. A pipeline with a stage of no kind, or a
-pipe that is no stage of phenorules, annotates every article whole.
+(abbreviations: the short forms the article defines; growth, measurements: the ids it
+names) first tells what every piece says (``gather``, ``merged``), which ends one pass over
+the pieces before it and starts another (each Doc made again, its sentences found again);
+an ``article`` stage (patients) once, over every piece's records, passages and sentences,
+at the article's offsets. A pipeline with a stage of no kind, or a pipe that is no stage
+of phenorules, annotates every article whole.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import replace
 
 from spacy.language import Language
@@ -27,8 +29,9 @@ from .article import Article, Passage
 from .document import ARTICLE, GATHERS, SPANS_PIPE, STATE_KEY, DocState, MentionStage, article_text, piece_doc, working
 from .phenotype import Phenotype
 
-# spaCy's own max_length: the longest text its pipelines take as one Doc by default.
-PIECE_CHARS = 1_000_000
+# The least length of a piece: its Doc and the stages' state take some 15 MB (a whole article
+# about 55 bytes a character).
+PIECE_CHARS = 250_000
 _SENTENCE_ENDS = (".", "!", "?")
 
 
@@ -64,8 +67,8 @@ class _Piece:
     (at its own offsets), the mentions each stage dropped from it, its passages and its
     sentences."""
 
-    def __init__(self, start: int, end: int):
-        self.start, self.end = start, end
+    def __init__(self, start: int, end: int, passages: tuple[Passage, ...]):
+        self.start, self.end, self.passages_in = start, end, passages
         self.mentions: list[Phenotype] | None = None
         self.dropped: dict[str, list[tuple]] = {}
         self.passages: list[tuple[int, int, str, str]] = []
@@ -76,32 +79,52 @@ def annotated_in_pieces(nlp: Language, article: Article, starts: list[int]) -> D
     """A Doc that holds no token, with the article's state after every stage: the records of
     its pieces at the article's offsets, as the article's own Doc would have them."""
     text = article_text(nlp, article)
-    pieces = [_Piece(start, end) for start, end in zip(starts, [*starts[1:], len(text)])]
+    pieces = _pieces(article.passages, starts, len(text))
     stages = [(name, pipe) for name, pipe in nlp.pipeline if name != SPANS_PIPE]
     token_stages = [(name, pipe) for name, pipe in stages if pipe.pieces != ARTICLE]
-    cuts = [index for index, (_, pipe) in enumerate(token_stages) if index and pipe.pieces == GATHERS]
     carried: object = None
-    for first, last in zip([0, *cuts], [*cuts, len(token_stages)]):
-        before = [pipe for _, pipe in token_stages[:first] if not isinstance(pipe, MentionStage)]  # the Doc's own annotation (sentences), made again
+    for first, last in _passes(token_stages):
+        annotating = [pipe for _, pipe in token_stages[:first] if not isinstance(pipe, MentionStage)]  # the Doc's own annotation (sentences), made again
         gatherer = token_stages[last][1] if last < len(token_stages) else None
-        gathered = [_run(nlp, article, text, piece, before, token_stages[first:last], carried, gatherer) for piece in pieces]
+        gathered = [_run(nlp, article, text, piece, annotating, token_stages[first:last], carried, gatherer) for piece in pieces]
         carried = gatherer.merged(gathered, text) if gatherer is not None else None
-    doc = nlp.make_doc("")
-    doc._.article_id, doc._.patients = article.id, article.patients
-    state = doc.user_data[STATE_KEY] = DocState(text, [_shifted(m, piece.start) for piece in pieces for m in piece.mentions])
-    state.lay_out([passage for piece in pieces for passage in piece.passages], [sentence for piece in pieces for sentence in piece.sentences])
-    state.dropped = [drop for name, _ in token_stages for piece in pieces for drop in piece.dropped.get(name, ())]
+    doc = _joined(nlp, article, text, pieces, [name for name, _ in token_stages])
     for _, pipe in stages[len(token_stages) :]:
         pipe.apply(doc)
     return doc
 
 
-def _run(nlp: Language, article: Article, text: str, piece: _Piece, before: list, stages: list, carried: object, gatherer: MentionStage | None):
-    """Run ``stages`` on the piece's Doc, made again (and ``before``, the pipes that annotate
-    its tokens), the first reading ``carried``; keep its records, drops, passages and
-    sentences; (its start, what it tells ``gatherer``) when one follows."""
-    doc = piece_doc(nlp, article, text[piece.start : piece.end], piece.start)
-    for pipe in before:
+def _joined(nlp: Language, article: Article, text: str, pieces: list[_Piece], stage_names: list[str]) -> Doc:
+    """A Doc that holds no token, with the pieces' records, passages and sentences at the
+    article's offsets, and their drops in the order the stages ``stage_names`` made them."""
+    doc = nlp.make_doc("")
+    doc._.article_id, doc._.patients = article.id, article.patients
+    state = doc.user_data[STATE_KEY] = DocState(text, [_shifted(m, piece.start) for piece in pieces for m in piece.mentions])
+    state.lay_out([passage for piece in pieces for passage in piece.passages], [sentence for piece in pieces for sentence in piece.sentences])
+    state.dropped = [drop for name in stage_names for piece in pieces for drop in piece.dropped.get(name, ())]
+    return doc
+
+
+def _pieces(passages: tuple[Passage, ...], starts: list[int], length: int) -> list[_Piece]:
+    """The pieces that start at ``starts`` in a text of ``length`` characters, each with its passages."""
+    firsts = [bisect_left(passages, start, key=lambda passage: passage.offset) for start in starts]
+    return [_Piece(start, end, passages[first:last]) for start, end, first, last in zip(starts, [*starts[1:], length], firsts, [*firsts[1:], None])]
+
+
+def _passes(stages: list) -> list[tuple[int, int]]:
+    """[first, last) of the stages each pass over the pieces runs: a pass ends before each
+    ``gathers`` stage but the first."""
+    cuts = [index for index, (_, pipe) in enumerate(stages) if index and pipe.pieces == GATHERS]
+    return list(zip([0, *cuts], [*cuts, len(stages)]))
+
+
+def _run(nlp: Language, article: Article, text: str, piece: _Piece, annotating: list, stages: list, carried: object, gatherer: MentionStage | None):
+    """Run ``stages`` on the piece's Doc, made again (and ``annotating`` before them, the
+    pipes that annotate its tokens), the first reading ``carried``; keep its records and
+    drops, and after the last pass (no ``gatherer``) its passages and sentences; (its
+    start, what it tells ``gatherer``) when one follows."""
+    doc = piece_doc(nlp, article, text[piece.start : piece.end], piece.start, piece.passages_in)
+    for pipe in annotating:
         doc = pipe(doc)
     state = working(doc)
     state.offset = piece.start
@@ -117,9 +140,11 @@ def _run(nlp: Language, article: Article, text: str, piece: _Piece, before: list
         piece.dropped.setdefault(name, []).extend(_shifted_drop(drop, piece.start) for drop in state.dropped[dropped:])
     state.carried = None
     piece.mentions = state.mentions
+    if gatherer is not None:
+        return piece.start, gatherer.gather(doc)
     piece.passages = [(start + piece.start, end + piece.start, *kinds) for start, end, *kinds in state.passages(doc)]
     piece.sentences = [(start + piece.start, end + piece.start) for start, end in state.sentences(doc)]
-    return (piece.start, gatherer.gather(doc)) if gatherer is not None else None
+    return None
 
 
 def _shifted_drop(drop: tuple, by: int) -> tuple:
