@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from spacy.language import Language
+
+from conftest import MINI_OBO
 from phenorules.core.annotated import annotated_articles
 from phenorules.core.article import Article, Passage, Patient
 from phenorules.core.pieces import PIECE_CHARS, cuttable, in_pieces, piece_starts
+from phenorules.stages.pipeline import build_pipeline
 
 PIECE = 120  # characters: a piece of a passage or two here
 
@@ -14,7 +18,7 @@ PIECE = 120  # characters: a piece of a passage or two here
 # finding and a table caption at the end.
 EARLY = (
     ("CASE", "paragraph", "Patient 1 is an 8-year-old girl with severe intellectual disability (ID) and hypotonia."),
-    ("CASE", "paragraph", "Her younger brother, Patient 2, was referred at 3 years of age."),
+    ("CASE", "paragraph", "Her younger brother, Patient 2, was referred at 3 years of age for short stature."),
 )
 BETWEEN = (
     ("CASE", "paragraph", "The pregnancy was uneventful and the delivery was at term."),
@@ -25,7 +29,8 @@ LATE = (
     ("CASE", "paragraph", "He had seizures from the age of 2 years, and ataxia."),
     ("CASE", "paragraph", "His speech was delayed (ID was suspected) but there was no microcephaly."),
     ("CASE", "paragraph", "He developed hypotonia later."),
-    ("RESULTS", "table_caption", "Table 1. Short stature and hypertelorism in the family."),
+    ("CASE", "paragraph", "At 5 years his height was 95 cm (-3.1 SD)."),
+    ("RESULTS", "table_caption", "Table 1. Hypertelorism and a cleft palate in the family."),
 )
 
 
@@ -67,23 +72,48 @@ def test_pieces_give_the_whole_article_s_result(mini_nlp):
     assert pieced.dropped  # the table caption's mentions, dropped in the last piece
 
 
+def last_pieces_alone(nlp) -> tuple:
+    """The result of the last two pieces annotated as an article of their own, and the
+    whole article's mentions in them."""
+    (whole,) = annotated_articles(nlp, [LONG])
+    start = piece_starts(LONG.passages, PIECE)[-2]
+    (alone,) = annotated_articles(nlp, [Article("last", tuple(p for p in LONG.passages if p.offset >= start), None, LONG.patients)])
+    return alone.phenotypes, tuple(m for m in whole.phenotypes if m.start >= start)
+
+
 def test_pieces_carry_what_the_article_says_before_them(mini_nlp):
-    """Each piece annotated as an article of its own would lose the early definition and
+    """The last pieces annotated as an article of their own lose the early definition and
     the early patient: the pieces above carry them."""
-    (whole,) = annotated_articles(mini_nlp, [LONG])
-    starts = piece_starts(LONG.passages, PIECE)
-    last = Article("last", tuple(p for p in LONG.passages if p.offset >= starts[-2]), None, LONG.patients)
-    (alone,) = annotated_articles(mini_nlp, [last])
-    late = {(m.start, m.end): m for m in whole.phenotypes if m.start >= starts[-2]}
-    assert [(m.start, m.end, m.provenance, m.patients) for m in alone.phenotypes] != [(m.start, m.end, m.provenance, m.patients) for m in late.values()]
+    alone, whole = last_pieces_alone(mini_nlp)
+    assert [(m.start, m.provenance, m.patients) for m in alone] != [(m.start, m.provenance, m.patients) for m in whole]
 
 
-def test_a_stage_that_reads_the_whole_article_keeps_it_whole(general_nlp):
-    """The growth stage (on in the general profile) reads the ids named anywhere in the
-    article: no pieces there, the same result at any piece length."""
-    assert not in_pieces(general_nlp)
+def test_growth_values_read_the_ids_the_whole_article_names(general_nlp):
+    """The general profile's growth stage adds no finding the article names anywhere:
+    "short stature" early, a height of -3.1 SD late."""
+    assert in_pieces(general_nlp)
     (whole,) = annotated_articles(general_nlp, [LONG])
     (pieced,) = annotated_articles(general_nlp, [LONG], piece_chars=PIECE)
+    assert pieced == whole
+
+    def growth(mentions):
+        return [m for m in mentions if any(rule.startswith("rules/growth.tsv") for rule in m.provenance)]
+
+    alone, late = last_pieces_alone(general_nlp)
+    assert growth(alone) and not growth(late)
+
+
+@Language.component("test_pieces_foreign_pipe")
+def foreign_pipe(doc):
+    return doc
+
+
+def test_a_pipe_that_says_nothing_of_pieces_keeps_the_article_whole():
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, profile="patientphex")
+    nlp.add_pipe("test_pieces_foreign_pipe", before="match")
+    assert not in_pieces(nlp)
+    (whole,) = annotated_articles(nlp, [LONG])
+    (pieced,) = annotated_articles(nlp, [LONG], piece_chars=PIECE)
     assert pieced == whole
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import DocState, MentionStage, placed, working
+from ..core.document import GATHERS, DocState, MentionStage, placed, working
 from ..core.intervals import Extents
 from ..core.phenotype import Phenotype
 from ..growth.grammar import SAME_LENGTH, Grammar, Reading
@@ -42,10 +42,19 @@ def make_growth(nlp: Language, name: str, kb: KnowledgeBase, rules_file: str | N
 
 
 class Growth(MentionStage):
+    pieces = GATHERS  # the ids the whole article names
+
     def __init__(self, rules: GrowthRules, kb: KnowledgeBase):
         self.rules = rules
         self.grammar = Grammar(rules)
         self.kb = kb
+
+    def gather(self, doc: Doc) -> set[str]:
+        """The ids a piece's mentions name."""
+        return {hpo_id for m in working(doc).mentions for hpo_id in m.hpo_ids}
+
+    def merged(self, gathered: list[tuple[int, set[str]]], text: str) -> set[str]:
+        return {hpo_id for _, named in gathered for hpo_id in named}
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -53,7 +62,7 @@ class Growth(MentionStage):
         if not readings:
             return
         before = Extents((m.start, m.end) for m in state.mentions)
-        named = {hpo_id for m in state.mentions for hpo_id in m.hpo_ids}
+        named = self.gather(doc) if state.carried is None else state.carried
         related: dict[str, bool] = {}  # finding id -> whether the text names it, a broader or a narrower term
         added: list[Phenotype] = []
         for reading in readings:

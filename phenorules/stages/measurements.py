@@ -22,7 +22,7 @@ from sortedcontainers import SortedList
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.document import MentionStage, placed, working
+from ..core.document import GATHERS, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import InputError
 from ..core.intervals import Extents
@@ -125,10 +125,20 @@ def make_measurements(nlp: Language, name: str, kb: KnowledgeBase, rules_file: s
 
 
 class Measurements(MentionStage):
+    pieces = GATHERS  # the ids the whole article names
+
     def __init__(self, rules: list[MeasurementRule], kb: KnowledgeBase, file_name: str):
         self.rules = rules
         self.kb = kb
         self.file_name = file_name
+
+    def gather(self, doc: Doc) -> set[str]:
+        """The ontology's ids a piece's mentions name."""
+        ontology = self.kb.ontology
+        return {hpo_id for m in working(doc).mentions for hpo_id in m.hpo_ids if hpo_id in ontology}
+
+    def merged(self, gathered: list[tuple[int, set[str]]], text: str) -> set[str]:
+        return {hpo_id for _, named in gathered for hpo_id in named}
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
@@ -139,7 +149,7 @@ class Measurements(MentionStage):
         # answers overlaps by its neighbours.
         added = SortedList()
         ontology = self.kb.ontology
-        named = {hpo_id for m in mentions for hpo_id in m.hpo_ids if hpo_id in ontology}
+        named = self.gather(doc) if state.carried is None else state.carried
         related: dict[str, bool] = {}  # finding -> whether a mention names it, an ancestor or a descendant
         text = state.text.translate(_SAME_LENGTH)
         for rule in self.rules:
