@@ -86,7 +86,8 @@ def layout_passages(passages: Iterable[Passage]) -> str:
 
 
 # spaCy refuses texts over 1,000,000 characters (E088) for the memory its parser and NER
-# need; this pipeline has neither, and processes an article of this size in a few GB.
+# need; this pipeline has neither, and annotates a long article in pieces of passages
+# (core/pieces.py): one of this size in under 600 MB.
 MAX_ARTICLE_CHARS = 10_000_000
 # Gaps between passages are filled with newlines: more gap than text (and this allowance)
 # is a broken offset, not an article, and would only cost memory.
