@@ -71,7 +71,7 @@ class Sense:
 
 class PieceSenses(NamedTuple):
     """What one piece of an article tells the stage (:meth:`Abbreviations.gather`): its
-    definitions (short form -> sense, first first, at its offsets) and the ids its other
+    definitions (short form -> the sense of its first, at the piece's offsets) and the ids its other
     mentions name (None where the setting reads none)."""
 
     definitions: dict[str, Sense]
