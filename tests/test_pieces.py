@@ -57,6 +57,18 @@ def test_a_long_article_is_cut_into_pieces_at_passages_only_where_a_sentence_end
     assert cuttable(Passage(0, "Ends."), Passage(6, "Starts."))
 
 
+def test_no_cut_comes_before_brackets_whose_long_form_may_start_in_the_passage_before(mini_nlp):
+    """scispacy reads a long form from the words before a short form's brackets, across a
+    line break: "(ID)" here is defined by the words of two passages, "infancy.\nDisability",
+    so no piece starts at the second."""
+    two = article((("CASE", "paragraph", "Hypotonia was noted in infancy."), ("CASE", "paragraph", "Disability (ID) was mild and seizures began at 2 years.")))
+    assert piece_starts(two.passages, 1) == [0]
+    assert not cuttable(Passage(0, "Ends."), Passage(6, "Hearing loss of the left ear (HL) was found."))
+    assert cuttable(Passage(0, "Ends."), Passage(6, " ".join(["word"] * 33) + " (W)."))
+    (whole,) = annotated_articles(mini_nlp, [two])
+    assert any("defined:infancy.\nDisability" in rule for *_, rule in whole.dropped)
+
+
 def test_pieces_give_the_whole_article_s_result(mini_nlp):
     """The short form defined in the first piece is taken in a late one, the patient named
     early gets the findings of the late pieces, and nothing else changes (the records, the

@@ -4,10 +4,10 @@ one piece, with the output of the article annotated whole.
 A Doc costs some 128 bytes a token (spaCy's), and the stages' state about as much again:
 an article of 10 M characters as one Doc takes some 500 MB beside the pipeline. An article
 longer than :data:`PIECE_CHARS` is cut before a passage where no stage reads across the
-cut: the passage before it ends a sentence (".", "!" or "?") and it starts with a letter or
-a digit after a line break, so no term, cue, definition or sentence spans the cut. Each
-piece is the laid-out text from its first passage to the next piece's, tokenised as the
-whole text is there. The stages run on each piece as on the whole, by what each says of
+cut: the passage before it ends a sentence (".", "!" or "?"), it starts with a letter or a
+digit after a line break and has no bracket among its first words, so no term, cue,
+short-form definition or sentence spans the cut. Each piece is the laid-out text from its
+first passage to the next piece's, tokenised as the whole text is there. The stages run on each piece as on the whole, by what each says of
 itself (``MentionStage.pieces``): a ``local`` stage on each piece; a ``gathers`` stage
 (abbreviations: the short forms the article defines; growth, measurements: the ids it
 names) first tells what every piece says (``gather``, ``merged``), which ends one pass over
@@ -19,6 +19,7 @@ of phenorules, annotates every article whole.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import replace
 
@@ -33,6 +34,12 @@ from .phenotype import Phenotype
 # about 55 bytes a character).
 PIECE_CHARS = 250_000
 _SENTENCE_ENDS = (".", "!", "?")
+# scispacy's long form of a short form in brackets is read from up to min(n + 5, 2n) tokens
+# before them, across line breaks, for a short form of n characters (up to 3 tokens of at
+# most 9: 32 tokens, filter_matches and short_form_filter): a passage that has a bracket
+# among its first 33 words is not cut before.
+_LONG_FORM_TOKENS = 32
+_FIRST_WORDS = re.compile(rf"\s*(?:\S+\s+){{0,{_LONG_FORM_TOKENS}}}\S*")
 
 
 def piece_starts(passages: tuple[Passage, ...], piece_chars: int) -> list[int]:
@@ -48,8 +55,14 @@ def piece_starts(passages: tuple[Passage, ...], piece_chars: int) -> list[int]:
 
 def cuttable(previous: Passage, passage: Passage) -> bool:
     """Whether no stage reads across the line break between ``previous`` and ``passage``:
-    a sentence ends before it and a word starts after it."""
-    return passage.offset > previous.offset + len(previous.text) and previous.text.rstrip().endswith(_SENTENCE_ENDS) and passage.text[:1].isalnum()
+    a sentence ends before it, a word starts after it, and no short form's brackets come
+    near enough to read a long form before it."""
+    return (
+        passage.offset > previous.offset + len(previous.text)
+        and previous.text.rstrip().endswith(_SENTENCE_ENDS)
+        and passage.text[:1].isalnum()
+        and "(" not in _FIRST_WORDS.match(passage.text).group()
+    )
 
 
 def in_pieces(nlp: Language) -> bool:
