@@ -49,7 +49,7 @@ def test_a_long_article_is_cut_into_pieces_at_passages_only_where_a_sentence_end
     starts = piece_starts(LONG.passages, PIECE)
     assert len(starts) > 5 and starts[0] == 0
     assert set(starts[1:]) <= {passage.offset for passage in LONG.passages}
-    assert piece_starts(LONG.passages, PIECE_CHARS) == [0]  # today's whole Doc below the length
+    assert piece_starts(LONG.passages, PIECE_CHARS) == [0]  # one Doc below the length
     first, second = Passage(0, "A title without a stop"), Passage(23, "Text.")
     assert not cuttable(first, second)
     assert not cuttable(Passage(0, "Ends."), Passage(6, "(bracketed) start"))
