@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import repeat
 
+from ..core.patterns import first_class
 from .rules import GrowthRules, Interval, Measure, Value
 
 # Characters read as another before the scan, one for one, so that offsets stay the text's.
@@ -134,8 +135,12 @@ class Grammar:
             rf"\s*(?P<f1>(?:{SIGN}\s?)?{NUMBER})(?!\.?\d|%|\s*(?:{unit}|{word['centile']}|{word['sd']}))"
         )
         names = _any(rules.names, symbol_case=True)
-        # Tried only where a word or a mark starts (not inside a word), then each alternative.
-        self.scan = re.compile(rf"(?<![^\W\d_])(?:(?P<measure>{names})|(?P<prefixed>{prefixed})|(?P<centile>{centile})|(?P<score>{score})|(?P<named>{named_score}))", re.IGNORECASE)
+        # Tried only where a word or a mark starts (not inside a word), then each alternative
+        # only at a character it can start with (:func:`first_class`).
+        alternatives = {"measure": names, "prefixed": prefixed, "centile": centile, "score": score, "named": named_score}
+        self.scan = re.compile(
+            rf"(?<![^\W\d_])(?:{'|'.join(f'{first_class(body, re.IGNORECASE)}(?P<{name}>{body})' for name, body in alternatives.items())})", re.IGNORECASE
+        )
         number_unit = rf"(?:{MEASURED_NUMBER})(?:\s*(?:{_any({*words['unit'], *words['age']})}))?(?!\w)"
         self.gap = re.compile(rf"(?>\s+|[()\[\]:,;=|~/-]|{filler}|{number_unit})*", re.IGNORECASE)
         self.joined = re.compile(rf"\s*(?:(?:{word['conjunction']})\s*)+(?:(?:{word['lead']}|{word['article']})\s+)?", re.IGNORECASE)

@@ -1,0 +1,92 @@
+"""What a regular expression can start with, read from its parse: a one-character look-ahead
+put before an alternative of a scan, so that a position no match of it can start at costs
+one class test instead of a try of the whole alternative (Python's re tries every branch
+at every position)."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+try:  # Python 3.11+
+    from re import _constants as sre, _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_constants as sre  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+_ZERO_WIDTH = {sre.AT, sre.ASSERT, sre.ASSERT_NOT}
+_REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
+_CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_WORD: r"\w"}
+# (class items, nullable): the items a first character matches; None for any character
+_First = tuple[set[str] | None, bool]
+
+
+def first_class(pattern: str, flags: int = 0) -> str:
+    """A look-ahead ``(?=[...])`` that every match of ``pattern`` starts with (compiled with
+    the same flags, so that letters fold as the pattern's do), or '' where the pattern may
+    start with any character or match the empty string."""
+    items, nullable = _sequence(sre_parse.parse(pattern, flags))
+    if items is None or nullable or not items:
+        return ""
+    return f"(?=[{''.join(sorted(items))}])"
+
+
+def _sequence(parsed: Iterable) -> _First:
+    out: set[str] = set()
+    for op, av in parsed:
+        items, nullable = _item(op, av)
+        if items is None:
+            return None, False
+        out |= items
+        if not nullable:
+            return out, False
+    return out, True
+
+
+def _item(op, av) -> _First:
+    if op in _ZERO_WIDTH:
+        return set(), True
+    if op == sre.LITERAL:
+        return {_char(av)}, False
+    if op == sre.IN:
+        return _in(av), False
+    if op == sre.SUBPATTERN:
+        return _sequence(av[-1])
+    if op == getattr(sre, "ATOMIC_GROUP", None):
+        return _sequence(av)
+    if op == sre.BRANCH:
+        return _branch(av[1])
+    if op in _REPEATS:
+        items, nullable = _sequence(av[2])
+        return items, items is not None and (nullable or av[0] == 0)
+    return None, False
+
+
+def _branch(branches) -> _First:
+    out: set[str] = set()
+    nullable = False
+    for branch in branches:
+        items, empty = _sequence(branch)
+        if items is None:
+            return None, False
+        out |= items
+        nullable = nullable or empty
+    return out, nullable
+
+
+def _in(av) -> set[str] | None:
+    items: set[str] = set()
+    for op, value in av:
+        if op == sre.LITERAL:
+            items.add(_char(value))
+        elif op == sre.RANGE:
+            items.add(f"{_char(value[0])}-{_char(value[1])}")
+        elif op == sre.CATEGORY and value in _CATEGORIES:
+            items.add(_CATEGORIES[value])
+        else:
+            return None
+    return items
+
+
+def _char(code: int) -> str:
+    return re.escape(chr(code))

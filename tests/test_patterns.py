@@ -1,0 +1,40 @@
+"""core.patterns.first_class: the look-ahead a scan's alternative is tried behind must let
+every match of the alternative through (the scan finds what it found without it)."""
+
+import re
+
+import pytest
+
+from phenorules.core.patterns import first_class
+
+TEXT = "Her OFC was -2.8 SD (P<3); height 92 cm, below the 3rd centile; BMI: 31. z = -2.4; \u00b1 1 SD, [P3] ok\tfin-de"
+
+
+@pytest.mark.parametrize(
+    "pattern, flags, expected",
+    [
+        (r"height|weight", re.IGNORECASE, "(?=[hw])"),
+        (r"(?<!\w)(?:[<>]\s?)?P\d", 0, r"(?=[<>P])"),
+        (r"(?:[+-]\s?)?\d+\s*SD", 0, r"(?=[\+\-\d])"),
+        (r"\s?P\d", 0, r"(?=[P\s])"),
+        (r"(?:the\s+)?(?:\d+|first)", 0, r"(?=[\dft])"),
+    ],
+)
+def test_first_class_lists_the_first_characters(pattern, flags, expected):
+    assert first_class(pattern, flags) == expected
+
+
+@pytest.mark.parametrize("pattern", [r"(?:x)?", r"[^a]b", r".b", r"a*", r"(?=a)", r"\W"])
+def test_first_class_is_empty_where_any_character_or_none_may_start(pattern):
+    assert first_class(pattern) == ""
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"(?<![\w-])(?-i:OFC)|height|BMI", r"(?:[<>]\s?)?\s?(?-i:P)\s?\d+", r"(?:(?:below|<)\s*)?(?:the\s+)?\d+(?:rd|th)?\s*centile", r"(?:[+-]|\u00b1)?\s*\d(?:\.\d)?\s*SD", r"z\s*=\s*-?\d"],
+)
+def test_a_scan_behind_first_class_finds_the_same_matches(pattern):
+    plain = re.compile(pattern, re.IGNORECASE)
+    guarded = re.compile(first_class(pattern, re.IGNORECASE) + f"(?:{pattern})", re.IGNORECASE)
+    assert first_class(pattern, re.IGNORECASE)
+    assert [m.span() for m in guarded.finditer(TEXT)] == [m.span() for m in plain.finditer(TEXT)]
