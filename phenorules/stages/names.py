@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from bisect import bisect_left
 from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
@@ -55,6 +56,7 @@ _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii"
 _GENE_SYMBOL = re.compile(r"^\d+\t([^\t\n]+)\t", re.M)  # a genes_to_phenotype.txt row: ncbi_gene_id, gene_symbol, ...
 _SYMBOL_BEFORE = re.compile(r"([^\s()]+)\s*$")  # the word before brackets, where a gene symbol would be
 _BOUND_BEFORE = re.compile(r"([^\W_]+)$")  # the word a hyphen binds to the next
+_START = re.Match.start
 
 
 class NameGuards(NamedTuple):
@@ -276,21 +278,27 @@ class Names(MentionStage):
 
     def disease_around(self, text: str, start: int, end: int) -> str | None:
         """The id of a disease whose name is the words around ``text[start:end]`` (within its
-        clause, more words than the mention, one of them a mark)."""
+        clause, more words than the mention, one of them a mark). The clause's words are
+        found in C; only the ``MAX_NAME_WORDS`` - 1 on each side of the mention's are read,
+        and only if one of them is a mark."""
         clause_start, clause_end = _clause(text, start, end)
-        words = [(found.start(), found.group()) for found in _WORD.finditer(text, clause_start, clause_end)]
-        inside = [i for i, (at, _) in enumerate(words) if start <= at < end]
-        if not inside:
+        found = list(_WORD.finditer(text, clause_start, clause_end))
+        first, after = bisect_left(found, start, key=_START), bisect_left(found, end, key=_START)
+        low, high = max(0, after - MAX_NAME_WORDS), min(len(found), first + MAX_NAME_WORDS)
+        if first == after or low > first:  # no word of the mention's, or too many for a name around it
             return None
-        first, last = inside[0], inside[-1]
-        marks = list(accumulate((self.mark(word) for _, word in words), initial=0))  # marks[k]: the marks among words[:k]
-        for i in range(max(0, last + 1 - MAX_NAME_WORDS), first + 1):
-            for j in range(last, min(len(words), i + MAX_NAME_WORDS)):
+        last = after - 1
+        words = [match.group() for match in found[low:high]]  # words[k - low] is the clause's k-th
+        marks = list(accumulate(map(self.mark, words), initial=0))  # marks[k - low]: the marks among words[low:k]
+        if marks[first - low] == 0 and marks[-1] == marks[after - low]:  # no mark around the mention's words
+            return None
+        for i in range(low, first + 1):
+            for j in range(last, min(len(found), i + MAX_NAME_WORDS)):
                 if (i, j) == (first, last):
                     continue
-                if marks[first] - marks[i] + marks[j + 1] - marks[last + 1] == 0:  # no mark among the words around the mention's
+                if marks[first - low] - marks[i - low] + marks[j + 1 - low] - marks[after - low] == 0:  # no mark among the words around the mention's
                     continue
-                disease_id = self.diseases.get(name_key([word for _, word in words[i : j + 1]]))
+                disease_id = self.diseases.get(name_key(words[i - low : j + 1 - low]))
                 if disease_id is not None:
                     return disease_id
         return None
