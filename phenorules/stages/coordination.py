@@ -268,9 +268,8 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         table = table or word_table(text)
         out = []
         for site in self.site.finditer(text):
-            written = next(group for group in site.groups() if group is not None)
-            kind = "range" if site.group(2) or site.group(4) else "shared_head"
-            reading = self.read_site(text, table, site.start(), site.end(), " ".join(written.lower().split()), kind)
+            written = site.lastindex  # the one group of the site's alternative
+            reading = self.read_site(text, table, site.start(), site.end(), site.group(written), "range" if written in (2, 4) else "shared_head")
             if reading is None or ("," in site.group() and len(reading.conjuncts) == 2):
                 continue
             if site.group().strip() == "/" and self.compound_word(text, site, reading):
@@ -278,16 +277,20 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             out.append(reading)
         return out
 
-    def read_site(self, text: str, table: WordTable, left_end: int, right_start: int, conjunction: str, kind: str) -> Reading | None:
-        """The longest reading whose every rebuilt conjunct is a term, or None. Only a site
-        between two words some term has, or two numbers, is read further: most conjunctions
-        join no terms ("patients and", "and the")."""
-        last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end)
+    def read_site(self, text: str, table: WordTable, left_end: int, right_start: int, written: str, kind: str) -> Reading | None:
+        """The longest reading whose every rebuilt conjunct is a term, or None (``written``:
+        the conjunction as written). Only a site between two words some term has, or two
+        numbers, is read further: most conjunctions join no terms ("patients and", "and the")."""
         first = _UNIT.match(text, right_start, right_start + _SITE_WINDOW)
-        if last is None or first is None:
-            return None
         ordinals = self.rules.ordinals
-        last_left, first_right = last.lower(), first.group().lower()
+        first_right = first.group().lower() if first is not None else ""
+        # the word after first (one match in C): most sites end here, the word before unread
+        if first is None or (ordinals.number(first_right, True) is None and not self.known(first_right)):
+            return None
+        last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end)
+        if last is None:
+            return None
+        last_left = last.lower()
         roman = last_left in ordinals.roman and first_right in ordinals.roman
         numbered = ordinals.number(last_left, roman) is not None and ordinals.number(first_right, roman) is not None
         if (kind == "range" and not numbered) or not (numbered or (self.known(last_left) and self.known(first_right))):
@@ -295,6 +298,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         right, chunks = self.right_words(text, right_start), self.left_chunks(text, left_end)
         if not chunks:
             return None
+        conjunction = " ".join(written.lower().split())
         # the items between the first and the last: whole chunks of one or two words
         items = []
         for chunk in chunks[:-1]:

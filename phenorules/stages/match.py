@@ -24,6 +24,7 @@ from .knowledge import KB_CONFIG
 # "palate;seizures" as one token, ours splits it).
 EXPANDED_TO_TOKENS = "token_alignment:expand"
 _PHRASES_KEPT = 100_000  # rebuilt phrases whose term is remembered between texts
+_WORDS_KEPT = 100_000  # words whose :meth:`RefinesMatches.known` is remembered between texts
 
 
 @Language.factory("phenorules_match", default_config={"kb": KB_CONFIG, "spans": True})
@@ -82,9 +83,15 @@ class RefinesMatches(MentionStage):
         return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
 
     def known(self, word: str) -> bool:
-        """A word some indexed term has (each part of a hyphenated one)."""
-        word_sets = self.kb.word_sets
-        return all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
+        """A word some indexed term has (each part of a hyphenated one); remembered (the
+        stages ask of the same words at every conjunction and copula)."""
+        known = self.__dict__.setdefault("_known_words", {})
+        if word not in known:
+            if len(known) >= _WORDS_KEPT:
+                known.clear()
+            word_sets = self.kb.word_sets
+            known[word] = all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
+        return known[word]
 
     def in_written_order(self, phrase: str) -> bool:
         """Whether the lexicon has ``phrase`` whole as one term in the order it is written."""

@@ -33,6 +33,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..core.document import LOCAL, placed, working
+from ..core.patterns import first_class
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
@@ -124,7 +125,7 @@ class Predicative(RefinesMatches):
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
-        self.person = re.compile(rf" +(?:{persons})s?\b", re.IGNORECASE)
+        self.person = re.compile(rf" +{first_class(persons, re.IGNORECASE)}(?:{persons})s?\b", re.IGNORECASE)  # one class test after most spaces
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
