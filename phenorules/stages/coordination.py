@@ -320,8 +320,11 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         A rebuilt conjunct is a term only if its content words share indexed sets pairwise
         (:meth:`words_fit`), and a longer modifier or head only adds words: once the
         first or the last conjunct with the shared words so far fails that test (a number's
-        shared words: with every form of a number), no longer modifier or head is tried."""
-        bases = self.unit_bases(table, first_chunk + right)
+        shared words: with every form of a number), no longer modifier or head is tried.
+        Each word added is tested against the words so far only (:meth:`fits`), and a
+        unit's words are read only when a reading reaches it (:class:`UnitBases`)."""
+        bases = UnitBases(table, self.skipped_words, self.kb.word_sets.morphology.base)
+        partners = self.kb.word_sets.partners
         for size in range(1, _MAX_CONJUNCT + 1):
             if size > len(right) or size > len(first_chunk):
                 break
@@ -330,14 +333,23 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             most = _MAX_SHARED_BEFORE_NUMBER if numbered else _MAX_SHARED
             of_number = numbered and size == 1
             conjunct_words = () if of_number else (_words_of(bases, first_chunk[-size:]), _words_of(bases, right[:size]))
+            if not all(_pairwise_partners(words, partners) for words in conjunct_words):
+                continue
+            shared_before: list[str | None] = []
             for modifier_words in range(0, min(most, len(first_chunk) - size) + 1):
-                modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
-                shared_before = _words_of(bases, first_chunk[len(first_chunk) - size - modifier_words : len(first_chunk) - size])
-                if not self.may_fit(shared_before, conjunct_words, of_number):
-                    break
-                for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
-                    if not self.may_fit(shared_before + _words_of(bases, right[size : size + head_words]), conjunct_words, of_number):
+                if modifier_words:
+                    added = bases[first_chunk[-size - modifier_words]]
+                    if not self.fits(added, (), shared_before, conjunct_words, of_number):
                         break
+                    shared_before = added + shared_before
+                modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
+                shared = shared_before
+                for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
+                    if head_words:
+                        added = bases[right[size + head_words - 1]]
+                        if not self.fits(added, shared, (), conjunct_words, of_number):
+                            break
+                        shared = shared + added
                     if not (modifier_words or head_words):
                         continue
                     head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
@@ -345,25 +357,27 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
                     if reading is not None:
                         yield reading
 
-    def unit_bases(self, table: WordTable, units: list[tuple[int, int]]) -> dict[tuple[int, int], list[str | None]]:
-        """The base words of each unit that are neither function nor suffix words: the
-        words a rebuilt conjunct's :meth:`words_fit` test holds, or some of them."""
-        word_sets = self.kb.word_sets
-        skipped, base, starts, surfaces = word_sets.function_words | word_sets.suffix_words, word_sets.morphology.base, table.starts, table.surfaces
-        return {
-            (start, end): [base(word) for word in surfaces[bisect_left(starts, start) : bisect_left(starts, end)] if word not in skipped]
-            for start, end in units
-        }
+    @cached_property
+    def skipped_words(self) -> frozenset[str]:
+        """The function and suffix words, which a rebuilt conjunct's test skips."""
+        return self.kb.word_sets.function_words | self.kb.word_sets.suffix_words
 
-    def may_fit(self, shared: list[str | None], conjunct_words: tuple[list[str | None], ...], of_number: bool) -> bool:
-        """Whether the shared words (modifier and head) with each conjunct's words may
-        make a term: pairwise partners; those of a number each a partner of a number's
-        form (``number_partners``)."""
-        partners = self.kb.word_sets.partners
-        if of_number:
-            number_partners = self.number_partners
-            return _pairwise_partners(shared, partners) and (number_partners is None or all(word in number_partners for word in shared))
-        return all(_pairwise_partners(shared + words, partners) for words in conjunct_words)
+    def fits(self, words: list[str | None], before: list[str | None] | tuple, after: list[str | None] | tuple, conjunct_words: tuple, of_number: bool) -> bool:
+        """Whether shared words (modifier or head) that fit with each conjunct's words
+        still may make a term with ``words`` added between the shared words ``before``
+        and ``after`` them: pairwise partners with those, with each other and with each
+        conjunct's words (which come after the shared words); a number's shared words each
+        a partner of a number's form (``number_partners``)."""
+        partners, number_partners = self.kb.word_sets.partners, self.number_partners
+        if of_number and number_partners is not None and not all(word in number_partners for word in words):
+            return False
+        for i, word in enumerate(words):
+            if not all(word == other or word in partners.get(other, ()) for other in (*before, *words[:i])):
+                return False
+            own = partners.get(word, ())
+            if not all(word == other or other in own for other in after) or not all(word == other or other in own for listed in conjunct_words for other in listed):
+                return False
+        return True
 
     def rebuild(self, text, table, modifier, conjuncts, head, numbered: bool, is_range: bool, roman: bool, conjunction: str) -> Reading | None:
         """The reading if every rebuilt conjunct is a term: numbers also as "N-M" together
@@ -459,7 +473,21 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         return Compound(offset + found.start(), mention.end, hpo_ids, f"coordination:severity_range:{bounds}")
 
 
-def _words_of(bases: dict[tuple[int, int], list[str | None]], units: list[tuple[int, int]]) -> list[str | None]:
+class UnitBases(dict):
+    """(start, end) of a unit -> its base words that are neither function nor suffix
+    words, from the text's word table, read when first asked."""
+
+    def __init__(self, table: WordTable, skipped: frozenset[str], base):
+        super().__init__()
+        self.table, self.skipped, self.base = table, skipped, base
+
+    def __missing__(self, unit: tuple[int, int]) -> list[str | None]:
+        starts, skipped, base = self.table.starts, self.skipped, self.base
+        words = self[unit] = [base(word) for word in self.table.surfaces[bisect_left(starts, unit[0]) : bisect_left(starts, unit[1])] if word not in skipped]
+        return words
+
+
+def _words_of(bases: UnitBases, units: list[tuple[int, int]]) -> list[str | None]:
     return [word for unit in units for word in bases[unit]]
 
 

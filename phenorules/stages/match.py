@@ -109,7 +109,16 @@ class RefinesMatches(MentionStage):
 
     def term(self, phrase: str) -> tuple[str, ...] | None:
         """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in
-        its own word order or in another ('pain of the wrists' is Wrist pain)."""
+        its own word order or in another ('pain of the wrists' is Wrist pain); remembered
+        (the stages rebuild the same phrases around every list and range)."""
+        known = self.__dict__.setdefault("_terms", {})
+        if phrase not in known:
+            if len(known) >= _PHRASES_KEPT:
+                known.clear()
+            known[phrase] = self._lexicon_term(phrase)
+        return known[phrase]
+
+    def _lexicon_term(self, phrase: str) -> tuple[str, ...] | None:
         whole = self.whole_key_entry(phrase)
         if whole is not None:
             return whole.hpo_ids
