@@ -42,9 +42,15 @@ class RefinesMatches(MentionStage):
         return self.kb.matcher
 
     def phrase_term(self, phrase: str) -> tuple[str, ...] | None:
-        """:meth:`term` of a phrase a stage rebuilt, remembered (the same phrase recurs in an
-        article), and tried only when its content words could make one indexed term."""
-        return self._key_term(normalize_key(phrase))
+        """:meth:`term` of a phrase a stage rebuilt, remembered as written and by its key
+        (the same phrase recurs in an article), and tried only when its content words could
+        make one indexed term."""
+        known = self.__dict__.setdefault("_written_terms", {})
+        if phrase not in known:
+            if len(known) >= _PHRASES_KEPT:
+                known.clear()
+            known[phrase] = self._key_term(normalize_key(phrase))
+        return known[phrase]
 
     def _key_term(self, key: str, fits: bool | None = None) -> tuple[str, ...] | None:
         """:meth:`phrase_term` of a lexicon key; ``fits``: :meth:`words_fit` of it, if known."""

@@ -120,7 +120,7 @@ class Predicative(RefinesMatches):
         # pattern starts with a literal, searched for in C; what stands before it is checked
         # where one is found (:meth:`copulas`, :meth:`person_phrases`).
         firsts = re.escape("".join(sorted({c[0] for c in rules.copulas if not c[:1].isalnum()})))
-        self.copula = re.compile(rf"(?=[ {firsts}])(?: +({words})| *({marks})) +(?=\w)", re.IGNORECASE)  # the class test first
+        self.copula = re.compile(rf"(?=[ {firsts}])(?: +{first_class(words, re.IGNORECASE)}({words})| *({marks})) +(?=\w)", re.IGNORECASE)  # class tests first
         persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
