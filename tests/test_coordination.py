@@ -428,3 +428,33 @@ def test_a_number_whose_phrase_is_no_term_takes_the_term_of_the_adjective_and_it
     assert reading.compound().hpo_ids == ("HP:0001804", "HP:0008398") and reading.compound().rule.endswith(":unnumbered")
     # only between an adjective and its noun: no number names the bare noun's finding
     assert elided("the 4th and 5th fingernails", terms) == []
+
+
+def _left_chunks_searched(stage, text, end):
+    """The chunks before a conjunction as the units searched for over the window find them."""
+    from phenorules.stages.coordination import _SITE_WINDOW, _UNIT
+
+    begin = max(0, end - _SITE_WINDOW)
+    chunks, position = [[]], end
+    for found in reversed(list(_UNIT.finditer(text, begin, end))):
+        gap = text[found.end() : position].strip()
+        if gap == "," and chunks[-1]:
+            chunks.append([])
+        elif gap:
+            break
+        if sum(map(len, chunks)) == 10 or found.group().lower() in stage.rules.conjunctions["shared_head"]:
+            break
+        chunks[-1].insert(0, found.span())
+        position = found.start()
+    return [chunk for chunk in chunks if chunk]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab1 -\u2013'é_.,\u2019\n", max_size=40) | st.lists(st.sampled_from(["cleft", "lip", ",", " ", "and", "-", "'", "x1"]), max_size=30).map("".join), st.data())
+def test_the_chunks_before_a_conjunction_are_the_units_a_search_over_the_window_finds(text, data):
+    """Coordination.left_chunks reads the words backwards a unit at a time: the chunks are
+    those of the units found searching the window before the conjunction."""
+    rules_dir = data_dir("rules")
+    stage = Coordination(read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv"), compile_terms([]), ("shared_head",))
+    end = data.draw(st.integers(0, len(text)))
+    assert stage.left_chunks(text, end) == _left_chunks_searched(stage, text, end)

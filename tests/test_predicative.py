@@ -1,3 +1,6 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.kb.lexicon.tsv import RuleRef
 from phenorules.stages.pipeline import build_pipeline
@@ -168,3 +171,27 @@ def test_after_a_colon_an_adjectival_form_is_read_standing_alone_not_before_a_no
     text = "Neuro: ataxic. Head: microcephalic skull shape."
     found = [stage.clause(text, copula) for copula in stage.copula.finditer(text)]
     assert [(text[c.start : c.end], c.hpo_ids) for c in found if c] == [("ataxic", ("HP:0001251",))]
+
+
+def _noun_searched(stage, text, end):
+    """The noun before a copula as the units searched for over the window find it."""
+    from phenorules.stages.predicative import _MAX_NOUN, _UNIT, _WINDOW
+
+    words, position = [], end
+    for found in reversed(list(_UNIT.finditer(text, max(0, end - _WINDOW), end))):
+        word = found.group().lower()
+        if text[found.end() : position].strip() or len(words) == _MAX_NOUN or word in stage.kb.word_sets.function_words or word in stage.rules.conjunctions:
+            break
+        words.insert(0, found.span())
+        position = found.start()
+    return words
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab1 -\u2013\u2011'é_.,\n", max_size=40) | st.lists(st.sampled_from(["long", "the", "philtrum", " ", "and", "-", "'", "x1", "\t"]), max_size=30).map("".join), st.data())
+def test_the_noun_before_a_copula_is_the_units_a_search_over_the_window_finds(text, data):
+    """Predicative.noun reads the words backwards a unit at a time: they are the units found
+    searching the window before the copula."""
+    stage = Predicative(read_predicative_rules(data_dir("rules") / "predicative.tsv"), compile_terms(TERMS))
+    end = data.draw(st.integers(0, len(text)))
+    assert stage.noun(text, end) == _noun_searched(stage, text, end)

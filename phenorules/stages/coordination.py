@@ -413,22 +413,27 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
 
     def left_chunks(self, text: str, end: int) -> list[list[tuple[int, int]]]:
         """The words before a conjunction back to the start of the phrase, in comma-separated
-        chunks, the nearest chunk first."""
+        chunks, the nearest chunk first: read backwards from ``end`` a word at a time
+        (:func:`unit_ending_at`), as the words of the ``_SITE_WINDOW`` characters before it are."""
         begin = max(0, end - _SITE_WINDOW)
-        window = text[begin:end]
-        units = list(_UNIT.finditer(window))
         chunks: list[list[tuple[int, int]]] = [[]]
-        position, count = len(window), 0
-        for found in reversed(units):
-            gap = window[found.end() : position].strip()
+        position, count = end, 0
+        while True:
+            unit_end = position
+            while unit_end > begin and not text[unit_end - 1].isalnum():
+                unit_end -= 1
+            unit = unit_ending_at(text, begin, unit_end)
+            if unit is None:
+                break
+            gap = text[unit_end:position].strip()
             if gap == "," and chunks[-1]:
                 chunks.append([])
             elif gap:
                 break
-            if count == _MAX_SIDE_WORDS or found.group().lower() in self.rules.conjunctions["shared_head"]:
+            if count == _MAX_SIDE_WORDS or unit.lower() in self.rules.conjunctions["shared_head"]:
                 break
-            chunks[-1].insert(0, (begin + found.start(), begin + found.end()))
-            position, count = found.start(), count + 1
+            chunks[-1].insert(0, (unit_end - len(unit), unit_end))
+            position, count = unit_end - len(unit), count + 1
         return [chunk for chunk in chunks if chunk]
 
     def inner_modifier(self, mention: Phenotype) -> Compound | None:
@@ -495,15 +500,15 @@ def _pairwise_partners(words: list[str | None], partners: dict[str, frozenset[st
     return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
 
 
-def unit_ending_at(text: str, begin: int, end: int) -> str | None:
-    """The :data:`_UNIT` (a word, or words joined by hyphens and apostrophes) of
+def unit_ending_at(text: str, begin: int, end: int, joiners: frozenset[str] = _UNIT_JOINERS) -> str | None:
+    """The :data:`_UNIT` (a word, or words joined by hyphens and apostrophes: ``joiners``) of
     ``text[begin:end]`` that ends at ``end``, or None: read backwards from ``end``, not
     searched for from ``begin``."""
     start = end
     while True:
         while start > begin and text[start - 1].isalnum():
             start -= 1
-        if start == end or start - 2 < begin or text[start - 1] not in _UNIT_JOINERS or not text[start - 2].isalnum():
+        if start == end or start - 2 < begin or text[start - 1] not in joiners or not text[start - 2].isalnum():
             break
         start -= 1
     return text[start:end] if start < end else None

@@ -40,11 +40,13 @@ from ..kb.lexicon.normalize import normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.resources import data_dir, data_file
 from .compounds import Compound, merge
+from .coordination import unit_ending_at
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
 WORD_KINDS = ("copula", "adverb", "negation", "absence", "conjunction", "person", "noun_marker", "pronoun", "state", "not_state")
 _UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
+_UNIT_JOINERS = frozenset("-\u2010\u2011'\u2019")  # inside a _UNIT, between its word characters
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
 _MAX_ADJECTIVES = 4
@@ -276,15 +278,23 @@ class Predicative(RefinesMatches):
         return [nouns for nouns in subjects if nouns]
 
     def noun(self, text: str, end: int) -> list[tuple[int, int]]:
-        """The words just before a copula, back to punctuation, a function word or a conjunction."""
+        """The words just before a copula, back to punctuation, a function word or a
+        conjunction: read backwards from ``end`` a word at a time (:func:`unit_ending_at`),
+        as the words of the ``_WINDOW`` characters before it are."""
         words: list[tuple[int, int]] = []
-        position = end
-        for found in reversed(list(_UNIT.finditer(text, max(0, end - _WINDOW), end))):
-            word = found.group().lower()
-            if text[found.end() : position].strip() or len(words) == _MAX_NOUN or word in self.kb.word_sets.function_words or word in self.rules.conjunctions:
+        begin, position = max(0, end - _WINDOW), end
+        while True:
+            unit_end = position
+            while unit_end > begin and text[unit_end - 1].isspace():
+                unit_end -= 1
+            unit = unit_ending_at(text, begin, unit_end, _UNIT_JOINERS)
+            if unit is None:
                 break
-            words.insert(0, (found.start(), found.end()))
-            position = found.start()
+            word = unit.lower()
+            if len(words) == _MAX_NOUN or word in self.kb.word_sets.function_words or word in self.rules.conjunctions:
+                break
+            words.insert(0, (unit_end - len(unit), unit_end))
+            position = unit_end - len(unit)
         return words
 
     def adjectives(self, text: str, start: int) -> tuple[list[list[tuple[int, int]]], bool]:
