@@ -4,8 +4,10 @@ every match of the alternative through (the scan finds what it found without it)
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from phenorules.core.patterns import first_class
+from phenorules.core.patterns import by_first_character, first_class
 
 TEXT = "Her OFC was -2.8 SD (P<3); height 92 cm, below the 3rd centile; BMI: 31. z = -2.4; \u00b1 1 SD, [P3] ok\tfin-de"
 
@@ -38,3 +40,23 @@ def test_a_scan_behind_first_class_finds_the_same_matches(pattern):
     guarded = re.compile(first_class(pattern, re.IGNORECASE) + f"(?:{pattern})", re.IGNORECASE)
     assert first_class(pattern, re.IGNORECASE)
     assert [m.span() for m in guarded.finditer(TEXT)] == [m.span() for m in plain.finditer(TEXT)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abAB<1 é", min_size=1, max_size=4), min_size=1, max_size=8, unique=True),
+    st.text(alphabet="abAB<1 éx", max_size=30),
+)
+def test_an_alternation_grouped_by_first_character_matches_as_the_plain_one(words, text):
+    """by_first_character changes no match: the patterns of two first characters never
+    match at one position, so a group's place in the alternation does not matter."""
+    words = sorted(words, key=lambda word: (-len(word), word))
+    alternatives = [(word[0], re.escape(word) + r"(?:x|\b)") for word in words]
+    plain = re.compile("(?:" + "|".join(pattern for _, pattern in alternatives) + ")+", re.IGNORECASE)
+    grouped = re.compile("(?:" + by_first_character(alternatives, re.IGNORECASE) + ")+", re.IGNORECASE)
+    assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_a_cased_first_letter_outside_ascii_keeps_the_plain_alternation():
+    alternatives = [("\u017f", "\u017fd"), ("s", "sd")]  # the long s folds into s
+    assert by_first_character(alternatives, re.IGNORECASE) == "\u017fd|sd"

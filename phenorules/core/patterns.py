@@ -90,3 +90,19 @@ def _in(av) -> set[str] | None:
 
 def _char(code: int) -> str:
     return re.escape(chr(code))
+
+
+def by_first_character(alternatives: list[tuple[str, str]], flags: int = 0) -> str:
+    """One alternation of ``alternatives`` ((the character a pattern's matches start with,
+    the pattern), in their order), those of one first character (in any case) grouped
+    behind their :func:`first_class`: a position tries the group of its character only,
+    not every pattern. Patterns of other first characters never match at one position,
+    so the order between groups changes no match. Where a first character is a cased
+    letter outside ASCII (whose case may fold into another's), the plain alternation."""
+    if any(not first.isascii() and first.lower() != first.upper() for first, _ in alternatives):
+        return "|".join(pattern for _, pattern in alternatives)
+    groups: dict[str, list[str]] = {}
+    for first, pattern in alternatives:
+        groups.setdefault(first.lower(), []).append(pattern)
+    joined = ("|".join(patterns) for patterns in groups.values())
+    return "|".join(f"{first_class(group, flags)}(?:{group})" for group in joined)

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..core.patterns import first_class
+from ..core.patterns import by_first_character, first_class
 from .rules import GrowthRules, Interval, Measure, Value
 
 # Characters read as another before the scan, one for one, so that offsets stay the text's.
@@ -96,9 +96,10 @@ def _form(word: str, symbol_case: bool = False) -> str:
 
 
 def _any(words, symbol_case: bool = False) -> str:
-    """One alternation of ``words``, the longest first; one that never matches if none."""
+    """One alternation of ``words``, the longest first (grouped by their first character:
+    :func:`by_first_character`); one that never matches if none."""
     forms = sorted(set(words), key=lambda word: (-len(word), word))
-    return "|".join(_form(word, symbol_case) for word in forms) or "(?!)"
+    return by_first_character([(word[:1], _form(word, symbol_case)) for word in forms], re.IGNORECASE) or "(?!)"
 
 
 class Grammar:

@@ -18,6 +18,8 @@ values' grammar refuses, and its profiles differ (docs/context.md, "Growth measu
 
 from __future__ import annotations
 
+from itertools import chain
+
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -87,12 +89,19 @@ class Growth(MentionStage):
 
     def _named(self, finding: Finding, named: set[str], related: dict[str, bool]) -> bool:
         if finding.hpo_id not in related:
-            ontology = self.kb.ontology
-            ids = self.rules.related_ids(finding)
-            related[finding.hpo_id] = any(
-                other == hpo_id or ontology.is_ancestor(hpo_id, other) or ontology.is_ancestor(other, hpo_id) for hpo_id in ids for other in named
-            )
+            related[finding.hpo_id] = not named.isdisjoint(self._lineage(self.rules.related_ids(finding)))
         return related[finding.hpo_id]
+
+    def _lineage(self, ids: tuple[str, ...]) -> frozenset[str]:
+        """The ids, their ancestors and their descendants (what names one of them, a
+        broader or a narrower term), read from the hierarchy once per set of ids."""
+        known = self.__dict__.setdefault("_lineages", {})
+        if ids not in known:
+            import networkx as nx  # slow to import, and most texts give no growth value
+
+            graph = self.kb.ontology.graph
+            known[ids] = frozenset(chain(ids, *(nx.descendants(graph, hpo_id) | nx.ancestors(graph, hpo_id) for hpo_id in ids)))
+        return known[ids]
 
     def _mention(self, doc: Doc, state: DocState, reading: Reading, extent: tuple[int, int], findings: list) -> Phenotype:
         start, end = extent

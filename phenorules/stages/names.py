@@ -50,6 +50,7 @@ _WORD = re.compile(r"[^\W_]+")
 _NUMBER_WORD = re.compile(r"\d+[a-z]?|[ivx]+")
 _CLAUSE_END = re.compile(r"[.;:()\[\]\n]")
 MAX_NAME_WORDS = 8
+MARKS_KEPT = 100_000  # words whose being a mark is remembered between texts
 _REACH = 200  # characters of context read on either side of a mention
 _TEST_REACH = 4  # words on either side of a manoeuvre where its test is named ("[hyperventilation] during the EEG")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "x": "10"}
@@ -195,6 +196,7 @@ class Names(MentionStage):
         self.diseases = diseases
         self.genes = genes
         self.loose_diseases = frozenset(self.loose_key(key) for key in diseases) if genes else frozenset()
+        self.marks = Marks(self.mark)
 
     def loose_key(self, words) -> tuple[str, ...]:
         """A name's words as a disease's and a gene's long form are compared: lower case,
@@ -289,9 +291,10 @@ class Names(MentionStage):
             return None
         last = after - 1
         words = [match.group() for match in found[low:high]]  # words[k - low] is the clause's k-th
-        marks = list(accumulate(map(self.mark, words), initial=0))  # marks[k - low]: the marks among words[low:k]
-        if marks[first - low] == 0 and marks[-1] == marks[after - low]:  # no mark around the mention's words
-            return None
+        known = self.marks
+        if not any(known[word] for word in words[: first - low]) and not any(known[word] for word in words[after - low :]):
+            return None  # no mark around the mention's words
+        marks = list(accumulate((known[word] for word in words), initial=0))  # marks[k - low]: the marks among words[low:k]
         for i in range(low, first + 1):
             for j in range(last, min(len(found), i + MAX_NAME_WORDS)):
                 if (i, j) == (first, last):
@@ -306,6 +309,21 @@ class Names(MentionStage):
     def mark(self, word: str) -> bool:
         lower = word.lower()
         return lower in self.guards.marks or (_NUMBER in self.guards.marks and _NUMBER_WORD.fullmatch(lower) is not None)
+
+
+class Marks(dict):
+    """Word -> whether it is a mark (:meth:`Names.mark`), read when first asked and remembered
+    up to ``MARKS_KEPT`` words."""
+
+    def __init__(self, mark):
+        super().__init__()
+        self.mark = mark
+
+    def __missing__(self, word: str) -> bool:
+        if len(self) >= MARKS_KEPT:
+            self.clear()
+        found = self[word] = self.mark(word)
+        return found
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:
