@@ -33,7 +33,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..core.document import LOCAL, placed, working
-from ..core.patterns import first_class
+from ..core.patterns import by_first_character, first_class
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
@@ -116,14 +116,14 @@ class Predicative(RefinesMatches):
         self, rules: PredicativeRules, kb: KnowledgeBase, adjectival: dict[str, tuple[str, RuleRef]] | None = None, states: dict[str, tuple[str, RuleRef]] | None = None
     ):
         self.rules, self.kb, self.adjectival, self.states = rules, kb, adjectival or {}, states or {}
-        words = "|".join(re.escape(c).replace(r"\ ", " +") for c in sorted(rules.copulas, key=len, reverse=True) if c[:1].isalnum()) or "(?!)"
+        words = by_first_character([(c[0], re.escape(c).replace(r"\ ", " +")) for c in sorted(rules.copulas, key=len, reverse=True) if c[:1].isalnum()], re.IGNORECASE) or "(?!)"
         marks = "|".join(re.escape(c) for c in sorted(rules.copulas, key=len, reverse=True) if not c[:1].isalnum()) or "(?!)"
         # A word copula between spaces ("was"), a mark after the noun ("Palate: high"). Each
         # pattern starts with a literal, searched for in C; what stands before it is checked
         # where one is found (:meth:`copulas`, :meth:`person_phrases`).
         firsts = re.escape("".join(sorted({c[0] for c in rules.copulas if not c[:1].isalnum()})))
         self.copula = re.compile(rf"(?=[ {firsts}])(?: +{first_class(words, re.IGNORECASE)}({words})| *({marks})) +(?=\w)", re.IGNORECASE)  # class tests first
-        persons = "|".join(re.escape(p) for p in sorted(rules.persons, key=len, reverse=True)) or "(?!)"
+        persons = by_first_character([(p[:1], re.escape(p)) for p in sorted(rules.persons, key=len, reverse=True)], re.IGNORECASE) or "(?!)"
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
