@@ -458,3 +458,24 @@ def test_the_chunks_before_a_conjunction_are_the_units_a_search_over_the_window_
     stage = Coordination(read_rules(rules_dir / "coordination.tsv", rules_dir / "severity_ranges.tsv", rules_dir / "coordinated_lists.tsv"), compile_terms([]), ("shared_head",))
     end = data.draw(st.integers(0, len(text)))
     assert stage.left_chunks(text, end) == _left_chunks_searched(stage, text, end)
+
+
+def test_a_severity_range_without_to_is_still_searched_for(tmp_path):
+    """The texts before mentions are searched for a range only where they hold "to", as
+    long as every row does: a row written otherwise turns the shortcut off."""
+    rules_dir = data_dir("rules")
+    ranges = tmp_path / "severity_ranges.tsv"
+    ranges.write_text("mild or moderate\tmoderate\n", encoding="utf-8")
+    terms = [("moderate intellectual disability", "HP:0002342", ""), ("intellectual disability", "HP:0001249", "")]
+    stage = Coordination(read_rules(rules_dir / "coordination.tsv", ranges, rules_dir / "coordinated_lists.tsv"), compile_terms(terms), ("severity_range",))
+    assert not stage.ranges_need_to
+    from phenorules.core.document import working
+    from phenorules.core.phenotype import Phenotype
+    from phenorules.stages.coordination import Context
+
+    text = "She had mild or moderate intellectual disability."
+    doc = spacy.blank("en").make_doc(text)
+    start = text.index("intellectual")
+    mention = Phenotype(start, start + len("intellectual disability"), "intellectual disability", ("HP:0001249",), "Intellectual disability", ["synonym"])
+    found = stage.severity_range(Context(doc, working(doc), mention))
+    assert (text[found.start : found.end], found.hpo_ids) == ("mild or moderate intellectual disability", ("HP:0002342",))

@@ -168,6 +168,10 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         # The text before a mention ends without its last token's trailing space.
         self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
+        # Both range patterns need the word "to" (the full one if each row holds it): a text
+        # before a mention without it is not searched.
+        self.ranges_need_to = all("to" in re.split(r"[\s-]+", phrase) for phrase in rules.severity_ranges)
+        self.mention_patterns = {"inner_modifier": lambda context: self.inner_modifier(context.mention), "severity_range": self.severity_range}
         self.compile_lists(rules.list_words, min_list_items)
 
     def apply(self, doc: Doc) -> None:
@@ -176,10 +180,11 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         compounds = [c for mention in mentions for c in self.compounds(Context(doc, state, mention))]
         if "distributed_list" in self.patterns:
             compounds += self.distributed_lists(text)
-        if set(ELISION_PATTERNS) & set(self.patterns):
+        readings = self.readings(text, state.words) if set(ELISION_PATTERNS) & set(self.patterns) else []
+        if readings:  # the mentions' index only where a reading is to be checked against it
             extents = [(mention.start, mention.end, matched_in_order(mention)) for mention in mentions]
             indexed = Extents((start, end) for start, end, _ in extents)
-            compounds += [self.compound(reading, text) for reading in self.readings(text, state.words) if self.keeps(reading, text, extents, indexed)]
+            compounds += [self.compound(reading, text) for reading in readings if self.keeps(reading, text, extents, indexed)]
         if compounds:
             state.mentions = merge(doc, state, compounds, self.kb.ontology)
 
@@ -187,11 +192,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         """What each enabled per-mention pattern makes of the mention ``context.mention``
         (elided conjuncts and lists are found in the text: :meth:`readings`,
         :meth:`distributed_lists`)."""
-        makers = {
-            "inner_modifier": lambda: self.inner_modifier(context.mention),
-            "severity_range": lambda: self.severity_range(context),
-        }
-        found = (makers[pattern]() for pattern in self.patterns if pattern in makers)
+        found = (self.mention_patterns[pattern](context) for pattern in self.patterns if pattern in self.mention_patterns)
         return [compound for compound in found if compound is not None]
 
     def keeps(self, reading: Reading, text: str, mentions: list[tuple[int, int, bool]], indexed: Extents) -> bool:
@@ -461,6 +462,8 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         """
         mention = context.mention
         text, offset = context.before
+        if self.ranges_need_to and "to" not in text.lower():
+            return None
         found, rest = self.full_range.search(text), mention.text
         if found is not None:
             bounds = " ".join(re.split(r"[\s-]+", found.group(1).lower()))
