@@ -268,9 +268,15 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         (:meth:`compound_word`). ``table``: :func:`word_table` of ``text``, if read already."""
         table = table or word_table(text)
         out = []
+        known, number = self.known, self.rules.ordinals.number
         for site in self.site.finditer(text):
+            right_start = site.end()
+            first = _UNIT.match(text, right_start, right_start + _SITE_WINDOW)
+            # the word after first (one match in C): most sites end here, the word before unread
+            if first is None or not (known(first_right := first.group().lower()) or number(first_right, True) is not None):
+                continue
             written = site.lastindex  # the one group of the site's alternative
-            reading = self.read_site(text, table, site.start(), site.end(), site.group(written), "range" if written in (2, 4) else "shared_head")
+            reading = self.read_site(text, table, (site.start(), right_start), first_right, site.group(written), "range" if written in (2, 4) else "shared_head")
             if reading is None or ("," in site.group() and len(reading.conjuncts) == 2):
                 continue
             if site.group().strip() == "/" and self.compound_word(text, site, reading):
@@ -278,19 +284,17 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             out.append(reading)
         return out
 
-    def read_site(self, text: str, table: WordTable, left_end: int, right_start: int, written: str, kind: str) -> Reading | None:
-        """The longest reading whose every rebuilt conjunct is a term, or None (``written``:
-        the conjunction as written). Only a site between two words some term has, or two
-        numbers, is read further: most conjunctions join no terms ("patients and", "and the")."""
-        first = _UNIT.match(text, right_start, right_start + _SITE_WINDOW)
-        ordinals = self.rules.ordinals
-        first_right = first.group().lower() if first is not None else ""
-        # the word after first (one match in C): most sites end here, the word before unread
-        if first is None or (ordinals.number(first_right, True) is None and not self.known(first_right)):
-            return None
+    def read_site(self, text: str, table: WordTable, site: tuple[int, int], first_right: str, written: str, kind: str) -> Reading | None:
+        """The longest reading whose every rebuilt conjunct is a term, or None (``site``: the
+        extent of the conjunction, ``written`` as written; ``first_right``: the word after
+        it, lower-case, a number or a word some term has). Only a site between two words
+        some term has, or two numbers, is read further: most conjunctions join no terms
+        ("patients and", "and the")."""
+        left_end, right_start = site
         last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end)
         if last is None:
             return None
+        ordinals = self.rules.ordinals
         last_left = last.lower()
         roman = last_left in ordinals.roman and first_right in ordinals.roman
         numbered = ordinals.number(last_left, roman) is not None and ordinals.number(first_right, roman) is not None
@@ -307,14 +311,15 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
                 break
             items.insert(0, (chunk[0][0], chunk[-1][1]))
         best: Reading | None = None
+        bases = UnitBases(table, self.skipped_words, self.kb.word_sets.morphology.base)  # one for every reading of the site
         for listed in range(len(items) + 1):
             middle, first_chunk = items[len(items) - listed :], chunks[listed]
-            for reading in self.site_readings(text, table, first_chunk, middle, right, numbered, kind == "range", roman, conjunction):
+            for reading in self.site_readings(text, table, bases, first_chunk, middle, right, numbered, kind == "range", roman, conjunction):
                 if best is None or reading.end - reading.start > best.end - best.start:
                     best = reading
         return best
 
-    def site_readings(self, text, table, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
+    def site_readings(self, text, table, bases, first_chunk, middle, right, numbered, is_range, roman, conjunction) -> Iterator[Reading]:
         """Every reading of a conjunct of one or two words on each side, up to
         ``_MAX_SHARED`` words of modifier and of head, whose conjuncts are all terms.
 
@@ -323,8 +328,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         first or the last conjunct with the shared words so far fails that test (a number's
         shared words: with every form of a number), no longer modifier or head is tried.
         Each word added is tested against the words so far only (:meth:`fits`), and a
-        unit's words are read only when a reading reaches it (:class:`UnitBases`)."""
-        bases = UnitBases(table, self.skipped_words, self.kb.word_sets.morphology.base)
+        unit's words are read only when a reading reaches it (``bases``: :class:`UnitBases`)."""
         partners = self.kb.word_sets.partners
         for size in range(1, _MAX_CONJUNCT + 1):
             if size > len(right) or size > len(first_chunk):
