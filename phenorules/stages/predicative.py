@@ -127,7 +127,8 @@ class Predicative(RefinesMatches):
         conjunctions = "|".join(re.escape(c) for c in sorted(rules.conjunctions, key=len, reverse=True)) or "(?!)"
         self.joined_before = re.compile(rf"(?<=\w)(?:,? +(?:{conjunctions})|,) +$", re.IGNORECASE)
         self.before_person = re.compile(rf"\b([^\W\d_]+) +(?:{persons})s?\b", re.IGNORECASE)
-        self.person = re.compile(rf" +{first_class(persons, re.IGNORECASE)}(?:{persons})s?\b", re.IGNORECASE)  # one class test after most spaces
+        # " " before " *": a literal first, which re searches for in C (not a try at every position)
+        self.person = re.compile(rf"  *{first_class(persons, re.IGNORECASE)}(?:{persons})s?\b", re.IGNORECASE)
 
     def apply(self, doc: Doc) -> None:
         state = working(doc)
