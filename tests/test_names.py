@@ -1,13 +1,17 @@
 """Names are not findings: a phenotype's words inside a disease name or a gene's description."""
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.core.errors import InputError
 from phenorules.stages.pipeline import build_pipeline
-from phenorules.stages.names import read_disease_names, read_name_guards
+from phenorules.kb.resources import data_dir
+from phenorules.stages.names import name_key, read_disease_names, read_name_guards
 
 from conftest import MINI_OBO
 
@@ -165,3 +169,69 @@ def test_a_test_manoeuvre_named_with_its_test_is_no_finding(hpo_general_nlp):
         ("Hyperventilation", f"names:manoeuvre:{manoeuvre}+{guards.tests['induced']}"),
     ]
     assert ("hyperventilation", ("HP:0002883",)) in hpo_mentions(hpo_general_nlp, text)
+
+
+def _disease_around_whole_clause(stage, text, start, end):
+    """Names.disease_around as read from every word of the clause: each run of words around
+    the mention's, with a mark among the words it adds, looked up."""
+    from itertools import accumulate
+
+    from phenorules.stages.names import _WORD, MAX_NAME_WORDS, _clause, name_key
+
+    words = [(found.start(), found.group()) for found in _WORD.finditer(text, *_clause(text, start, end))]
+    inside = [i for i, (at, _) in enumerate(words) if start <= at < end]
+    if not inside:
+        return None
+    first, last = inside[0], inside[-1]
+    marks = list(accumulate((stage.mark(word) for _, word in words), initial=0))
+    for i in range(max(0, last + 1 - MAX_NAME_WORDS), first + 1):
+        for j in range(last, min(len(words), i + MAX_NAME_WORDS)):
+            if (i, j) != (first, last) and marks[first] - marks[i] + marks[j + 1] - marks[last + 1]:
+                disease_id = stage.diseases.get(name_key([word for _, word in words[i : j + 1]]))
+                if disease_id is not None:
+                    return disease_id
+    return None
+
+
+_NAME_WORDS = st.sampled_from(["x", "x", "x", "1", "tumor", "type", "ii", "wilms"])
+_GAPS = st.sampled_from([" ", " ", " ", ", ", ". ", "-", ""])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(_GAPS, _NAME_WORDS), max_size=16).map(lambda parts: "".join(gap + word for gap, word in parts)), st.integers(0, 60), st.integers(0, 60), st.booleans())
+@example("x x x x x x x 1", 14, 1, False)  # a name of eight words around a mention of one
+@example("x x x x x x x 1", 0, 1, False)
+@example("xx x x x x x x 1", 1, 2, True)  # a mention that starts inside a word
+def test_the_disease_guard_reads_the_names_the_whole_clause_holds(text, start_pick, end_pick, anywhere):
+    """Names.disease_around reads only the words a name around the mention could take,
+    from the mention outwards: it finds the disease the clause's words around it name."""
+    from phenorules.stages.names import Names
+
+    guards = read_name_guards(Path(data_dir("rules")) / "name_guards.tsv")
+    names = ["wilms tumor 1", "tumor type ii", "x tumor type 1 x", "x x x x x x tumor 1", "x x x x x x x 1", "1 x x x x x x x", "xx x x x x x x 1"]
+    stage = Names(guards, {name_key(name.split()): f"OMIM:{i}" for i, name in enumerate(names)})
+    bounds = list(range(len(text) + 1)) if anywhere else sorted({0, len(text), *(i for found in re.finditer(r"\w+", text) for i in found.span())})
+    start = bounds[start_pick % len(bounds)]
+    ends = [bound for bound in bounds if bound >= start]
+    end = ends[end_pick % len(ends)]
+    assert stage.disease_around(text, start, end) == _disease_around_whole_clause(stage, text, start, end)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_GAPS, _NAME_WORDS), max_size=16).map(lambda parts: "".join(gap + word for gap, word in parts)), st.integers(0, 60), st.integers(0, 60), st.integers(1, 12))
+@example("xx x x x x x x 1", 15, 1, 14)  # the first read cuts "xx": it is left out while there are more words than wanted
+def test_the_words_around_a_mention_are_the_clause_s_however_far_the_first_read_reaches(text, start_pick, end_pick, reach):
+    from unittest.mock import patch
+
+    from phenorules.stages import names
+
+    start = start_pick % (len(text) + 1)
+    end = start + end_pick % (len(text) - start + 1)
+    clause = names._clause(text, start, end)
+    words = [(found.start(), found.group()) for found in names._WORD.finditer(text, *clause)]
+    inside = [word for at, word in words if start <= at < end]
+    first = next((i for i, (at, _) in enumerate(words) if at >= start), len(words))
+    wanted = names.MAX_NAME_WORDS - len(inside)
+    expected = ([word for _, word in words[max(0, first - wanted) : first]] if wanted > 0 else [], inside, [word for _, word in words[first + len(inside) :]][: max(0, wanted)])
+    with patch.object(names, "_BEFORE_REACH", reach):
+        assert names.words_around(text, start, end, *clause) == expected

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from bisect import bisect_left
 from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
@@ -57,7 +56,7 @@ _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii"
 _GENE_SYMBOL = re.compile(r"^\d+\t([^\t\n]+)\t", re.M)  # a genes_to_phenotype.txt row: ncbi_gene_id, gene_symbol, ...
 _SYMBOL_BEFORE = re.compile(r"([^\s()]+)\s*$")  # the word before brackets, where a gene symbol would be
 _BOUND_BEFORE = re.compile(r"([^\W_]+)$")  # the word a hyphen binds to the next
-_START = re.Match.start
+_BEFORE_REACH = 80  # characters first read before a mention for the words of a name around it
 
 
 class NameGuards(NamedTuple):
@@ -280,28 +279,25 @@ class Names(MentionStage):
 
     def disease_around(self, text: str, start: int, end: int) -> str | None:
         """The id of a disease whose name is the words around ``text[start:end]`` (within its
-        clause, more words than the mention, one of them a mark). The clause's words are
-        found in C; only the ``MAX_NAME_WORDS`` - 1 on each side of the mention's are read,
-        and only if one of them is a mark."""
-        clause_start, clause_end = _clause(text, start, end)
-        found = list(_WORD.finditer(text, clause_start, clause_end))
-        first, after = bisect_left(found, start, key=_START), bisect_left(found, end, key=_START)
-        low, high = max(0, after - MAX_NAME_WORDS), min(len(found), first + MAX_NAME_WORDS)
-        if first == after or low > first:  # no word of the mention's, or too many for a name around it
+        clause, more words than the mention, one of them a mark). Only the words a name of
+        ``MAX_NAME_WORDS`` could take are read (:func:`words_around`), and the names are
+        looked up only if a mark is among those around the mention's."""
+        before, inside, after = words_around(text, start, end, *_clause(text, start, end))
+        if not inside or len(inside) >= MAX_NAME_WORDS:  # no word of the mention's, or too many for a name around it
             return None
-        last = after - 1
-        words = [match.group() for match in found[low:high]]  # words[k - low] is the clause's k-th
         known = self.marks
-        if not any(known[word] for word in words[: first - low]) and not any(known[word] for word in words[after - low :]):
+        if not any(known[word] for word in before) and not any(known[word] for word in after):
             return None  # no mark around the mention's words
-        marks = list(accumulate((known[word] for word in words), initial=0))  # marks[k - low]: the marks among words[low:k]
-        for i in range(low, first + 1):
-            for j in range(last, min(len(found), i + MAX_NAME_WORDS)):
+        words = [*before, *inside, *after]
+        first, last = len(before), len(before) + len(inside) - 1
+        marks = list(accumulate((known[word] for word in words), initial=0))  # marks[k]: the marks among words[:k]
+        for i in range(first + 1):
+            for j in range(last, min(len(words), i + MAX_NAME_WORDS)):
                 if (i, j) == (first, last):
                     continue
-                if marks[first - low] - marks[i - low] + marks[j + 1 - low] - marks[after - low] == 0:  # no mark among the words around the mention's
+                if marks[first] - marks[i] + marks[j + 1] - marks[last + 1] == 0:  # no mark among the words around the mention's
                     continue
-                disease_id = self.diseases.get(name_key(words[i - low : j + 1 - low]))
+                disease_id = self.diseases.get(name_key(words[i : j + 1]))
                 if disease_id is not None:
                     return disease_id
         return None
@@ -324,6 +320,37 @@ class Marks(dict):
             self.clear()
         found = self[word] = self.mark(word)
         return found
+
+
+def words_around(text: str, start: int, end: int, clause_start: int, clause_end: int) -> tuple[list[str], list[str], list[str]]:
+    """The words of the clause ``text[clause_start:clause_end]`` (:data:`_WORD`, as a search
+    from the clause's start finds them) that a name of ``MAX_NAME_WORDS`` around the mention
+    ``text[start:end]`` could take: the mention's (those that start inside it), and up to
+    ``MAX_NAME_WORDS`` - (their number) before and after them. A word the mention starts
+    inside is one before it, read whole."""
+    inside_from = start  # where the words from the mention's on start: past a word that begins before it
+    if clause_start < start < clause_end and text[start - 1].isalnum() and text[start].isalnum():
+        inside_from = _WORD.match(text, start, clause_end).end()
+    inside: list[str] = []
+    after: list[str] = []
+    for found in _WORD.finditer(text, inside_from, clause_end):
+        if found.start() < end:
+            inside.append(found.group())
+        elif len(after) < MAX_NAME_WORDS - len(inside):
+            after.append(found.group())
+        else:
+            break
+    wanted = MAX_NAME_WORDS - len(inside)
+    if wanted <= 0:
+        return [], inside, after
+    # the last words before: searched for from a start that may cut one (left out while there are more than wanted)
+    reach = _BEFORE_REACH
+    while True:
+        begin = max(clause_start, inside_from - reach)
+        before = _WORD.findall(text, begin, inside_from)
+        if begin == clause_start or len(before) > wanted:
+            return before[-wanted:], inside, after
+        reach *= 2
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:
