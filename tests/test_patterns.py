@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.core.patterns import by_first_character, first_class
+from phenorules.core.patterns import by_first_character, first_class, literal_alternation
 
 TEXT = "Her OFC was -2.8 SD (P<3); height 92 cm, below the 3rd centile; BMI: 31. z = -2.4; \u00b1 1 SD, [P3] ok\tfin-de"
 
@@ -60,3 +60,12 @@ def test_an_alternation_grouped_by_first_character_matches_as_the_plain_one(word
 def test_a_cased_first_letter_outside_ascii_keeps_the_plain_alternation():
     alternatives = [("\u017f", "\u017fd"), ("s", "sd")]  # the long s folds into s
     assert by_first_character(alternatives, re.IGNORECASE) == "\u017fd|sd"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="sdz-.%", min_size=1, max_size=4), min_size=1, max_size=8, unique=True), st.text(alphabet="sdz-.% x", max_size=30))
+def test_a_literal_alternation_grouped_by_first_character_matches_as_the_plain_one(words, text):
+    words = sorted(words, key=lambda word: (-len(word), word))
+    plain = re.compile("|".join(map(re.escape, words)))
+    grouped = re.compile(literal_alternation(words))
+    assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)]

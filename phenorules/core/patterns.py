@@ -106,3 +106,15 @@ def by_first_character(alternatives: list[tuple[str, str]], flags: int = 0) -> s
         groups.setdefault(first.lower(), []).append(pattern)
     joined = ("|".join(patterns) for patterns in groups.values())
     return "|".join(f"{first_class(group, flags)}(?:{group})" for group in joined)
+
+
+def literal_alternation(words: list[str]) -> str:
+    """One case-sensitive alternation of the literal ``words``, in their order, those of one
+    first character written after it once ("s(?:ds|d)"): every branch still starts with a
+    literal, so re finds where one may start in C, and a position tries the words of its
+    character only. Words of other first characters never match at one position, so the
+    order between groups changes no match."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[:1], []).append(re.escape(word[1:]))
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rests)})" if rests != [""] else re.escape(first) for first, rests in groups.items())

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import repeat
 
-from ..core.patterns import by_first_character, first_class
+from ..core.patterns import by_first_character, first_class, literal_alternation
 from .rules import GrowthRules, Interval, Measure, Value
 
 # Characters read as another before the scan, one for one, so that offsets stay the text's.
@@ -169,7 +169,7 @@ class Grammar:
         # Where a cue may start, found fast: the first word of each cue word and name in the
         # lower-cased text (literals, no look-behind: searched for in C), and the prefix.
         first_words = {cue.split()[0].lower() for cue in (*words["centile"], *words["sd"], *bare)}
-        self.cue_words = re.compile("|".join(map(re.escape, sorted(first_words, key=lambda w: (-len(w), w)))) or "(?!)")
+        self.cue_words = re.compile(literal_alternation(sorted(first_words, key=lambda w: (-len(w), w))) or "(?!)")
         self.prefix = re.compile("|".join(map(re.escape, words["centile_prefix"])) or "(?!)")
 
     def readings(self, text: str) -> list[Reading]:
