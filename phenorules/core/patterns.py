@@ -1,7 +1,11 @@
-"""What a regular expression can start with, read from its parse: a one-character look-ahead
-put before an alternative of a scan, so that a position no match of it can start at costs
-one class test instead of a try of the whole alternative (Python's re tries every branch
-at every position)."""
+"""Scans that re tries only where they can match. Python's re tries every branch of an
+alternation at every position, and finds candidate positions in C only for a pattern that
+starts with a literal or a class: :func:`first_class` reads from a pattern's parse the
+characters its matches start with, a look-ahead put before an alternative, so that a
+position none of them stands at costs one class test instead of a try of the whole
+alternative; :func:`by_first_character` and :func:`literal_alternation` group an
+alternation's words by their first character, so that a position tries the words of its
+character only. None of them changes a match."""
 
 from __future__ import annotations
 

@@ -45,7 +45,8 @@ from .word_order import RULE as WORD_ORDER_RULE
 CONJUNCTION_KINDS = ("shared_head", "shared_modifier", "inner_modifier", "range")
 PARTICIPLE = "participle"  # the kind of the rows of a past participle's endings
 ELISION_PATTERNS = ("shared_head", "shared_modifier", "ordinal")
-PATTERNS = (*ELISION_PATTERNS, "inner_modifier", "severity_range", "distributed_list")
+MENTION_PATTERNS = ("inner_modifier", "severity_range")  # read at each mention (Coordination.compounds)
+PATTERNS = (*ELISION_PATTERNS, *MENTION_PATTERNS, "distributed_list")
 # shared_head, shared_modifier and ordinal are off by default: on PatientPheX the annotators
 # mark only the conjunct written in full ("cerebral and [cerebellar atrophy]"); docs/context.md.
 DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
@@ -171,7 +172,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         # Both range patterns need the word "to" (the full one if each row holds it): a text
         # before a mention without it is not searched.
         self.ranges_need_to = all("to" in re.split(r"[\s-]+", phrase) for phrase in rules.severity_ranges)
-        self.mention_patterns = {"inner_modifier": lambda context: self.inner_modifier(context.mention), "severity_range": self.severity_range}
+        self.mention_patterns = tuple(pattern for pattern in patterns if pattern in MENTION_PATTERNS)  # each a method of its name
         self.compile_lists(rules.list_words, min_list_items)
 
     def apply(self, doc: Doc) -> None:
@@ -192,7 +193,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         """What each enabled per-mention pattern makes of the mention ``context.mention``
         (elided conjuncts and lists are found in the text: :meth:`readings`,
         :meth:`distributed_lists`)."""
-        found = (self.mention_patterns[pattern](context) for pattern in self.patterns if pattern in self.mention_patterns)
+        found = (getattr(self, pattern)(context) for pattern in self.mention_patterns)
         return [compound for compound in found if compound is not None]
 
     def keeps(self, reading: Reading, text: str, mentions: list[tuple[int, int, bool]], indexed: Extents) -> bool:
@@ -441,12 +442,13 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             position, count = unit_end - len(unit), count + 1
         return [chunk for chunk in chunks if chunk]
 
-    def inner_modifier(self, mention: Phenotype) -> Compound | None:
-        """'cleft lip/palate' matched whole as a synonym of a broader term: split it.
+    def inner_modifier(self, context: Context) -> Compound | None:
+        """'cleft lip/palate' matched whole as a synonym of a broader term (``context.mention``): split it.
 
         Only synonym matches are split, never a term's own name ('Aplasia/Hypoplasia of
         the thumb' stays one term).
         """
+        mention = context.mention
         if not mention.provenance or mention.provenance[0].startswith("name"):
             return None
         found = self.inner.fullmatch(mention.text)
