@@ -398,14 +398,14 @@ def test_each_term_span_of_a_coordination_carries_the_mention_s_assertions_and_p
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="ab1 -\u2010'é_.,\u2019x\n", max_size=16), st.data())
 def test_the_word_before_a_conjunction_is_the_unit_a_search_ending_there_finds(text, data):
-    """coordination.unit_ending_at reads backwards what the unit pattern, searched for from the
+    """compounds.unit_ending_at reads backwards what the unit pattern, searched for from the
     window's start to its end, finds ending there."""
-    from phenorules.stages.coordination import _UNIT, unit_ending_at
+    from phenorules.stages.coordination import _UNIT, _UNIT_JOINERS, unit_ending_at
 
     end = data.draw(st.integers(0, len(text)))
     begin = data.draw(st.integers(0, end))
     found = re.compile(_UNIT.pattern + r"\Z").search(text, begin, end)
-    assert unit_ending_at(text, begin, end) == (found.group() if found else None)
+    assert unit_ending_at(text, begin, end, _UNIT_JOINERS) == (found.group() if found else None)
 
 
 def test_a_past_participle_after_a_shared_modifier_is_a_verb_not_the_head_it_modifies():

@@ -1,10 +1,12 @@
 """The compound mentions the coordination and predicative stages make: one mention over a
 phrase naming several terms, whose ``parts`` hold each term's own extent, in place of the
-mentions it covers (:func:`merge`); and a coordination's reading (:class:`Reading`), the
-phrase read as shared modifier + conjuncts + shared head."""
+mentions it covers (:func:`merge`); a coordination's reading (:class:`Reading`), the
+phrase read as shared modifier + conjuncts + shared head; and the words both stages read
+back from a conjunction or a copula (:func:`unit_ending_at`) and test (:class:`UnitBases`)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc
@@ -15,6 +17,7 @@ from ..core.phenotype import Phenotype
 from ..kb.lexicon.normalize import grapheme_end
 from ..kb.lexicon.tsv import RuleRef
 from ..kb.matcher import non_overlapping
+from ..kb.word_sets import WordTable
 from ..kb.ontology import Ontology
 
 
@@ -94,3 +97,41 @@ def merge(doc: Doc, state: DocState, compounds: list[Compound], ontology: Ontolo
         covered.update(inside)
     kept = [m for i, m in enumerate(mentions) if i not in covered]
     return sorted(kept + chosen, key=lambda m: (m.start, m.end))
+
+
+class UnitBases(dict):
+    """(start, end) of a unit -> its base words that are neither function nor suffix
+    words, from the text's word table, read when first asked."""
+
+    def __init__(self, table: WordTable, skipped: frozenset[str], base):
+        super().__init__()
+        self.table, self.skipped, self.base = table, skipped, base
+
+    def __missing__(self, unit: tuple[int, int]) -> list[str | None]:
+        starts, skipped, base = self.table.starts, self.skipped, self.base
+        words = self[unit] = [base(word) for word in self.table.surfaces[bisect_left(starts, unit[0]) : bisect_left(starts, unit[1])] if word not in skipped]
+        return words
+
+
+def words_of(bases: UnitBases, units: list[tuple[int, int]]) -> list[str | None]:
+    """The base words of the units, in their order."""
+    return [word for unit in units for word in bases[unit]]
+
+
+def pairwise_partners(words: list[str | None], partners: dict[str, frozenset[str]]) -> bool:
+    """Whether each two different words share an indexed word set (``partners``)."""
+    return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
+
+
+def unit_ending_at(text: str, begin: int, end: int, joiners: frozenset[str]) -> str | None:
+    """The unit (a word, or words joined by one of the ``joiners``: hyphens, apostrophes) of
+    ``text[begin:end]`` that ends at ``end``, or None: read backwards from ``end``, not
+    searched for from ``begin``; the one a search for the unit from ``begin`` finds there."""
+    start = end
+    while True:
+        while start > begin and text[start - 1].isalnum():
+            start -= 1
+        if start == end or start - 2 < begin or text[start - 1] not in joiners or not text[start - 2].isalnum():
+            break
+        start -= 1
+    return text[start:end] if start < end else None

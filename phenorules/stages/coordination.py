@@ -18,7 +18,6 @@ Rules: ``rules/coordination.tsv`` (conjunctions per pattern), ``rules/ordinals.t
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -35,7 +34,7 @@ from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_tsv
 from ..kb.word_sets import WordTable, word_table
 from ..kb.resources import data_file
-from .compounds import Compound, Reading, joined, merge
+from .compounds import Compound, Reading, UnitBases, joined, merge, pairwise_partners, unit_ending_at, words_of
 from .coordinated_lists import DistributedLists, read_list_words
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -292,7 +291,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         some term has, or two numbers, is read further: most conjunctions join no terms
         ("patients and", "and the")."""
         left_end, right_start = site
-        last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end)
+        last = unit_ending_at(text, max(0, left_end - _SITE_WINDOW), left_end, _UNIT_JOINERS)
         if last is None:
             return None
         ordinals = self.rules.ordinals
@@ -338,30 +337,37 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             last = (right[0][0], right[size - 1][1])
             most = _MAX_SHARED_BEFORE_NUMBER if numbered else _MAX_SHARED
             of_number = numbered and size == 1
-            conjunct_words = () if of_number else (_words_of(bases, first_chunk[-size:]), _words_of(bases, right[:size]))
-            if not all(_pairwise_partners(words, partners) for words in conjunct_words):
+            conjunct_words = () if of_number else (words_of(bases, first_chunk[-size:]), words_of(bases, right[:size]))
+            if not all(pairwise_partners(words, partners) for words in conjunct_words):
                 continue
-            shared_before: list[str | None] = []
-            for modifier_words in range(0, min(most, len(first_chunk) - size) + 1):
-                if modifier_words:
-                    added = bases[first_chunk[-size - modifier_words]]
-                    if not self.fits(added, (), shared_before, conjunct_words, of_number):
-                        break
-                    shared_before = added + shared_before
+            for modifier_words, head_words in self.shared_words(bases, first_chunk[: len(first_chunk) - size], right[size:], most, conjunct_words, of_number):
                 modifier = (first_chunk[-size - modifier_words][0], first_chunk[-size - 1][1]) if modifier_words else None
-                shared = shared_before
-                for head_words in range(0, min(_MAX_SHARED, len(right) - size) + 1):
-                    if head_words:
-                        added = bases[right[size + head_words - 1]]
-                        if not self.fits(added, shared, (), conjunct_words, of_number):
-                            break
-                        shared = shared + added
-                    if not (modifier_words or head_words):
-                        continue
-                    head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
-                    reading = self.rebuild(text, table, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
-                    if reading is not None:
-                        yield reading
+                head = (right[size][0], right[size + head_words - 1][1]) if head_words else None
+                reading = self.rebuild(text, table, modifier, (first, *middle, last), head, numbered and size == 1, is_range, roman, conjunction)
+                if reading is not None:
+                    yield reading
+
+    def shared_words(self, bases: "UnitBases", before: list, after: list, most: int, conjunct_words: tuple, of_number: bool) -> Iterator[tuple[int, int]]:
+        """(units of modifier, units of head) of each reading, not both none, whose shared
+        words fit with the conjuncts' (:meth:`fits`): up to ``most`` of the units ``before``
+        the first conjunct, the nearest first, and up to ``_MAX_SHARED`` of those ``after``
+        the last; once a unit fails, no longer modifier (or head) is tried."""
+        shared_before: list[str | None] = []
+        for modifier_words in range(0, min(most, len(before)) + 1):
+            if modifier_words:
+                added = bases[before[-modifier_words]]
+                if not self.fits(added, (), shared_before, conjunct_words, of_number):
+                    break
+                shared_before = added + shared_before
+            shared = shared_before
+            for head_words in range(0, min(_MAX_SHARED, len(after)) + 1):
+                if head_words:
+                    added = bases[after[head_words - 1]]
+                    if not self.fits(added, shared, (), conjunct_words, of_number):
+                        break
+                    shared = shared + added
+                if modifier_words or head_words:
+                    yield modifier_words, head_words
 
     @cached_property
     def skipped_words(self) -> frozenset[str]:
@@ -428,7 +434,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             unit_end = position
             while unit_end > begin and not text[unit_end - 1].isalnum():
                 unit_end -= 1
-            unit = unit_ending_at(text, begin, unit_end)
+            unit = unit_ending_at(text, begin, unit_end, _UNIT_JOINERS)
             if unit is None:
                 break
             gap = text[unit_end:position].strip()
@@ -485,42 +491,6 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         if hpo_ids is None:
             return None
         return Compound(offset + found.start(), mention.end, hpo_ids, f"coordination:severity_range:{bounds}")
-
-
-class UnitBases(dict):
-    """(start, end) of a unit -> its base words that are neither function nor suffix
-    words, from the text's word table, read when first asked."""
-
-    def __init__(self, table: WordTable, skipped: frozenset[str], base):
-        super().__init__()
-        self.table, self.skipped, self.base = table, skipped, base
-
-    def __missing__(self, unit: tuple[int, int]) -> list[str | None]:
-        starts, skipped, base = self.table.starts, self.skipped, self.base
-        words = self[unit] = [base(word) for word in self.table.surfaces[bisect_left(starts, unit[0]) : bisect_left(starts, unit[1])] if word not in skipped]
-        return words
-
-
-def _words_of(bases: UnitBases, units: list[tuple[int, int]]) -> list[str | None]:
-    return [word for unit in units for word in bases[unit]]
-
-
-def _pairwise_partners(words: list[str | None], partners: dict[str, frozenset[str]]) -> bool:
-    return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
-
-
-def unit_ending_at(text: str, begin: int, end: int, joiners: frozenset[str] = _UNIT_JOINERS) -> str | None:
-    """The :data:`_UNIT` (a word, or words joined by hyphens and apostrophes: ``joiners``) of
-    ``text[begin:end]`` that ends at ``end``, or None: read backwards from ``end``, not
-    searched for from ``begin``."""
-    start = end
-    while True:
-        while start > begin and text[start - 1].isalnum():
-            start -= 1
-        if start == end or start - 2 < begin or text[start - 1] not in joiners or not text[start - 2].isalnum():
-            break
-        start -= 1
-    return text[start:end] if start < end else None
 
 
 def matched_in_order(mention: Phenotype) -> bool:

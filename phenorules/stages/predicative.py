@@ -39,8 +39,7 @@ from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.resources import data_dir, data_file
-from .compounds import Compound, merge
-from .coordination import unit_ending_at
+from .compounds import Compound, merge, unit_ending_at
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
