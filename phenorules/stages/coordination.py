@@ -377,17 +377,16 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
     def fits(self, words: list[str | None], before: list[str | None] | tuple, after: list[str | None] | tuple, conjunct_words: tuple, of_number: bool) -> bool:
         """Whether shared words (modifier or head) that fit with each conjunct's words
         still may make a term with ``words`` added between the shared words ``before``
-        and ``after`` them: pairwise partners with those, with each other and with each
-        conjunct's words (which come after the shared words); a number's shared words each
-        a partner of a number's form (``number_partners``)."""
+        and ``after`` them: pairwise partners with those, each other and each conjunct's
+        words; a number's shared words each a partner of a number's form (``number_partners``)."""
         partners, number_partners = self.kb.word_sets.partners, self.number_partners
         if of_number and number_partners is not None and not all(word in number_partners for word in words):
             return False
         for i, word in enumerate(words):
             if not all(word == other or word in partners.get(other, ()) for other in (*before, *words[:i])):
                 return False
-            own = partners.get(word, ())
-            if not all(word == other or other in own for other in after) or not all(word == other or other in own for listed in conjunct_words for other in listed):
+            own = partners.get(word, ())  # the conjuncts' words come after the shared words
+            if not all(word == other or other in own for other in (*after, *(w for listed in conjunct_words for w in listed))):
                 return False
         return True
 
