@@ -10,6 +10,7 @@ from conftest import MINI_OBO
 from phenorules.core import forking
 from phenorules.kb import knowledge_base
 from phenorules.kb.lexicon import LexiconConfig, apply_blocklist, lexicon_parts, variant_workers
+from phenorules.kb.matcher import LexiconRows, PackedRows, key_order
 from phenorules.kb.ontology import load_ontology
 from phenorules.kb.resources import data_dir
 
@@ -27,6 +28,23 @@ def built(monkeypatch, forked: bool):
     lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
     kb = knowledge_base.KnowledgeBase.compile(ontology, lexicon, lexicon_dir, parts.res.morphology)
     return lexicon, list(kb.matcher.rows), kb.word_sets.to_bytes()
+
+
+def test_a_forked_build_readies_what_the_cache_stores_while_the_index_is_built(monkeypatch):
+    """The rows packed as a cache file holds them, and the head words read: the cache's
+    store, which the command waits for, only copies them."""
+    monkeypatch.setattr(forking, "can_fork", lambda: True)
+    monkeypatch.setattr(knowledge_base, "available_cores", lambda: 2)
+    monkeypatch.setattr(knowledge_base, "FORKED_WORD_SETS_KEYS", 1)
+    ontology, config, lexicon_dir = load_ontology(MINI_OBO), LexiconConfig(), data_dir("lexicons")
+    parts = lexicon_parts(ontology, lexicon_dir, config)
+    lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+    kb = knowledge_base.KnowledgeBase.compile(ontology, lexicon, lexicon_dir, parts.res.morphology)
+    expected_heads = knowledge_base.head_words(ontology, kb.word_sets.morphology)
+    monkeypatch.setattr(knowledge_base, "head_words", lambda *_: pytest.fail("head words read after the build"))
+    assert isinstance(kb.matcher.rows, PackedRows)
+    assert list(kb.matcher.rows) == list(LexiconRows(key_order(lexicon), lexicon.entries))
+    assert kb.head_words == expected_heads and "ataxia" in expected_heads
 
 
 def test_a_forked_build_is_the_build_in_one_process(monkeypatch):

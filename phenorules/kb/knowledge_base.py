@@ -61,20 +61,24 @@ class KnowledgeBase:
     ) -> "KnowledgeBase":
         """``morphology`` is the variant generator's, so both know one notion of a word. A
         large lexicon's word-set index and spelling index are built in a forked process
-        (:mod:`.forking`) while this one builds the matcher: they share nothing but the
-        lexicon and the row order."""
+        (:mod:`.forking`) while this one builds the matcher, packs its rows and reads the
+        head words, what the cache stores (:meth:`~.matcher.PhraseMatcher.pack_rows`): they
+        share nothing but the lexicon and the row order."""
         pool = forked_pool(1, (lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
         if pool is None:
             matcher = PhraseMatcher(lexicon)
             word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
             spelling = SpellingIndex.build(lexicon.entries)
+            heads = None  # read when first asked for
         else:
             with pool:
                 built = pool.submit(_indexes_in_worker)
                 matcher = PhraseMatcher(lexicon)
+                matcher.pack_rows()
+                heads = head_words(ontology, morphology)
                 word_sets_bytes, spelling_bytes = built.result()
                 word_sets, spelling = WordSetIndex.from_bytes(word_sets_bytes), SpellingIndex.from_bytes(spelling_bytes)
-        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets, spelling=spelling)
+        return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets, heads, spelling)
 
 
 def head_words(ontology: Ontology, morphology: Morphology) -> frozenset[str]:

@@ -16,6 +16,7 @@ import math
 import re
 from array import array
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import ahocorasick
@@ -58,6 +59,13 @@ class PhraseMatcher:
 
     def __setstate__(self, state: dict) -> None:
         self.automaton, self.rows, self._decoded = state["automaton"], state["rows"], {}
+
+    def pack_rows(self) -> None:
+        """Encode every row now, as a cache file holds them (:class:`PackedRows`): what a
+        build does while a forked process builds the word-set index, so that the cache's
+        store, whose process the command waits for, only copies them."""
+        if not isinstance(self.rows, PackedRows):
+            self.rows = PackedRows.of(self.rows)
 
     def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
         """(key length, entries) of the key stored at ``index``."""
@@ -147,6 +155,11 @@ class PackedRows:
 
     def __init__(self, text: bytes, ends: array):
         self.text, self.ends = text, ends
+
+    @classmethod
+    def of(cls, rows: Iterable[str]) -> "PackedRows":
+        encoded = [row.encode() for row in rows]
+        return cls(b"".join(encoded), array("Q", accumulate(map(len, encoded))))
 
     def __len__(self) -> int:
         return len(self.ends)

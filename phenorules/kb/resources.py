@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from functools import lru_cache
 from importlib.metadata import version
-from itertools import accumulate
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -256,11 +255,12 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
         raise ValueError("only an automaton with integer values can be cached")
     sections = {f"{prefix}.automaton.{i}": bytes(chunk) for i, chunk in enumerate(chunks)}
     sections[f"{prefix}.meta"] = srsly.msgpack_dumps({"automaton": numbers[:-1], "chunks": len(chunks)})
-    encoded = [row.encode() for row in matcher.rows]
-    ends = array("Q", accumulate(map(len, encoded)))
+    rows = matcher.rows if isinstance(matcher.rows, PackedRows) else PackedRows.of(matcher.rows)
+    ends = rows.ends
     if sys.byteorder == "big":
+        ends = array("Q", ends)
         ends.byteswap()
-    sections[f"{prefix}.rows.text"] = b"".join(encoded)
+    sections[f"{prefix}.rows.text"] = rows.text
     sections[f"{prefix}.rows.ends"] = ends.tobytes()
     return sections
 
