@@ -81,10 +81,22 @@ def respelt_words(res, words):
     """(word, its British form, the rows, its American form, the rows) of each word a row respells."""
     out = []
     for word in words:
-        (british, british_rows), (american, american_rows) = res.spelt(word)
-        if british_rows or american_rows:
+        found = res.spelt(word)
+        if found is not None:
+            (british, british_rows), (american, american_rows) = found
+            assert british_rows or american_rows, word
             out.append((word, british, british_rows, american, american_rows))
     return out
+
+
+def test_a_word_no_spelling_row_respells_is_told_by_none(ontology_spellings):
+    """Most words: a phrase of them is done with a look-up per word."""
+    res, words = ontology_spellings
+    respelt = {word for word, *_ in respelt_words(res, words)}
+    kept = sorted(set(words) - respelt)
+    assert len(kept) > len(respelt) > 0
+    assert all(res.spelt(word) is None for word in kept)
+    assert spelling(" ".join(kept[:5]), res) == []
 
 
 def test_every_spelling_row_respells_some_word_of_the_ontology(ontology_spellings):

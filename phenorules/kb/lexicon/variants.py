@@ -99,7 +99,7 @@ class VariantResources:
     # What the rules find of one word, remembered: 40,000 terms share most of their words.
     _prefixes: dict[str, tuple[dict[str, str], bool]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _spelt: dict[str, tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _spelt: dict[str, tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @cached_property
     def prefix_fragments(self) -> ahocorasick.Automaton | None:
@@ -117,12 +117,14 @@ class VariantResources:
         done with one scan."""
         return _fragments_automaton(part for rule in self.spellings for part in (rule.british, rule.american))
 
-    def spelt(self, word: str) -> tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]]:
+    def spelt(self, word: str) -> tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]] | None:
         """(the British form, its rules), (the American form, its rules) of a word: every
-        rule of :attr:`spellings` applied in turn, each where its guard lets it."""
-        found = self._spelt.get(word)
-        if found is None:
-            found = self._spelt[word] = (self._respelt(word, british=True), self._respelt(word, british=False))
+        rule of :attr:`spellings` applied in turn, each where its guard lets it; None for a
+        word no rule applies to either way (most words)."""
+        if word in self._spelt:
+            return self._spelt[word]
+        found = (self._respelt(word, british=True), self._respelt(word, british=False))
+        self._spelt[word] = found = found if found[0][1] or found[1][1] else None
         return found
 
     def _respelt(self, word: str, british: bool) -> tuple[str, tuple[RuleRef, ...]]:
@@ -311,9 +313,13 @@ def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
     if not _holds_any(res.spelling_fragments, phrase):
         return []
     words = phrase.split(" ")
+    known = res._spelt
+    spelt = [known[word] if word in known else res.spelt(word) for word in words]
+    if not any(spelt):  # no rule applies to a word
+        return []
     out = []
     for side in (0, 1):
-        forms = [res.spelt(word)[side] for word in words]
+        forms = [(word, ()) if found is None else found[side] for word, found in zip(words, spelt)]
         if not any(refs for _, refs in forms):  # no rule changed a word: the phrase itself
             continue
         made = " ".join(form for form, _ in forms)
