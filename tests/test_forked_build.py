@@ -78,4 +78,28 @@ def test_the_variants_of_phrases_come_back_in_the_order_given(monkeypatch, phras
     res = variant_resources(load_ontology(MINI_OBO), data_dir("lexicons"))
     config = LexiconConfig()
     expected = [generate_variants(phrase, res, config.variant_rules, config.max_variant_chain) for phrase in phrases]
-    assert variant_workers.variants_of_phrases(phrases, res, config.variant_rules, config.max_variant_chain) == expected
+    assert list(variant_workers.variants_of_phrases(phrases, res, config.variant_rules, config.max_variant_chain)) == expected
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_phrase_given_several_times_is_worked_on_once(monkeypatch, forked):
+    from phenorules.kb.lexicon import variant_resources
+    from phenorules.kb.lexicon.variants import generate_variants
+
+    worked_on = []
+
+    def counted(phrase, *args):
+        worked_on.append(phrase)
+        return generate_variants(phrase, *args)
+
+    monkeypatch.setattr(forking, "can_fork", lambda: forked)
+    monkeypatch.setattr(variant_workers, "available_cores", lambda: 2)
+    monkeypatch.setattr(variant_workers, "MIN_PHRASES", 1)
+    monkeypatch.setattr(variant_workers, "generate_variants", counted)
+    res = variant_resources(load_ontology(MINI_OBO), data_dir("lexicons"))
+    config = LexiconConfig()
+    phrases = ["short stature", "long philtrum", "short stature", "cleft palate", "long philtrum"]
+    made = list(variant_workers.variants_of_phrases(phrases, res, config.variant_rules, config.max_variant_chain))
+    assert made == [generate_variants(phrase, res, config.variant_rules, config.max_variant_chain) for phrase in phrases]
+    if not forked:  # the forked workers' calls are theirs
+        assert worked_on == ["short stature", "long philtrum", "cleft palate"]

@@ -99,7 +99,7 @@ def add_with_variants(lexicon: Lexicon, rows: Iterable[Row], config: LexiconConf
     them, over the machine's cores when there are many)."""
     rows = list(rows)
     keys = [None if is_abbreviation(surface) else key for (surface, *_), key in zip(rows, normalize_keys([surface for surface, *_ in rows]))]
-    generated = iter(variants_of_phrases([key for key in keys if key is not None], res, config.variant_rules, config.max_variant_chain))
+    generated = variants_of_phrases([key for key in keys if key is not None], res, config.variant_rules, config.max_variant_chain)
     for (surface, hpo_ids, source, priority), key in zip(rows, keys):
         if key is None:  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
             lexicon.add(surface.lower(), Entry(priority, hpo_ids, surface, source, "", True))

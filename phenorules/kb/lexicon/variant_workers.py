@@ -9,6 +9,9 @@ the lexicon is the same whatever the number of processes.
 
 from __future__ import annotations
 
+from itertools import chain
+from typing import Iterator
+
 from ...core.forking import available_cores, forked_pool, inherited
 from .variants import VariantResources, generate_variants
 
@@ -17,16 +20,31 @@ MAX_PROCESSES = 8  # beyond this, forking and sending the results back cost more
 MIN_PHRASES = 2000  # fewer (a fold's learned rows) are done here: a fork costs more
 
 
-def variants_of_phrases(phrases: list[str], res: VariantResources, rules: tuple[str, ...], max_chain: int) -> list[dict[str, str]]:
-    """:func:`~.variants.generate_variants` of each phrase, in the order given."""
+def variants_of_phrases(phrases: list[str], res: VariantResources, rules: tuple[str, ...], max_chain: int) -> Iterator[dict[str, str]]:
+    """:func:`~.variants.generate_variants` of each phrase, in the order given. A phrase
+    given several times (a name or synonym of several terms) is worked on once and its
+    variants given each time, the same dict: a caller reads them. Each chunk's are given as
+    it comes back, so that the caller's work on them goes on beside the workers'."""
+    distinct = list(dict.fromkeys(phrases))
     processes = min(available_cores(), MAX_PROCESSES)
-    pool = forked_pool(processes, (res, rules, max_chain)) if processes > 1 and len(phrases) >= MIN_PHRASES else None
+    pool = forked_pool(processes, (res, rules, max_chain)) if processes > 1 and len(distinct) >= MIN_PHRASES else None
     if pool is None:
-        return [generate_variants(phrase, res, rules, max_chain) for phrase in phrases]
-    size = -(-len(phrases) // (processes * CHUNKS_PER_PROCESS))
+        yield from _each_phrase(phrases, zip(distinct, (generate_variants(phrase, res, rules, max_chain) for phrase in distinct)))
+        return
+    size = -(-len(distinct) // (processes * CHUNKS_PER_PROCESS))
     with pool:
-        chunks = pool.map(_variants_of_chunk, (phrases[start : start + size] for start in range(0, len(phrases), size)))
-        return [variants for chunk in chunks for variants in chunk]
+        chunks = pool.map(_variants_of_chunk, (distinct[start : start + size] for start in range(0, len(distinct), size)))
+        yield from _each_phrase(phrases, zip(distinct, chain.from_iterable(chunks)))
+
+
+def _each_phrase(phrases: list[str], made: Iterator[tuple[str, dict[str, str]]]) -> Iterator[dict[str, str]]:
+    """The variants of each phrase, from ``made``: (phrase, variants) in the order in which
+    the phrases first occur, read as far as the phrase asked for."""
+    known: dict[str, dict[str, str]] = {}
+    for phrase in phrases:
+        if phrase not in known:
+            known.update([next(made)])  # the next distinct phrase is this one
+        yield known[phrase]
 
 
 def _variants_of_chunk(phrases: list[str]) -> list[dict[str, str]]:
