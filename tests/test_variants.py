@@ -1,10 +1,13 @@
 import gzip
+import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phenorules.kb.lexicon.variants import (
+    RewriteRule,
     VariantResources,
     anatomy_adjective,
     comma_inversion,
@@ -283,6 +286,21 @@ def test_a_rewrite_names_its_row(tmp_path):
     variants = generate_variants("big head", res, rules=("rewrite",))
     # Two rows make "large head": the first row's is kept; each form names its row.
     assert variants == {"large head": "rewrite:rewrite_rules.tsv:2", "huge head": "rewrite:rewrite_rules.tsv:3"}
+
+
+def test_the_rewrite_screen_matches_a_phrase_where_some_row_does(ontology_spellings):
+    """One match tells the phrases that no rewrite row matches (most of them) from the rest;
+    rows that refer back to a group are matched one by one."""
+    from phenorules.kb.lexicon.variants import rewrite
+
+    res, words = ontology_spellings
+    phrases = [f"abnormality of the {word}" for word in words[:200]] + [f"increased {word} level" for word in words[:200]] + [" ".join(words[i : i + 3]) for i in range(0, 3000, 3)]
+    matched = [phrase for phrase in phrases if any(rule.pattern.fullmatch(phrase) for rule in res.rewrites)]
+    assert 400 <= len(matched) < len(phrases)
+    assert [phrase for phrase in phrases if res.rewrite_screen.fullmatch(phrase)] == matched
+    assert [phrase for phrase in phrases if rewrite(phrase, res)] == matched
+    backward = replace(res, rewrites=(*res.rewrites, RewriteRule(res.rewrites[0].ref, re.compile(r"(?P<x>[a-z]+) (?P=x)"), ("{x}",))))
+    assert backward.rewrite_screen is None and rewrite("very very", backward) == [("very", f"rewrite:{res.rewrites[0].ref}")]
 
 
 def test_chain_steps_do_not_change_which_chain_is_kept():

@@ -24,6 +24,8 @@ from .tsv import RuleRef, read_rules, read_tsv
 from .word_lists import WordList
 
 _OF_THE = re.compile(r"^(?P<noun>[a-z]+) of (?:the )?(?P<rest>.+)$")
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+_BACK_REFERENCE = re.compile(r"\\[1-9]|\(\?P=|\\g<|\(\?\(")
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,19 @@ class VariantResources:
 
 
     @cached_property
+    def rewrite_screen(self) -> re.Pattern | None:
+        """One pattern that matches a whole phrase where a row of :attr:`rewrites` does:
+        most phrases match no row, and are done with one match, not one per row. None when
+        a row's pattern refers back to a group (its number or name would change here)."""
+        patterns = [rule.pattern.pattern for rule in self.rewrites]
+        if not patterns or any(_BACK_REFERENCE.search(pattern) for pattern in patterns):
+            return None
+        try:
+            return re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', pattern)})" for pattern in patterns))
+        except re.error:  # a row's own flags, which stand only at the start of a pattern
+            return None
+
+    @cached_property
     def adjective_nouns(self) -> dict[str, tuple[str, ...]]:
         """Adjective -> its nouns, sorted ('short' -> 'shortening', 'shortness')."""
         nouns: dict[str, list[str]] = {}
@@ -272,6 +287,9 @@ def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
 def rewrite(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
     """The phrase rewrites of ``lexicons/rewrite_rules.tsv`` ('abnormal X morphology' -> 'X
     anomaly'), each with the row that made it (``rewrite:rewrite_rules.tsv:4``)."""
+    screen = res.rewrite_screen
+    if screen is not None and screen.fullmatch(phrase) is None:
+        return []
     return [(variant, f"rewrite:{rule.ref}") for rule in res.rewrites for variant in rule.apply(phrase)]
 
 
