@@ -27,7 +27,7 @@ def built(monkeypatch, forked: bool):
     parts = lexicon_parts(ontology, lexicon_dir, config)
     lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
     kb = knowledge_base.KnowledgeBase.compile(ontology, lexicon, lexicon_dir, parts.res.morphology)
-    return lexicon, list(kb.matcher.rows), kb.word_sets.to_bytes()
+    return lexicon, list(kb.matcher.rows), kb.word_sets.to_bytes(), kb.spelling.to_bytes(), kb.head_words
 
 
 def test_a_forked_build_readies_what_the_cache_stores_while_the_index_is_built(monkeypatch):
@@ -48,12 +48,11 @@ def test_a_forked_build_readies_what_the_cache_stores_while_the_index_is_built(m
 
 
 def test_a_forked_build_is_the_build_in_one_process(monkeypatch):
-    lexicon, rows, word_sets = built(monkeypatch, forked=True)
-    serial_lexicon, serial_rows, serial_word_sets = built(monkeypatch, forked=False)
+    lexicon, *indexes = built(monkeypatch, forked=True)
+    serial_lexicon, *serial_indexes = built(monkeypatch, forked=False)
     assert list(lexicon.entries.items()) == list(serial_lexicon.entries.items())  # keys in the same order too
-    assert rows == serial_rows
-    assert word_sets == serial_word_sets
-    assert len(rows) > 100
+    assert indexes == serial_indexes  # the rows, the word sets, the spelling index, the head words
+    assert len(indexes[0]) > 100
 
 
 def test_forking_is_refused_while_another_thread_runs():
