@@ -83,18 +83,18 @@ def test_the_variants_of_phrases_come_back_in_the_order_given(monkeypatch, phras
 @pytest.mark.parametrize("forked", [True, False])
 def test_a_phrase_given_several_times_is_worked_on_once(monkeypatch, forked):
     from phenorules.kb.lexicon import variant_resources
-    from phenorules.kb.lexicon.variants import generate_variants
+    from phenorules.kb.lexicon.variants import chain_rules, generate_variants
 
     worked_on = []
 
     def counted(phrase, *args):
         worked_on.append(phrase)
-        return generate_variants(phrase, *args)
+        return chain_rules(phrase, *args)
 
     monkeypatch.setattr(forking, "can_fork", lambda: forked)
     monkeypatch.setattr(variant_workers, "available_cores", lambda: 2)
     monkeypatch.setattr(variant_workers, "MIN_PHRASES", 1)
-    monkeypatch.setattr(variant_workers, "generate_variants", counted)
+    monkeypatch.setattr(variant_workers, "chain_rules", counted)
     res = variant_resources(load_ontology(MINI_OBO), data_dir("lexicons"))
     config = LexiconConfig()
     phrases = ["short stature", "long philtrum", "short stature", "cleft palate", "long philtrum"]

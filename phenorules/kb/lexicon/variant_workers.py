@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Iterator
 
 from ...core.forking import available_cores, forked_pool, inherited
-from .variants import VariantResources, generate_variants
+from .variants import VariantResources, chain_rules, variant_stages
 
 CHUNKS_PER_PROCESS = 8  # small enough to even out phrases of unequal cost
 MAX_PROCESSES = 8  # beyond this, forking and sending the results back cost more than they save
@@ -29,7 +29,8 @@ def variants_of_phrases(phrases: list[str], res: VariantResources, rules: tuple[
     processes = min(available_cores(), MAX_PROCESSES)
     pool = forked_pool(processes, (res, rules, max_chain)) if processes > 1 and len(distinct) >= MIN_PHRASES else None
     if pool is None:
-        yield from _each_phrase(phrases, zip(distinct, (generate_variants(phrase, res, rules, max_chain) for phrase in distinct)))
+        stages = variant_stages(res, rules)
+        yield from _each_phrase(phrases, zip(distinct, (chain_rules(phrase, stages, max_chain) for phrase in distinct)))
         return
     size = -(-len(distinct) // (processes * CHUNKS_PER_PROCESS))
     with pool:
@@ -49,4 +50,5 @@ def _each_phrase(phrases: list[str], made: Iterator[tuple[str, dict[str, str]]])
 
 def _variants_of_chunk(phrases: list[str]) -> list[dict[str, str]]:
     res, rules, max_chain = inherited()
-    return [generate_variants(phrase, res, rules, max_chain) for phrase in phrases]
+    stages = variant_stages(res, rules)
+    return [chain_rules(phrase, stages, max_chain) for phrase in phrases]

@@ -9,7 +9,6 @@ name, or for a phrase rewrite the row (``rewrite:rewrite_rules.tsv:4``).
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -393,9 +392,18 @@ def generate_variants(
 ) -> dict[str, str]:
     """All variants of a lower-cased phrase, each with the '+'-joined rules (rewrite rows)
     that made it (:func:`chain_rules` over the enabled rules, at most ``max_chain`` chained)."""
+    return chain_rules(phrase, variant_stages(res, rules), max_chain)
+
+
+def variant_stages(res: VariantResources, rules: Iterable[str] = RULE_NAMES) -> list[tuple[str, Callable[[str], list]]]:
+    """The enabled rules in stage order, each bound to ``res``: what :func:`chain_rules`
+    takes, made once for many phrases."""
     enabled = set(rules)
-    stages = [(name, functools.partial(rule, res=res)) for name, rule in RULE_STAGES if name in enabled]
-    return chain_rules(phrase, stages, max_chain)
+    return [(name, _bound(rule, res)) for name, rule in RULE_STAGES if name in enabled]
+
+
+def _bound(rule: Rule, res: VariantResources) -> Callable[[str], list]:
+    return lambda phrase: rule(phrase, res)
 
 
 def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list]]], max_chain: int) -> dict[str, str]:
