@@ -87,8 +87,10 @@ class Lexicon:
 
 def is_abbreviation(surface: str) -> bool:
     """Short upper-case forms ('ASD', 'VSD') must match case-sensitively."""
+    if len(surface) > 6:  # most surfaces: their letters are not read
+        return False
     letters = [c for c in surface if c.isalpha()]
-    return len(surface) <= 6 and bool(letters) and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)
+    return bool(letters) and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)
 
 
 Row = tuple[str, tuple[str, ...], str, int]  # surface, id(s), source, priority
