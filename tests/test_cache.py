@@ -53,6 +53,20 @@ def load(monkeypatch, config, checkout=None):
     return resources.load_knowledge_base(str(checkout / "hp.obo") if checkout else MINI_OBO, checkout / "lexicons" if checkout else None, config)
 
 
+
+def test_the_store_in_a_process_of_its_own_takes_its_large_blocks_fresh(cache, monkeypatch):
+    """The cache file's bytes are the same at every build: pyahocorasick leaves bytes of
+    its 16 MB blocks unwritten, zero in memory fresh from the system."""
+    done = []
+    store = resources.store
+    monkeypatch.setattr(resources, "BACKGROUND_CACHE_ROWS", 0)
+    monkeypatch.setattr(resources, "in_background", lambda work: work() or True)  # the forked process's work, here
+    monkeypatch.setattr(resources, "large_blocks_from_the_system", lambda: done.append("fresh blocks"))
+    monkeypatch.setattr(resources, "store", lambda *args: done.append("stored") or store(*args))
+    resources.load_knowledge_base(MINI_OBO)
+    assert done == ["fresh blocks", "stored"]
+    assert len(list(cache.glob("resources-*.cache"))) == 1
+
 def checkout(root: Path) -> Path:
     """A checkout's own lexicon folder and ontology file, the same as this one's."""
     shutil.copytree(resources.data_dir("lexicons"), root / "lexicons")

@@ -21,8 +21,6 @@ by others) is absent: rebuilt.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import hashlib
 import logging
@@ -49,6 +47,7 @@ from .. import __version__
 from ..core.errors import SettingError
 from ..core.files import atomic_file, open_own_regular_file, remove_stale_temporaries
 from ..core.forking import in_background
+from ..core.memory import large_blocks_from_the_system, return_free_memory
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -409,8 +408,17 @@ def remove_stale_cache_files(directory: Path) -> None:
 
 
 def store(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:
-    """The knowledge base serialised and stored (in a forked process, for a large one)."""
+    """The knowledge base serialised and stored (in a forked process, for a large one:
+    :func:`store_fresh`)."""
     store_entry(path, key, resources_sections(resources), budget)
+
+
+def store_fresh(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:
+    """:func:`store` in a process of its own, its large blocks of memory fresh from the
+    system (:func:`~phenorules.core.memory.large_blocks_from_the_system`): the cache file's
+    bytes are the same at every build."""
+    large_blocks_from_the_system()
+    store(resources, path, key, budget)
 
 
 # The HPO lexicon's entry takes 0.65 s of CPU to serialise and compress (its rows are packed
@@ -435,18 +443,7 @@ def long_lived_objects() -> Iterator[None]:
         if was_enabled:
             gc.enable()
     gc.freeze()
-    _return_free_memory()
-
-
-def _return_free_memory() -> None:
-    """Hand the memory the load freed (the inflated sections, about 150 MB) back to the
-    system: glibc keeps freed blocks for the process otherwise, and the pages stay in its
-    resident set. Elsewhere (another C library) nothing is done."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+    return_free_memory()
 
 
 def load_knowledge_base(
@@ -481,7 +478,7 @@ def load_knowledge_base(
             lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
             morphology = parts.res.morphology
             resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
-        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store(resources, path, key, budget))):
+        if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store_fresh(resources, path, key, budget))):
             store(resources, path, key, budget)
         log.info("built the lexicon in %.1f s", time.perf_counter() - started)
     _LOADED[key, obo_path] = resources
