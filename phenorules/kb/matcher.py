@@ -158,6 +158,7 @@ class PackedRows:
 
     @classmethod
     def of(cls, rows: Iterable[str]) -> "PackedRows":
+        """Rows encoded and laid end to end, as a cache file holds them."""
         encoded = [row.encode() for row in rows]
         return cls(b"".join(encoded), array("Q", accumulate(map(len, encoded))))
 

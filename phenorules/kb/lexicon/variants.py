@@ -124,8 +124,8 @@ class VariantResources:
         word no rule applies to either way (most words)."""
         if word in self._spelt:
             return self._spelt[word]
-        found = (self._respelt(word, british=True), self._respelt(word, british=False))
-        self._spelt[word] = found = found if found[0][1] or found[1][1] else None
+        british, american = self._respelt(word, british=True), self._respelt(word, british=False)
+        found = self._spelt[word] = (british, american) if british[1] or american[1] else None
         return found
 
     def _respelt(self, word: str, british: bool) -> tuple[str, tuple[RuleRef, ...]]:
