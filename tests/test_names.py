@@ -93,6 +93,26 @@ def test_the_disease_annotations_give_names_of_two_words_or_more(diseases, tmp_p
         read_disease_names(tmp_path / "missing.hpoa")
 
 
+def test_every_row_of_the_annotation_files_is_read_whatever_the_rows_before_it(tmp_path):
+    """A file has a row per annotation, those of a disease or a gene together; a name or a
+    symbol that changes inside a run, or an id that comes back, is read too."""
+    from phenorules.stages.names import read_gene_symbols
+
+    rows = [
+        ("OMIM:1", "Ataxia type 1"), ("OMIM:1", "Ataxia type 1"), ("OMIM:1", "Ataxia type one"), ("OMIM:10", "Ataxia type 1"),
+        ("OMIM:2", "Cleft palate isolated"), ("OMIM:1", "Ataxia type 1"), ("OMIM:3", "Short stature form"),
+    ]
+    hpoa = tmp_path / "phenotype.hpoa"
+    hpoa.write_text("#a comment\ndatabase_id\tdisease_name\n" + "".join(f"{i}\t{name}\t\tHP:0000001\n" for i, name in rows), encoding="utf-8")
+    assert read_disease_names(hpoa) == {
+        ("1", "ataxia", "type"): "OMIM:1", ("ataxia", "one", "type"): "OMIM:1", ("cleft", "isolated", "palate"): "OMIM:2", ("form", "short", "stature"): "OMIM:3",
+    }
+    genes = tmp_path / "genes_to_phenotype.txt"
+    symbols = [("10", "NAT2"), ("10", "NAT2"), ("100", "ADA"), ("10", "NAT2B"), ("2", "A2M")]
+    genes.write_text("ncbi_gene_id\tgene_symbol\n" + "".join(f"{i}\t{symbol}\tHP:0000001\n" for i, symbol in symbols) + "3\tLAST", encoding="utf-8")
+    assert read_gene_symbols(genes) == {"NAT2", "ADA", "NAT2B", "A2M"}
+
+
 def test_a_guard_file_with_an_unknown_guard_is_refused(tmp_path):
     path = tmp_path / "guards.tsv"
     path.write_text("after\tgene\ninside\tgene\n", encoding="utf-8")
