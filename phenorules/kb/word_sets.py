@@ -299,7 +299,7 @@ class WordSetIndex:
                 if word in quantities:
                     # It may be left out, so the other words need not share a set with it.
                     measured.append(word)
-                elif all(word in others for others in shared):
+                elif word in shared[0] and (len(shared) == 1 or all(word in others for others in shared)):  # most runs share one set so far
                     content.append(word)
                     shared.append(partners[word])
                 else:
@@ -354,7 +354,7 @@ class WordSetIndex:
                 word = words[last]
                 if breaks[last] != phrase or word is None:
                     break
-                if not all(word in others for others in shared):
+                if not (word in shared[0] and (len(shared) == 1 or all(word in others for others in shared))):
                     if skipped or word not in partners:
                         break
                     skipped = True
