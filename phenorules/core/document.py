@@ -64,11 +64,14 @@ def kb_id(hpo_ids: tuple[str, ...] | None) -> str:
     return hpo_ids[0] if hpo_ids else NIL
 
 
+_SCALARS = (str, int, float, type(None))  # bool is an int
+
+
 def _plain(value):
     """A value of JSON's kinds with every sequence a list: msgpack gives a tuple back as a
     list (``Doc.to_bytes``), and ``DocBin`` every list as a tuple."""
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [item if isinstance(item, _SCALARS) else _plain(item) for item in value]  # no call per string of a provenance
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     return value
