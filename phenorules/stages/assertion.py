@@ -213,6 +213,8 @@ class ConText(MentionStage):
         """A header cue at the start of a line governs the mentions up to the next header of
         the note or the end of its passage; at the start of a sentence, up to its end; either
         stops at the next scope break (an inline header: ``breaks``, their characters)."""
+        if not headers:
+            return  # a category without a header cue makes no Span of each passage
         passages = list(doc.spans.get(PASSAGES, []))
         passage_index = Extents((p.start, p.end) for p in passages)
         for cue in headers:
