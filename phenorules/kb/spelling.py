@@ -21,7 +21,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
 from typing import Iterable
@@ -29,6 +29,8 @@ from zlib import crc32
 
 import numpy
 import srsly
+
+from ..core.memo import Remembered
 
 MIN_LENGTH = 7  # letters of a long word of the lexicon
 MIN_WRITTEN = MIN_LENGTH - 1  # letters of a misspelt word: a long word with one letter dropped
@@ -45,7 +47,6 @@ class SpellingIndex:
     words: list[str]  # sorted
     hashes: array  # the CRC-32 of each form (a word, or a word less one letter), sorted
     places: array  # the place in ``words`` of the word each of ``hashes`` stands for
-    _known: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, keys: Iterable[str]) -> "SpellingIndex":
@@ -71,12 +72,11 @@ class SpellingIndex:
     def candidates(self, written: str) -> tuple[str, ...]:
         """The lexicon words one edit from ``written`` (a normalised word of letters), sorted;
         none for a lexicon word itself."""
-        found = self._known.get(written)
-        if found is None:
-            if len(self._known) >= _KEPT:
-                self._known.clear()
-            found = self._known[written] = self._look_up(written)
-        return found
+        return self._candidates[written]
+
+    @cached_property
+    def _candidates(self) -> Remembered[str, tuple[str, ...]]:
+        return Remembered(self._look_up, _KEPT)
 
     def _look_up(self, written: str) -> tuple[str, ...]:
         if len(written) < MIN_WRITTEN or written in self.word_set:

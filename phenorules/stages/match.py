@@ -7,11 +7,13 @@ that produced it (``name``, ``synonym:EXACT``, a variant chain, a TSV file and l
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import cached_property
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..core.document import LOCAL, DocState, MentionStage, placed, working
+from ..core.memo import Remembered
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon import Entry
@@ -45,12 +47,14 @@ class RefinesMatches(MentionStage):
         """:meth:`term` of a phrase a stage rebuilt, remembered as written and by its key
         (the same phrase recurs in an article), and tried only when its content words could
         make one indexed term."""
-        known = self.__dict__.setdefault("_written_terms", {})
-        if phrase not in known:
-            if len(known) >= _PHRASES_KEPT:
-                known.clear()
-            known[phrase] = self._key_term(normalize_key(phrase))
-        return known[phrase]
+        return self._written_terms[phrase]
+
+    @cached_property
+    def _written_terms(self) -> Remembered[str, tuple[str, ...] | None]:
+        return Remembered(self._written_term, _PHRASES_KEPT)
+
+    def _written_term(self, phrase: str) -> tuple[str, ...] | None:
+        return self._key_term(normalize_key(phrase))
 
     def _key_term(self, key: str, fits: bool | None = None) -> tuple[str, ...] | None:
         """:meth:`phrase_term` of a lexicon key; ``fits``: :meth:`words_fit` of it, if known."""
@@ -91,13 +95,15 @@ class RefinesMatches(MentionStage):
     def known(self, word: str) -> bool:
         """A word some indexed term has (each part of a hyphenated one); remembered (the
         stages ask of the same words at every conjunction and copula)."""
-        known = self.__dict__.setdefault("_known_words", {})
-        if word not in known:
-            if len(known) >= _WORDS_KEPT:
-                known.clear()
-            word_sets = self.kb.word_sets
-            known[word] = all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
-        return known[word]
+        return self._known_words[word]
+
+    @cached_property
+    def _known_words(self) -> Remembered[str, bool]:
+        return Remembered(self._known_word, _WORDS_KEPT)
+
+    def _known_word(self, word: str) -> bool:
+        word_sets = self.kb.word_sets
+        return all(word_sets.base_word(part) in word_sets.partners for part in normalize_key(word).split())
 
     def in_written_order(self, phrase: str) -> bool:
         """Whether the lexicon has ``phrase`` whole as one term in the order it is written."""
@@ -117,12 +123,11 @@ class RefinesMatches(MentionStage):
         """The ids of ``phrase`` if the lexicon knows the whole phrase as one term, in
         its own word order or in another ('pain of the wrists' is Wrist pain); remembered
         (the stages rebuild the same phrases around every list and range)."""
-        known = self.__dict__.setdefault("_terms", {})
-        if phrase not in known:
-            if len(known) >= _PHRASES_KEPT:
-                known.clear()
-            known[phrase] = self._lexicon_term(phrase)
-        return known[phrase]
+        return self._terms[phrase]
+
+    @cached_property
+    def _terms(self) -> Remembered[str, tuple[str, ...] | None]:
+        return Remembered(self._lexicon_term, _PHRASES_KEPT)
 
     def _lexicon_term(self, phrase: str) -> tuple[str, ...] | None:
         whole = self.whole_key_entry(phrase)

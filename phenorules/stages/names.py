@@ -38,6 +38,7 @@ from spacy.tokens import Doc
 
 from ..core.document import LOCAL, MentionStage, placed, working
 from ..core.errors import InputError
+from ..core.memo import Remembered
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
 from ..kb.resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
@@ -199,7 +200,7 @@ class Names(MentionStage):
         self.diseases = diseases
         self.genes = genes
         self.loose_diseases = frozenset(self.loose_key(key) for key in diseases) if genes else frozenset()
-        self.marks = Marks(self.mark)
+        self.marks: Remembered[str, bool] = Remembered(self.mark, MARKS_KEPT)  # word -> whether it is a mark
 
     def loose_key(self, words) -> tuple[str, ...]:
         """A name's words as a disease's and a gene's long form are compared: lower case,
@@ -309,21 +310,6 @@ class Names(MentionStage):
     def mark(self, word: str) -> bool:
         lower = word.lower()
         return lower in self.guards.marks or (_NUMBER in self.guards.marks and _NUMBER_WORD.fullmatch(lower) is not None)
-
-
-class Marks(dict):
-    """Word -> whether it is a mark (:meth:`Names.mark`), read when first asked and remembered
-    up to ``MARKS_KEPT`` words."""
-
-    def __init__(self, mark):
-        super().__init__()
-        self.mark = mark
-
-    def __missing__(self, word: str) -> bool:
-        if len(self) >= MARKS_KEPT:
-            self.clear()
-        found = self[word] = self.mark(word)
-        return found
 
 
 def words_around(text: str, start: int, end: int, clause_start: int, clause_end: int) -> tuple[list[str], list[str], list[str]]:

@@ -30,6 +30,7 @@ from spacy.tokens import Doc
 
 from ..core.document import LOCAL, DocState, placed, working
 from ..core.intervals import Extents
+from ..core.memo import Remembered
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.tsv import RuleRef, read_rules
@@ -67,7 +68,7 @@ class Spelling(RefinesMatches):
     def __init__(self, kb: KnowledgeBase, words_file: Path, name_endings: list[RuleRef] = (), window: int = WINDOW):
         self.kb, self.words_file, self.window = kb, words_file, window
         self.name_endings = tuple(ref.name for ref in name_endings)
-        self._readings: dict[str, tuple[str, str] | None] = {}
+        self._readings: Remembered[str, tuple[str, str] | None] = Remembered(self._read, _KEPT)
 
     @property
     def english(self) -> WordList:
@@ -79,10 +80,6 @@ class Spelling(RefinesMatches):
 
     def reading(self, written: str) -> tuple[str, str] | None:
         """(the lexicon word, the provenance) a written word is read as, or None."""
-        if written not in self._readings:
-            if len(self._readings) >= _KEPT:
-                self._readings.clear()
-            self._readings[written] = self._read(written)
         return self._readings[written]
 
     def _read(self, written: str) -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ not Absence seizure), and is recorded as dropped with the row (``word_order:abse
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
 from spacy.language import Language
@@ -30,6 +31,7 @@ from spacy.tokens import Doc
 
 from ..core.document import LOCAL, DocState, placed, working
 from ..core.intervals import Extents
+from ..core.memo import Remembered
 from ..core.phenotype import Phenotype
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.normalize import normalize_key
@@ -148,11 +150,13 @@ class WordOrder(RefinesMatches):
     def families(self, text: str, match: Match) -> list[str]:
         """The provenance entries of the word-family rows and the quantity rows the match
         used; remembered by run and term, which recur in an article."""
-        run, term, word_sets = text[match.start : match.end], match.entry.surface, self.kb.word_sets
-        known = self.__dict__.setdefault("_families", {})
-        if (run, term) not in known:
-            if len(known) >= _FAMILIES_KEPT:
-                known.clear()
-            families = [f"{FAMILY_RULE}:{ref}" for ref in word_sets.family_rows(run, term)]
-            known[run, term] = families + [f"{QUANTITY_RULE}:{ref}" for ref in word_sets.quantity_rows(run, term)]
-        return list(known[run, term])
+        return list(self._families[text[match.start : match.end], match.entry.surface])
+
+    @cached_property
+    def _families(self) -> Remembered[tuple[str, str], list[str]]:
+        return Remembered(self._family_entries, _FAMILIES_KEPT)
+
+    def _family_entries(self, run_and_term: tuple[str, str]) -> list[str]:
+        word_sets = self.kb.word_sets
+        families = [f"{FAMILY_RULE}:{ref}" for ref in word_sets.family_rows(*run_and_term)]
+        return families + [f"{QUANTITY_RULE}:{ref}" for ref in word_sets.quantity_rows(*run_and_term)]
