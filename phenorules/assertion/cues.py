@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from itertools import accumulate
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import numpy
 from spacy.attrs import IS_SPACE, LOWER
@@ -15,9 +14,9 @@ from spacy.tokens import Doc
 from .rules import ContextRule
 
 
-@dataclass(frozen=True)
-class Cue:
-    """A trigger found in a Doc: its row and its tokens ``doc[start:end]``."""
+class Cue(NamedTuple):
+    """A trigger found in a Doc: its row and its tokens ``doc[start:end]``. A named tuple:
+    an article's thousands are made and hashed at the cost of tuples."""
 
     rule: ContextRule
     start: int
@@ -107,16 +106,22 @@ class CueMatcher:
         for low in range(0, len(before_run), BLOCK):
             high = min(low + BLOCK, len(before_run))
             block = lowers[low:high]
-            starts = numpy.isin(block, self.singles) | numpy.isin(_pair(block, lowers[low + 1 : high + 1]), self.pairs)
-            starts |= before_run[low:high] & numpy.isin(block, self.firsts)
+            # the block's distinct ids looked up, not each token; a pair only after a first token
+            distinct, inverse = numpy.unique(block, return_inverse=True)
+            first = numpy.isin(distinct, self.firsts)[inverse]
+            starts = numpy.isin(distinct, self.singles)[inverse] | (before_run[low:high] & first)
+            after_first = numpy.flatnonzero(first)
+            starts[after_first[numpy.isin(_pair(block[after_first], lowers[low + 1 + after_first]), self.pairs)]] = True
             yield from (low + start for start in numpy.flatnonzero(starts).tolist())
 
-    def __call__(self, doc: Doc) -> list[Cue]:
+    def __call__(self, doc: Doc, spaces: numpy.ndarray | None = None) -> list[Cue]:
+        """The cues of ``doc`` (``spaces``: per token, is it white space, if read already)."""
         if not len(doc):
             return []
         # read by index where a phrase may start: no list of 2M ints for a long text
         lowers = numpy.append(doc.to_array(LOWER), numpy.uint64(0))
-        passable = {i for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist() if "\n" not in doc[i].text}  # runs of spaces read through
+        spaces = doc.to_array(IS_SPACE) == 1 if spaces is None else spaces
+        passable = {i for i in numpy.flatnonzero(spaces).tolist() if "\n" not in doc[i].text}  # runs of spaces read through
         before_run = numpy.zeros(len(doc), dtype=bool)
         before_run[[i - 1 for i in passable if i]] = True
         found = set()

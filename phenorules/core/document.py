@@ -230,7 +230,7 @@ class DocState:
     def sentences(self, doc: Doc) -> list[tuple[int, int]]:
         """(start, end) of every sentence, as ``doc.sents`` gives them, read once."""
         if self._sentences is None:
-            self._sentences = sentence_offsets(doc)
+            self._sentences = sentence_offsets(doc, self.token_bounds(doc))
         return self._sentences
 
     def _bounds(self, doc: Doc) -> tuple[Sequence[int], Sequence[int]]:
@@ -239,6 +239,10 @@ class DocState:
             starts, lengths = doc.to_array([IDX, LENGTH]).astype("int64").T if len(doc) else (numpy.zeros(0, "int64"), numpy.zeros(0, "int64"))
             self._token_starts, self._token_ends = array("q", starts.tobytes()), array("q", (starts + lengths).tobytes())
         return self._token_starts, self._token_ends
+
+    def token_bounds(self, doc: Doc) -> tuple[numpy.ndarray, numpy.ndarray]:
+        """Where each token starts and ends, as numpy arrays over the same memory."""
+        return tuple(numpy.frombuffer(bounds, dtype="int64") for bounds in self._bounds(doc))  # type: ignore[return-value]
 
     def aligned(self, doc: Doc, start: int, end: int) -> bool:
         """Whether [start, end) starts and ends at token boundaries, as ``doc.char_span`` asks
@@ -257,10 +261,10 @@ class DocState:
         """Per character extent, the token indices ``[first, last + 1)`` of the tokens wholly
         inside it, as ``doc.char_span(start, end, alignment_mode="contract")`` has them (first
         >= last: none), for all extents at once."""
-        starts, ends = self._bounds(doc)
+        starts, ends = self.token_bounds(doc)
         extents = numpy.array(extents, dtype="int64").reshape(-1, 2)
-        first = numpy.searchsorted(numpy.frombuffer(starts, dtype="int64"), extents[:, 0], side="left")
-        last = numpy.searchsorted(numpy.frombuffer(ends, dtype="int64"), extents[:, 1], side="right")
+        first = numpy.searchsorted(starts, extents[:, 0], side="left")
+        last = numpy.searchsorted(ends, extents[:, 1], side="right")
         return numpy.stack([first, last], axis=1)
 
     def tokens_before(self, doc: Doc, start: int, count: int) -> tuple[str, int]:
@@ -476,17 +480,18 @@ def make_text_doc(nlp: Language, text: str, section_type: str = TEXT_SECTION_TYP
     return make_article_doc(nlp, text_article(None, text, section_type))
 
 
-def sentence_offsets(doc: Doc) -> list[tuple[int, int]]:
+def sentence_offsets(doc: Doc, bounds: tuple[numpy.ndarray, numpy.ndarray]) -> list[tuple[int, int]]:
     """(start_char, end_char) of every sentence, as ``doc.sents`` gives them, read from
-    arrays: iterating ``doc.sents`` makes a Token object per token, slow on long articles."""
+    arrays: iterating ``doc.sents`` makes a Token object per token, slow on long articles.
+    ``bounds``: where each token starts and ends (:meth:`DocState.token_bounds`)."""
     if not len(doc):
         return []
     firsts = numpy.flatnonzero(doc.to_array([SENT_START]).astype("int64") == 1)
     if not len(firsts) or firsts[0] != 0:
         firsts = numpy.concatenate(([0], firsts))
     lasts = numpy.concatenate((firsts[1:] - 1, [len(doc) - 1]))
-    starts, lengths = doc.to_array([IDX, LENGTH]).astype("int64").T
-    return list(zip(starts[firsts].tolist(), (starts[lasts] + lengths[lasts]).tolist()))
+    starts, ends = bounds
+    return list(zip(starts[firsts].tolist(), ends[lasts].tolist()))
 
 
 def longest_spans(spans: Iterable[Span]) -> list[Span]:

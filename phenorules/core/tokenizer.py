@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from sys import intern
 from typing import Iterable, Iterator
 
 import spacy
@@ -19,6 +18,7 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..kb.lexicon.normalize import marks_in
+from .memo import one_object_each
 
 # A word-character run or any other non-space character, with the one space after it
 # (that token's trailing space), or a white-space run that is a token of its own, as in spaCy.
@@ -41,7 +41,7 @@ class WordTokenizer:
         pieces = self._pieces(text)
         # One string per distinct word, and the pieces gone before the Doc is made: a long
         # text's peak memory is its Doc's, not three copies of its words.
-        words = [intern(token or white_space) for token, _, white_space in pieces]
+        words = one_object_each([token or white_space for token, _, white_space in pieces])
         spaces = [space == " " for _, space, _ in pieces]
         del pieces
         return Doc(self.vocab, words=words, spaces=spaces)

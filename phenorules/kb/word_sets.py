@@ -25,7 +25,6 @@ from __future__ import annotations
 from bisect import bisect_right
 import re
 from array import array
-from sys import intern
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 import srsly
 
+from ..core.memo import one_object_each
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
@@ -432,7 +432,7 @@ class WordTable(NamedTuple):
 
 def word_table(text: str) -> WordTable:
     normal = normalize_text(text)
-    parts = list(map(intern, _WORDS_AND_GAPS.split(normal)))  # gap, word, gap, ..., word, gap: one scan
+    parts = one_object_each(_WORDS_AND_GAPS.split(normal))  # gap, word, gap, ..., word, gap: one scan
     words = len(parts) // 2
     return WordTable(normal, parts[1::2], parts[0::2], array("q", accumulate(map(len, parts)))[0 : 2 * words : 2])
 

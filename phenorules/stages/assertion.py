@@ -44,7 +44,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import numpy
-from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, LENGTH, SENT_START
+from spacy.attrs import IS_ALPHA, IS_DIGIT, IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -127,11 +127,12 @@ class ConText(MentionStage):
         mentions = sorted((_Mention(doc, state, record) for record in state.mentions), key=lambda span: (span.start, span.end))
         for mention in state.mentions:  # a Doc run again starts plain
             mention.assertions, mention.cues = (), []
-        counted = counted_words(doc, state, mentions, self.scope.list_openers)
+        spaces = doc.to_array(IS_SPACE) == 1
+        counted = counted_words(doc, state, mentions, self.scope.list_openers, spaces)
         words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, state, counted)))
         sentence_starts = sentence_token_starts(doc)
         skipped = self.skipped(doc, state.text, mentions, sentence_starts)
-        cues = self.cues(doc)
+        cues = self.cues(doc, spaces)
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
         breaks = [found.start() for found in self.scope.breaks.finditer(state.text)]
         cuts = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
@@ -387,8 +388,9 @@ def sentence_token_starts(doc: Doc) -> list[int]:
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
-def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers: re.Pattern) -> numpy.ndarray:
-    """Per token: is it a word that uses up a cue's window?
+def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers: re.Pattern, spaces: numpy.ndarray) -> numpy.ndarray:
+    """Per token: is it a word that uses up a cue's window? (``spaces``: per token, is it
+    white space)
 
     A word is an alphanumeric token outside phenotype mentions and outside brackets: the
     findings listed after a cue ("no A, B, C or D") and an aside ("no signs (clinical or
@@ -398,8 +400,9 @@ def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers
     # (or white-space run) a token of its own, so words are the non-space tokens that are
     # longer than one character, alphabetic or numeric.
     # one attribute at a time: four columns of 64-bit values are 64 MB for a 2M-token text
-    counted = (doc.to_array(IS_ALPHA) == 1) | (doc.to_array(IS_DIGIT) == 1) | (doc.to_array(LENGTH) > 1)
-    counted &= doc.to_array(IS_SPACE) == 0
+    starts, ends = state.token_bounds(doc)
+    counted = (doc.to_array(IS_ALPHA) == 1) | (doc.to_array(IS_DIGIT) == 1) | (ends - starts > 1)
+    counted &= ~spaces
     text = state.text
     asides = [(found.start() + 1, found.end() - 1) for found in re.finditer(r"\([^()\n]*\)", text)]
     asides += [found.span() for found in list_openers.finditer(text)]
