@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.core.patterns import by_first_character, first_class, literal_alternation
+from phenorules.core.patterns import by_first_character, first_class, literal_alternation, tried_where_it_starts
 
 TEXT = "Her OFC was -2.8 SD (P<3); height 92 cm, below the 3rd centile; BMI: 31. z = -2.4; \u00b1 1 SD, [P3] ok\tfin-de"
 
@@ -69,3 +69,41 @@ def test_a_literal_alternation_grouped_by_first_character_matches_as_the_plain_o
     plain = re.compile("|".join(map(re.escape, words)))
     grouped = re.compile(literal_alternation(words))
     assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+
+CUE_TEXT = st.text(alphabet=st.sampled_from([*"etalisrHBENpond,mMP1()+✓\u017f\u212a' "]), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(CUE_TEXT)
+def test_every_patient_cue_row_behind_its_look_ahead_answers_as_the_row(text):
+    """patients.rules.tried_where_it_starts puts the look-ahead inside the row's (?i:...):
+    search, match and fullmatch answer as the row's own pattern does, 'ſ' and the Kelvin
+    sign (which fold to 's' and 'k') included."""
+    from phenorules.kb.resources import data_file
+    from phenorules.patients.rules import read_cues
+
+    path = data_file("rules", "patient_cues.tsv", None)
+    rows = [line.split("\t")[2].rstrip("\n") for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    cues = read_cues(path).rows
+    assert len(cues) == len(rows) and sum(cue.regex.pattern != row for cue, row in zip(cues, rows)) >= 10
+    for cue, row in zip(cues, rows):
+        plain = re.compile(row)
+        for method in ("search", "match", "fullmatch"):
+            found, expected = getattr(cue.regex, method)(text), getattr(plain, method)(text)
+            assert (found and found.span()) == (expected and expected.span()), (cue.name, method)
+
+
+@pytest.mark.parametrize(
+    "pattern, flags, compiled",
+    [
+        (r"\b(?:such\s+as|including)\b", re.IGNORECASE, r"(?=[is])(?:\b(?:such\s+as|including)\b)"),
+        (r"(?i:\bet\s+al\b|\bis\b)", 0, r"(?i:(?=[ei])(?:\bet\s+al\b|\bis\b))"),
+        (r"\bHead(?i:er)\b", 0, r"\bHead(?i:er)\b"),  # flags inside: letters there fold, a class outside would not
+        (r"(?i:a)|b", 0, r"(?i:a)|b"),  # not wholly caseless: the same
+        (r".x", 0, r".x"),  # may start anywhere
+    ],
+)
+def test_a_pattern_is_tried_behind_its_look_ahead_only_where_its_letters_fold_alike(pattern, flags, compiled):
+    assert tried_where_it_starts(pattern, flags).pattern == compiled

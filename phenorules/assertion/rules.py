@@ -9,6 +9,7 @@ from itertools import product
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.patterns import tried_where_it_starts
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 
 CATEGORIES = ("NEGATED_EXISTENCE", "POSSIBLE_EXISTENCE", "HYPOTHETICAL", "HISTORICAL", "FAMILY")
@@ -82,7 +83,7 @@ class ScopeRules:
 def phrases_pattern(phrases: list[str]) -> re.Pattern:
     """One regex for whole-word phrases, longest first; '#' is any number."""
     alternatives = [re.escape(p.lower()).replace(r"\ ", r"\s+").replace(re.escape(_NUMBER), r"\d+") for p in sorted(phrases, key=len, reverse=True)]
-    return re.compile(rf"\b(?:{'|'.join(alternatives) or '(?!)'})\b", re.IGNORECASE)
+    return tried_where_it_starts(rf"\b(?:{'|'.join(alternatives) or '(?!)'})\b", re.IGNORECASE)
 
 
 def read_scope_rules(path: Path) -> ScopeRules:
@@ -91,7 +92,7 @@ def read_scope_rules(path: Path) -> ScopeRules:
         phrases_pattern([ref.name for ref in grouped["own_case"]]),
         phrases_pattern([ref.name for ref in grouped["list_opener"]]),
         tuple((phrases_pattern([ref.name]), ref) for ref in grouped["own_case"]),
-        re.compile("|".join(f"(?:{checked_regex(path, ref)})" for ref in grouped["scope_break"]) or "(?!)"),
+        tried_where_it_starts("|".join(f"(?:{checked_regex(path, ref)})" for ref in grouped["scope_break"]) or "(?!)"),
     )
 
 

@@ -5,7 +5,8 @@ characters its matches start with, a look-ahead put before an alternative, so th
 position none of them stands at costs one class test instead of a try of the whole
 alternative; :func:`by_first_character` and :func:`literal_alternation` group an
 alternation's words by their first character, so that a position tries the words of its
-character only. None of them changes a match."""
+character only; :func:`tried_where_it_starts` compiles a rule's pattern behind its
+look-ahead. None of them changes a match."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ _REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sr
 _CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_WORD: r"\w"}
 # (class items, nullable): the items a first character matches; None for any character
 _First = tuple[set[str] | None, bool]
+_INLINE_FLAGS = re.compile(r"\(\?[aiLmsux-]")  # (?i), (?i:...), (?-i:...)
 
 
 def first_class(pattern: str, flags: int = 0) -> str:
@@ -122,3 +124,39 @@ def literal_alternation(words: list[str]) -> str:
     for word in words:
         groups.setdefault(word[:1], []).append(re.escape(word[1:]))
     return "|".join(f"{re.escape(first)}(?:{'|'.join(rests)})" if rests != [""] else re.escape(first) for first, rests in groups.items())
+
+
+def tried_where_it_starts(pattern: str, flags: int = 0) -> re.Pattern:
+    """``pattern`` compiled behind its :func:`first_class` look-ahead: the same matches,
+    and a position none can start at costs one class test, not a try of every alternative.
+    A pattern written wholly as ``(?i:...)`` gets the look-ahead inside, where its letters
+    fold; one that sets flags anywhere else keeps none."""
+    body = caseless_body(pattern)
+    if body is not None:
+        ahead = first_class(body, flags | re.IGNORECASE)
+        return re.compile(f"(?i:{ahead}(?:{body}))" if ahead else pattern, flags)
+    ahead = "" if _INLINE_FLAGS.search(pattern) else first_class(pattern, flags)
+    return re.compile(f"{ahead}(?:{pattern})" if ahead else pattern, flags)
+
+
+def caseless_body(pattern: str) -> str | None:
+    """The inside of a pattern written wholly as ``(?i:...)``, else None."""
+    if not (pattern.startswith("(?i:") and pattern.endswith(")")):
+        return None
+    depth, escaped, in_class = 0, False, False
+    for i, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and i != len(pattern) - 1:
+                return None  # the wrapper closes before the end: '(?i:a)|b'
+    return pattern[4:-1]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..core.errors import InputError
+from ..core.patterns import caseless_body, tried_where_it_starts
 from ..kb.lexicon.tsv import RuleRef, read_rules
 from .prefilter import Occurrences, Prefilter, WordScan, prefilter
 
@@ -41,29 +42,6 @@ class MentionPattern:
             return self.regex.finditer(text)
         regex, scanned = (self.regex, text) if self.lower_regex is None else (self.lower_regex, lowered)
         return regex.finditer(scanned) if self.prefilter is None else self.prefilter.finditer(regex, scanned, lowered, found)
-
-
-def caseless_body(pattern: str) -> str | None:
-    """The inside of a pattern written wholly as ``(?i:...)``, else None."""
-    if not (pattern.startswith("(?i:") and pattern.endswith(")")):
-        return None
-    depth, escaped, in_class = 0, False, False
-    for i, char in enumerate(pattern):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0 and i != len(pattern) - 1:
-                return None  # the wrapper closes before the end: '(?i:a)|b'
-    return pattern[4:-1]
 
 
 @dataclass(frozen=True)
@@ -206,7 +184,7 @@ def read_cues(path: Path) -> Cues:
     cues = []
     for ref, (name, kind, pattern) in _rows(path, 3):
         regex = pattern_row(path, ref.line, name, kind, pattern, CUE_KINDS, "cue kind")
-        cues.append(Cue(name, kind, regex, str(ref)))
+        cues.append(Cue(name, kind, tried_where_it_starts(regex.pattern), str(ref)))  # searched in every sentence with a finding
     return Cues(tuple(cues))
 
 
