@@ -375,3 +375,41 @@ def test_pseudo_triggers_cancel_the_cues_every_pairwise_comparison_would(found):
         and not any((cue.start < p.end and cue.end > p.start) or cue.start == p.end for p in pseudo if p.rule.category == cue.rule.category)
     ]
     assert not_cancelled(cues) == sorted(pairwise, key=lambda cue: (cue.start, cue.end, cue.rule.ref))
+
+
+REACH_SENTENCES = [
+    "There was no evidence of cleft palate.",
+    "No genetic testing was done.",
+    "Family history:\nHer brother had seizures.",
+    "He had no further seizures.",
+    "Hypotonia was not observed.",
+    "The presence or absence of ataxia varies.",
+    "Past medical history: seizures.",
+    "She was seen at two years.",
+    "Rule out hypotonia.",
+    "no",
+    "Not only ataxia.",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(REACH_SENTENCES), min_size=1, max_size=6))
+def test_cues_found_only_in_sentences_with_a_mention_assert_as_cues_found_everywhere(mini_nlp, sentences):
+    """The stage looks for cues only in the sentences where a mention starts (and for
+    pseudo-triggers and section headers everywhere): every mention gets the flags, cues
+    and provenance that cues found in the whole text give it."""
+    from unittest import mock
+
+    import numpy
+
+    from phenorules.stages import assertion
+
+    def read(nlp, text):
+        doc = nlp(make_text_doc(nlp, text))
+        return [(span.start_char, span._.negex, span._.assertion_cues, span._.provenance) for span in doc.spans[PHENOTYPES]]
+
+    text = " ".join(sentences)
+    everywhere = lambda starts, sentence_starts, length: numpy.ones(length, dtype=bool)  # noqa: E731
+    with mock.patch.object(assertion, "sentences_holding", everywhere):
+        expected = read(mini_nlp, text)
+    assert read(mini_nlp, text) == expected

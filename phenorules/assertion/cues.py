@@ -82,11 +82,14 @@ class CueMatcher:
         words = getattr(nlp.tokenizer, "words", None) or (lambda phrase: [token.text for token in nlp.make_doc(phrase)])
         strings = nlp.vocab.strings
         self.trie: _Node = ({}, [])
+        anywhere = set()
         for index, rule in enumerate(rules):
             for phrase in rule.phrases:
                 tokens = words(phrase)
                 if not tokens:
                     continue
+                if rule.direction in FOUND_ANYWHERE:
+                    anywhere.add(strings.add(tokens[0].lower()))
                 node = self.trie
                 for token in tokens:
                     node = node[0].setdefault(strings.add(token.lower()), ({}, []))
@@ -98,11 +101,13 @@ class CueMatcher:
         self.singles = numpy.array(sorted(first for first, node in self.trie[0].items() if node[1]), dtype="uint64")
         two = numpy.array([(first, second) for first, node in self.trie[0].items() for second in node[0]], dtype="uint64").reshape(-1, 2)
         self.pairs = numpy.unique(_pair(two[:, 0], two[:, 1]))
+        self.anywhere = numpy.array(sorted(anywhere), dtype="uint64")  # the first words of FOUND_ANYWHERE rows
 
-    def starts(self, lowers: numpy.ndarray, before_run: numpy.ndarray) -> Iterator[int]:
+    def starts(self, lowers: numpy.ndarray, before_run: numpy.ndarray, reach: numpy.ndarray | None) -> Iterator[int]:
         """The tokens a phrase may start at: a phrase of one token, the first two of a longer
         one, or a first token before a run of spaces (``lowers``: the LOWER ids and a 0 after
-        the last), found block by block."""
+        the last), found block by block; only in ``reach`` but for the first words of the
+        rows found anywhere."""
         for low in range(0, len(before_run), BLOCK):
             high = min(low + BLOCK, len(before_run))
             block = lowers[low:high]
@@ -112,10 +117,14 @@ class CueMatcher:
             starts = numpy.isin(distinct, self.singles)[inverse] | (before_run[low:high] & first)
             after_first = numpy.flatnonzero(first)
             starts[after_first[numpy.isin(_pair(block[after_first], lowers[low + 1 + after_first]), self.pairs)]] = True
+            if reach is not None:
+                starts &= reach[low:high] | numpy.isin(distinct, self.anywhere)[inverse]
             yield from (low + start for start in numpy.flatnonzero(starts).tolist())
 
-    def __call__(self, doc: Doc, spaces: numpy.ndarray | None = None) -> list[Cue]:
-        """The cues of ``doc`` (``spaces``: per token, is it white space, if read already)."""
+    def __call__(self, doc: Doc, spaces: numpy.ndarray | None = None, reach: numpy.ndarray | None = None) -> list[Cue]:
+        """The cues of ``doc`` (``spaces``: per token, is it white space, if read already);
+        with ``reach`` (per token: can a cue that starts there matter), those that start in
+        it, and the pseudo-triggers and section headers wherever they start."""
         if not len(doc):
             return []
         # read by index where a phrase may start: no list of 2M ints for a long text
@@ -125,7 +134,7 @@ class CueMatcher:
         before_run = numpy.zeros(len(doc), dtype=bool)
         before_run[[i - 1 for i in passable if i]] = True
         found = set()
-        for start in self.starts(lowers, before_run):
+        for start in self.starts(lowers, before_run, reach):
             node, end = self.trie[0].get(int(lowers[start])), start + 1
             while node is not None:
                 if node[1]:
@@ -138,6 +147,9 @@ class CueMatcher:
 
 
 BLOCK = 1 << 16  # tokens whose phrase starts are found at once: numpy's temporaries stay a few MB
+# Rows whose cues act outside the sentence they start in, or on cues of another sentence
+# (a pseudo-trigger across a sentence end): found wherever a caller's reach ends.
+FOUND_ANYWHERE = frozenset({"pseudo", "section"})
 
 
 def _pair(first: numpy.ndarray, second: numpy.ndarray) -> numpy.ndarray:

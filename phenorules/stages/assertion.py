@@ -132,7 +132,7 @@ class ConText(MentionStage):
         words = _Words(mentions, [span.start for span in mentions], word_positions(counted), word_positions(aside_free(doc, state, counted)))
         sentence_starts = sentence_token_starts(doc)
         skipped = self.skipped(doc, state.text, mentions, sentence_starts)
-        cues = self.cues(doc, spaces)
+        cues = self.cues(doc, spaces, sentences_holding(words.starts, sentence_starts, len(doc)))
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
         breaks = [found.start() for found in self.scope.breaks.finditer(state.text)]
         cuts = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
@@ -408,6 +408,15 @@ def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers
     asides += [found.span() for found in list_openers.finditer(text)]
     mentions = numpy.array([(span.start, span.end) for span in spans], dtype="int64").reshape(-1, 2)
     return counted & ~covered(len(doc), numpy.concatenate([mentions, state.inner_tokens(doc, asides)]))
+
+
+def sentences_holding(mention_starts: list[int], sentence_starts: list[int], length: int) -> numpy.ndarray:
+    """Per token: is it in a sentence where a mention starts? Only there can a cue that
+    starts in it decide one: a scope never leaves its sentence (the pseudo-triggers and
+    section headers, which do, the cue matcher finds everywhere)."""
+    bounds = numpy.array([*sentence_starts, length], dtype="int64")
+    holding = numpy.unique(numpy.searchsorted(bounds, numpy.array(mention_starts, dtype="int64"), side="right") - 1)
+    return covered(length, numpy.stack([bounds[holding], bounds[holding + 1]], axis=1))
 
 
 def covered(length: int, extents: numpy.ndarray) -> numpy.ndarray:
