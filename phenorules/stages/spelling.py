@@ -85,13 +85,12 @@ class Spelling(RefinesMatches):
     def _read(self, written: str) -> tuple[str, str] | None:
         if len(written) < MIN_WRITTEN or not written.isalpha():
             return None
-        candidates = self.kb.spelling.candidates(written)
-        if not candidates:
-            return None
         morphology = self.kb.word_sets.morphology
-        base = morphology.base
-        if base(written) in morphology.vocabulary or written in self.english:
-            return None  # a form of a word of the ontology the morphology knows, or an English word
+        if morphology.base(written) in morphology.vocabulary:
+            return None  # a form of a word of the ontology the morphology knows (most words of a text: asked first)
+        candidates = self.kb.spelling.candidates(written)
+        if not candidates or written in self.english:
+            return None  # no lexicon word one edit away, or an English word
         if len({morphology.singular(word) for word in candidates}) > 1:
             return None  # one edit from different words, not the singular and plural of one: which is meant is unknown
         word = candidates[0]
