@@ -175,3 +175,15 @@ def test_sortedness_read_piece_by_piece_is_the_whole_lists(words, piece):
 
     data = b"\n" + b"".join(word.encode() + b"\n" for word in words)
     assert _sorted_lines(data, piece) == all(a < b for a, b in zip(words, words[1:]))
+
+
+def test_the_shipped_word_lists_are_sorted_and_read_unchecked(tmp_path):
+    """The package's own lists are checked here, not at each start; a list given by a
+    setting is checked when read."""
+    from phenorules.kb.resources import data_dir
+
+    for name in ("english_words.txt.gz", "british_spellings.txt.gz"):
+        assert WordList.read(data_dir("lexicons") / name).data.startswith(b"\n")
+    path = tmp_path / "unsorted.txt.gz"
+    path.write_bytes(gzip.compress(b"b\na\n"))
+    assert WordList.read(path, checked=False).data == b"\nb\na\n"

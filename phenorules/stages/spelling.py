@@ -75,7 +75,7 @@ class Spelling(RefinesMatches):
         """The English word list, read when a word is first one edit from a lexicon word."""
         words = self.__dict__.get("_english")
         if words is None:
-            words = self.__dict__["_english"] = WordList.read(self.words_file)
+            words = self.__dict__["_english"] = WordList.read(self.words_file, checked=Path(self.words_file) != data_file("lexicons", ENGLISH_WORDS))
         return words
 
     def reading(self, written: str) -> tuple[str, str] | None:
