@@ -479,3 +479,12 @@ def test_a_severity_range_without_to_is_still_searched_for(tmp_path):
     mention = Phenotype(start, start + len("intellectual disability"), "intellectual disability", ("HP:0001249",), "Intellectual disability", ["synonym"])
     found = stage.severity_range(Context(doc, working(doc), mention))
     assert (text[found.start : found.end], found.hpo_ids) == ("mild or moderate intellectual disability", ("HP:0002342",))
+
+
+def test_a_severity_ranges_file_without_rows_reads_no_range(tmp_path):
+    """A rules file that lists no range (or a list kind no row names) makes a pattern that
+    never matches, not one that matches the empty text before every mention."""
+    ranges = tmp_path / "severity_ranges.tsv"
+    ranges.write_text("# phrase\tdegree\n", encoding="utf-8")
+    nlp = build_pipeline(hpo=MINI_OBO, kb={"use_cache": False}, stage_config={"coordination": {"ranges_file": str(ranges)}})
+    assert mentions(nlp, "She had mild to moderate intellectual disability.") == [("moderate intellectual disability", "HP:0002342")]

@@ -24,9 +24,10 @@ def read_list_words(path: Path) -> dict[str, tuple[str, ...]]:
     return {kind: tuple(sorted((word.lower() for word in listed), key=len, reverse=True)) for kind, listed in words.items()}
 
 
-def _alternation(phrases) -> str:
-    """A regex alternative for each phrase; its spaces also match hyphens ('mild-to-moderate')."""
-    return "|".join(re.escape(p).replace(r"\ ", r"[\s-]+") for p in phrases)
+def phrase_alternation(phrases) -> str:
+    """A regex alternative for each phrase; its spaces also match hyphens ('mild-to-moderate').
+    No phrase (a rules file without rows of a kind): a pattern that never matches."""
+    return "|".join(re.escape(p).replace(r"\ ", r"[\s-]+") for p in phrases) or "(?!)"
 
 
 class DistributedLists:
@@ -36,7 +37,7 @@ class DistributedLists:
 
     def compile_lists(self, list_words: dict[str, tuple[str, ...]], min_list_items: int) -> None:
         """The patterns of a list of ``min_list_items`` items or more and of its finding."""
-        words = {kind: _alternation(listed) or "(?!)" for kind, listed in list_words.items()}
+        words = {kind: phrase_alternation(listed) for kind, listed in list_words.items()}
         self.item_list = re.compile(
             rf"\b{_LIST_ITEM}(?:, {_LIST_ITEM}){{{min_list_items - 2},}},? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE
         )

@@ -35,7 +35,7 @@ from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_tsv
 from ..kb.word_sets import WordTable, word_table
 from ..kb.resources import data_file
 from .compounds import Compound, Reading, UnitBases, joined, merge, pairwise_partners, unit_ending_at, words_of
-from .coordinated_lists import DistributedLists, read_list_words
+from .coordinated_lists import DistributedLists, phrase_alternation, read_list_words
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 from .ordinals import OrdinalReadings, Ordinals, read_ordinals
@@ -82,11 +82,6 @@ def read_rules(coordination_file: Path, ranges_file: Path, lists_file: Path, ord
     refs = {(p, ref.name): ref for p, listed in grouped.items() for ref in listed}
     ordinals = read_ordinals(data_file("rules", "ordinals.tsv", ordinals_file))
     return CoordinationRules(conjunctions, ranges, read_list_words(lists_file), refs, ordinals, participles)
-
-
-def _alternation(phrases) -> str:
-    """A regex alternative for each phrase; its spaces also match hyphens ('mild-to-moderate')."""
-    return "|".join(re.escape(p).replace(r"\ ", r"[\s-]+") for p in phrases)
 
 
 @Language.factory(
@@ -148,7 +143,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
         self.rules = rules
         self.kb = kb
         self.patterns = patterns
-        conj = {p: _alternation(c) for p, c in rules.conjunctions.items()}
+        conj = {p: phrase_alternation(c) for p, c in rules.conjunctions.items()}
         self.inner = re.compile(rf"({_WORD}(?:\s+{_WORD})+)\s*(?:{conj['inner_modifier']})\s*({_WORD})", re.IGNORECASE)
         elided = sorted(set(rules.conjunctions["shared_head"]) | set(rules.conjunctions["shared_modifier"]), key=len, reverse=True)
         spelled = lambda listed, alnum: "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in listed if c[0].isalnum() == alnum) or "(?!)"  # noqa: E731
@@ -166,7 +161,7 @@ class Coordination(OrdinalReadings, DistributedLists, RefinesMatches):
             re.IGNORECASE,
         )
         # The text before a mention ends without its last token's trailing space.
-        self.full_range = re.compile(rf"\b({_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
+        self.full_range = re.compile(rf"\b({phrase_alternation(rules.severity_ranges)})\s*$", re.IGNORECASE)
         self.open_range = re.compile(rf"\b({_WORD})[\s-]+to[\s-]*$", re.IGNORECASE)
         # Both range patterns need the word "to" (the full one if each row holds it): a text
         # before a mention without it is not searched.
