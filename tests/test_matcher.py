@@ -134,3 +134,17 @@ def test_non_overlapping_keeps_the_given_order_on_a_tie(spans):
         if all(tagged.end <= c.start or tagged.start >= c.end for c in chosen):
             chosen.append(tagged)
     assert non_overlapping(candidates, lambda t: (t.start - t.end, t.start)) == sorted(chosen, key=lambda t: (t.start, t.end))
+
+
+def test_rows_packed_in_the_lexicon_s_order_are_the_rows_in_key_order(mini_ontology):
+    """A build packs every row reading the entries in the lexicon's own order, then lays
+    the rows out by key, as the cache holds them."""
+    from phenorules.kb.matcher import LexiconRows, PackedRows, key_order
+
+    lexicon = build_lexicon(mini_ontology, data_dir("lexicons"))
+    rows = LexiconRows(key_order(lexicon), lexicon.entries)
+    assert list(lexicon.entries) != rows.keys  # the two orders differ
+    packed = PhraseMatcher(lexicon, packed=True).rows
+    assert isinstance(packed, PackedRows) and isinstance(PhraseMatcher(lexicon).rows, LexiconRows)
+    assert list(packed) == list(rows) and len(packed) == len(lexicon) > 100
+    assert packed.text == "".join(rows).encode()

@@ -62,7 +62,7 @@ class KnowledgeBase:
         """``morphology`` is the variant generator's, so both know one notion of a word. A
         large lexicon's word-set index and spelling index are built in a forked process
         (:mod:`.forking`) while this one builds the matcher, packs its rows and reads the
-        head words, what the cache stores (:meth:`~.matcher.PhraseMatcher.pack_rows`): they
+        head words, what the cache stores (:class:`~.matcher.PhraseMatcher`'s ``packed``): they
         share nothing but the lexicon and the row order."""
         pool = forked_pool(1, (lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
         if pool is None:
@@ -73,8 +73,7 @@ class KnowledgeBase:
         else:
             with pool:
                 built = pool.submit(_indexes_in_worker)
-                matcher = PhraseMatcher(lexicon)
-                matcher.pack_rows()
+                matcher = PhraseMatcher(lexicon, packed=True)
                 heads = head_words(ontology, morphology)
                 word_sets_bytes, spelling_bytes = built.result()
                 word_sets, spelling = WordSetIndex.from_bytes(word_sets_bytes), SpellingIndex.from_bytes(spelling_bytes)
