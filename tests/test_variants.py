@@ -315,3 +315,25 @@ def test_chain_steps_do_not_change_which_chain_is_kept():
 def test_keys_normalised_together_are_each_phrase_normalised_alone(phrases):
     """normalize_keys normalises the joined phrases at once; each key must be the phrase's own."""
     assert normalize_keys(phrases) == [normalize_key(phrase) for phrase in phrases]
+
+
+def test_a_stage_s_screen_passes_by_only_forms_its_rule_makes_nothing_of(ontology_spellings):
+    """A screen reads the words of all the forms of a stage at once: where it says no, the
+    rule makes nothing of any of them, so the variants are those of calling the rule on
+    each form."""
+    from phenorules.kb.lexicon.variants import RULE_SCREENS, RULE_STAGES, variant_stages
+
+    res, words = ontology_spellings
+    phrases = [" ".join(words[i : i + 3]) for i in range(0, len(words) - 3, 7)]
+    phrases += [f"{form} of the {word}" for form, word in zip(sorted(res.noun_adjectives), words[::50])]
+    groups = [phrases[i : i + 3] for i in range(0, len(phrases), 3)]
+    rules = dict(RULE_STAGES)
+    for name, screen in RULE_SCREENS.items():
+        passed_by = [group for group in groups if not screen(" ".join(group), res)]
+        assert 0 < len(passed_by) < len(groups), name
+        assert all(rules[name](phrase, res) == [] for group in passed_by for phrase in group), name
+    stages = variant_stages(res)
+    unscreened = [stage[:2] for stage in stages]
+    assert any(len(stage) == 3 for stage in stages)
+    made = [chain_rules(phrase, stages, 3) for phrase in phrases[::5]]
+    assert made == [chain_rules(phrase, unscreened, 3) for phrase in phrases[::5]] and sum(map(len, made)) > 500

@@ -174,6 +174,11 @@ class VariantResources:
         return {adjective: tuple(sorted(listed)) for adjective, listed in nouns.items()}
 
     @cached_property
+    def noun_adjective_words(self) -> frozenset[str]:
+        """The nouns and adjectives of :attr:`noun_adjectives`."""
+        return frozenset(self.noun_adjectives) | frozenset(self.adjective_nouns)
+
+    @cached_property
     def anatomy_nouns(self) -> dict[str, str]:
         """Anatomy adjective -> its noun ('maxillary' -> 'maxilla')."""
         return {adjective: noun for noun, adjective in self.anatomy_adjectives.items()}
@@ -263,6 +268,12 @@ def comma_inversion(phrase: str, res: VariantResources) -> list[str]:
     return [f"{modifier} {head}"] if head and modifier else []
 
 
+def noun_adjective_screen(text: str, res: VariantResources) -> bool:
+    """Whether :func:`noun_adjective` may make anything of a phrase of the words of
+    ``text``: one of them is a noun or an adjective of the table."""
+    return not res.noun_adjective_words.isdisjoint(text.split(" "))
+
+
 def noun_adjective(phrase: str, res: VariantResources) -> list[str]:
     """'hypoplasia of the X' <-> 'X hypoplasia' <-> 'hypoplastic X'."""
     out: list[str] = []
@@ -290,6 +301,12 @@ def rewrite(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
     if screen is not None and screen.fullmatch(phrase) is None:
         return []
     return [(variant, f"rewrite:{rule.ref}") for rule in res.rewrites for variant in rule.apply(phrase)]
+
+
+def anatomy_adjective_screen(text: str, res: VariantResources) -> bool:
+    """Whether :func:`anatomy_adjective` may make anything of a phrase of the words of
+    ``text``: one of them is an organ noun or adjective."""
+    return not res.anatomy_words.isdisjoint(text.split(" "))
 
 
 def anatomy_adjective(phrase: str, res: VariantResources) -> list[str]:
@@ -322,6 +339,15 @@ def _replaced(word: str, places: list[int], old: str, new: str) -> str:
     return word
 
 
+def spelling_screen(text: str, res: VariantResources) -> bool:
+    """Whether :func:`spelling` may make anything of a phrase of the words of ``text``: a
+    rule respells one of them."""
+    if not _holds_any(res.spelling_fragments, text):
+        return False
+    known = res._spelt
+    return any((known[word] if word in known else res.spelt(word)) is not None for word in set(text.split(" ")))
+
+
 def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
     """The phrase with every word in its British spelling, and with every word in its
     American one ('cavernous hemangioma' -> 'cavernous haemangioma'; 'haemolytic anaemia'
@@ -344,6 +370,15 @@ def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
         if made != phrase:
             out.append((made, f"spelling:{refs[0].file}:{','.join(str(ref.line) for ref in refs)}"))
     return out
+
+
+def join_split_screen(text: str, res: VariantResources) -> bool:
+    """Whether :func:`join_split` may make anything of a phrase of the words of ``text``:
+    some word splits after a prefix or ends with one."""
+    if not _holds_any(res.prefix_fragments, text):
+        return False
+    known = res._prefixes
+    return any(splits or ends for splits, ends in (known[word] if word in known else res.prefixes_of(word) for word in set(text.split(" "))))
 
 
 def join_split(phrase: str, res: VariantResources) -> list[str]:
@@ -385,6 +420,16 @@ RULE_STAGES: tuple[tuple[str, Rule], ...] = (
     ("join_split", join_split),
 )
 RULE_NAMES = tuple(name for name, _ in RULE_STAGES)
+# A rule that changes a phrase only through some of its words has a screen that tells from
+# the words of all the forms of a stage at once whether the rule may change any of them:
+# most forms hold no such word, and the stage is then passed by with one test, not a call
+# per form (the ontology's 40,000 phrases make 400,000 forms).
+RULE_SCREENS: dict[str, Callable[[str, VariantResources], bool]] = {
+    "noun_adjective": noun_adjective_screen,
+    "anatomy_adjective": anatomy_adjective_screen,
+    "spelling": spelling_screen,
+    "join_split": join_split_screen,
+}
 
 
 def generate_variants(
@@ -395,27 +440,31 @@ def generate_variants(
     return chain_rules(phrase, variant_stages(res, rules), max_chain)
 
 
-def variant_stages(res: VariantResources, rules: Iterable[str] = RULE_NAMES) -> list[tuple[str, Callable[[str], list]]]:
-    """The enabled rules in stage order, each bound to ``res``: what :func:`chain_rules`
-    takes, made once for many phrases."""
+def variant_stages(res: VariantResources, rules: Iterable[str] = RULE_NAMES) -> list[tuple]:
+    """The enabled rules in stage order, each bound to ``res`` with its screen, if it has
+    one: what :func:`chain_rules` takes, made once for many phrases."""
     enabled = set(rules)
-    return [(name, _bound(rule, res)) for name, rule in RULE_STAGES if name in enabled]
+    return [(name, _bound(rule, res), *([_bound(RULE_SCREENS[name], res)] if name in RULE_SCREENS else [])) for name, rule in RULE_STAGES if name in enabled]
 
 
 def _bound(rule: Rule, res: VariantResources) -> Callable[[str], list]:
     return lambda phrase: rule(phrase, res)
 
 
-def chain_rules(phrase: str, stages: Iterable[tuple[str, Callable[[str], list]]], max_chain: int) -> dict[str, str]:
+def chain_rules(phrase: str, stages: Iterable[tuple], max_chain: int) -> dict[str, str]:
     """Every form the named rules make of ``phrase`` and of each other's forms, stage after
     stage, at most ``max_chain`` chained, each with the '+'-joined chain that made it; the
-    phrase itself is not included. A rule returns forms, or (form, step) pairs whose step
+    phrase itself is not included. A stage is (name, rule), or (name, rule, screen) where
+    ``screen`` is False for the forms of the stage joined by spaces when the rule makes
+    nothing of any of them. A rule returns forms, or (form, step) pairs whose step
     names the chain's link more precisely than the rule's name (a rewrite's row). When two
     chains of rule names make the same form the shorter (then alphabetically first) is
     kept, and of equal ones the first made, so provenance is deterministic. The phenotype
     lexicon's rules and the JNLPBA tagger's Greek-letter rules both chain through it."""
     forms: dict[str, tuple[str, str, int]] = {phrase: ("", "", 0)}  # form -> (rule names, steps, chained)
-    for name, rule in stages:
+    for name, rule, *screen in stages:
+        if screen and not screen[0](" ".join(forms)):
+            continue
         for form, (chain, steps, depth) in sorted(forms.items()):
             if depth >= max_chain:
                 continue
