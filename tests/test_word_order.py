@@ -349,3 +349,22 @@ def test_a_run_stating_the_absence_of_a_term_is_no_term_through_the_absence_fami
         ("absence of the thumb", "HP:0009777"),
     ]
     assert [(doc.text[start:end], rule) for start, end, _, rule in doc._.dropped] == [("absence of anemia", "word_order:absence:word_order.tsv:8")]
+
+
+def test_the_content_words_of_many_keys_read_each_word_once():
+    """A build reads the content words of every key (364,000 for the ontology): each
+    distinct word's base word is found once, not once per key that holds it."""
+    index = compile_terms([ELBOW, ("bird-like facies", "HP:0000000", "")]).word_sets
+    read = []
+    base = index.morphology.base
+    index.morphology.base = lambda word: read.append(word) or base(word)
+    phrases = ["elbow flexion contracture", "flexion contractures of the elbows", "contractures of both elbows", "bird like facies", "like bird facies", "s shaped the"]
+    assert [index.content_words(phrase) for phrase in phrases] == [
+        ["elbow", "flexion", "contracture"],
+        ["flexion", "contracture", "elbow"],
+        ["contracture", "elbow"],
+        ["bird", base("facies")],
+        [base("like"), "bird", base("facies")],
+        [base("s")],
+    ]
+    assert sorted(read) == sorted(set(read)) and "elbows" in read and "the" not in read

@@ -32,7 +32,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 import srsly
 
-from ..core.memo import one_object_each
+from ..core.memo import Remembered, one_object_each
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
@@ -101,6 +101,11 @@ class WordSetIndex:
     change_words: dict[str, RuleRef] = field(default_factory=dict)  # base word -> its row; lets the quantity words go
     quantity_sets: frozenset[tuple[str, ...]] = frozenset()  # indexed sets that only keys without their quantity words have
     _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
+    # each word's reading, remembered (the 364,000 keys of a build hold 50,000 words)
+    _content_bases: Remembered[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._content_bases = Remembered(self._content_base, _BASES_KEPT)
 
     @classmethod
     def build(
@@ -127,14 +132,17 @@ class WordSetIndex:
         fewer: dict[tuple[str, ...], tuple] = {}  # the sets of keys without their quantity words
 
         def hold(held: dict[tuple[str, ...], tuple], words: list[str], rank: tuple) -> None:
-            word_set = tuple(sorted(words))
-            if 2 <= len(word_set) <= max_words and (word_set not in held or rank < held[word_set]):
-                held[word_set] = rank
+            if 2 <= len(words) <= max_words:
+                word_set = tuple(sorted(words))
+                if word_set not in held or rank < held[word_set]:
+                    held[word_set] = rank
 
         for key, entries in lexicon.entries.items():
             ranked = [entry for entry in entries if not entry.case_sensitive and _REWRITE not in entry.rule]
+            if not ranked:
+                continue
             words = index.content_words(key)
-            if not ranked or kinds.stop.intersection(words):
+            if not kinds.stop.isdisjoint(words):
                 continue
             rank = (ranked[0], key)
             hold(best, words, rank)
@@ -200,9 +208,18 @@ class WordSetIndex:
         )
 
     def content_words(self, phrase: str) -> list[str]:
-        # A key is normalised ('bird-like' is 'bird like'): a suffix word after another word is bound.
-        base, function_words, suffix_words = self.morphology.base, self.function_words, self.suffix_words
-        return [base(word) for i, word in enumerate(WORD.findall(phrase)) if word not in function_words and not (i and word in suffix_words)]
+        """The base words of a normalised phrase less its function words. A key is
+        normalised ('bird-like' is 'bird like'): a suffix word after another word is bound."""
+        surfaces = WORD.findall(phrase)
+        words = [word for word in map(self._content_bases.__getitem__, surfaces) if word]
+        if surfaces and surfaces[0] in self.suffix_words and surfaces[0] not in self.function_words:
+            words.insert(0, self.base_word(surfaces[0]))
+        return words
+
+    def _content_base(self, word: str) -> str:
+        """:meth:`content_words`' reading of a word: '' for a function word and a suffix word
+        (kept only as a phrase's first word), else its base word."""
+        return "" if word in self.function_words or word in self.suffix_words else self.base_word(word)
 
     def without_quantities(self, words: list[str]) -> list[str]:
         """Base words less the quantity words if they hold a change word (['elevate',
