@@ -102,3 +102,17 @@ def test_a_phrase_given_several_times_is_worked_on_once(monkeypatch, forked):
     assert made == [generate_variants(phrase, res, config.variant_rules, config.max_variant_chain) for phrase in phrases]
     if not forked:  # the forked workers' calls are theirs
         assert worked_on == ["short stature", "long philtrum", "cleft palate"]
+
+
+def test_a_build_normalises_each_name_and_synonym_once(monkeypatch):
+    """The vocabulary and the lexicon keys read one normal form of each name and synonym."""
+    import phenorules.kb.lexicon as lexicon_module
+
+    normalised = []
+    original = lexicon_module.normalize_keys
+    monkeypatch.setattr(lexicon_module, "normalize_keys", lambda phrases: normalised.append(list(phrases)) or original(phrases))
+    ontology = load_ontology(MINI_OBO)
+    parts = lexicon_parts(ontology, data_dir("lexicons"), LexiconConfig())
+    names = set(ontology.names.values())
+    assert sum(1 for phrases in normalised if names & set(phrases)) == 1
+    assert "ataxia" in parts.lexicon.entries and "seizures" in parts.lexicon.entries

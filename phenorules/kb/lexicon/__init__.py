@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 from ...core.errors import InputError
 from ..ontology import PHENOTYPIC_ABNORMALITY, Ontology
@@ -96,11 +96,15 @@ def is_abbreviation(surface: str) -> bool:
 Row = tuple[str, tuple[str, ...], str, int]  # surface, id(s), source, priority
 
 
-def add_with_variants(lexicon: Lexicon, rows: Iterable[Row], config: LexiconConfig, res: VariantResources) -> None:
+def add_with_variants(lexicon: Lexicon, rows: Iterable[Row], config: LexiconConfig, res: VariantResources, normal: Mapping[str, str] | None = None) -> None:
     """Add each row's surface and its generated variants (:mod:`.variant_workers` makes
-    them, over the machine's cores when there are many)."""
+    them, over the machine's cores when there are many). ``normal``: the normal forms of
+    surfaces normalised already (:func:`normal_forms`), each surface's own by default."""
     rows = list(rows)
-    keys = [None if is_abbreviation(surface) else key for (surface, *_), key in zip(rows, normalize_keys([surface for surface, *_ in rows]))]
+    surfaces = [surface for surface, *_ in rows]
+    if normal is None or not all(map(normal.__contains__, surfaces)):
+        normal = dict(zip(surfaces, normalize_keys(surfaces)))
+    keys = [None if is_abbreviation(surface) else normal[surface] for surface in surfaces]
     generated = variants_of_phrases([key for key in keys if key is not None], res, config.variant_rules, config.max_variant_chain)
     for (surface, hpo_ids, source, priority), key in zip(rows, keys):
         if key is None:  # 'VSD' and 'VSDs', in exactly this case (see best_entry)
@@ -141,9 +145,17 @@ def load_blocklist(paths: Iterable[Path]) -> Blocked:
     return blocked
 
 
-def ontology_vocabulary(ontology: Ontology) -> set[str]:
-    """The words of every term name and synonym: the words morphology may map a word to."""
-    return {word for key in ontology_keys(ontology) for word in key.split()}
+def ontology_vocabulary(ontology: Ontology, normal: Mapping[str, str] | None = None) -> set[str]:
+    """The words of every term name and synonym: the words morphology may map a word to.
+    ``normal``: :func:`normal_forms` of the ontology, if made already."""
+    return {word for key in (normal or normal_forms(ontology)).values() for word in key.split()}
+
+
+def normal_forms(ontology: Ontology) -> dict[str, str]:
+    """Each term name and synonym -> its normal form (names first): made once for a build's
+    vocabulary and its lexicon keys."""
+    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    return dict(zip(texts, normalize_keys(texts)))
 
 
 def ontology_keys(ontology: Ontology) -> list[str]:
@@ -151,8 +163,10 @@ def ontology_keys(ontology: Ontology) -> list[str]:
     return normalize_keys([*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)])
 
 
-def variant_resources(ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS) -> VariantResources:
-    return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology), morphology)
+def variant_resources(
+    ontology: Ontology, lexicon_dir: str | Path, morphology: tuple[str, ...] = MORPHOLOGY_PARTS, normal: Mapping[str, str] | None = None
+) -> VariantResources:
+    return VariantResources.from_dir(Path(lexicon_dir), ontology_vocabulary(ontology, normal), morphology)
 
 
 def adjectival_forms(keys: list[str], lexicon_dir: str | Path) -> dict[str, tuple[str, RuleRef]]:
@@ -239,9 +253,10 @@ class LexiconParts:
 
 def lexicon_parts(ontology: Ontology, lexicon_dir: str | Path, config: LexiconConfig) -> LexiconParts:
     lexicon_dir = Path(lexicon_dir)
-    res = variant_resources(ontology, lexicon_dir, config.morphology)
+    normal = normal_forms(ontology)
+    res = variant_resources(ontology, lexicon_dir, config.morphology, normal)
     lexicon = Lexicon()
-    add_with_variants(lexicon, ontology_rows(ontology, config), config, res)
+    add_with_variants(lexicon, ontology_rows(ontology, config), config, res, normal)
     for name in config.extra_files:
         kind = "learned" if is_learned_file(name) else "file"
         add_rows(lexicon, lexicon_file_rows(ontology, lexicon_dir / name), kind, config, res)
