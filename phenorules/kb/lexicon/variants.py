@@ -101,6 +101,8 @@ class VariantResources:
     _prefixes: dict[str, tuple[dict[str, str], bool]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _inflections: dict[tuple[str, bool], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _spelt: dict[str, tuple[tuple[str, tuple[RuleRef, ...]], tuple[str, tuple[RuleRef, ...]]] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _respelt: set[str] = field(default_factory=set, init=False, repr=False, compare=False)  # the words of _spelt a rule respells
+    _joining: set[str] = field(default_factory=set, init=False, repr=False, compare=False)  # the words of _prefixes that split or join
 
     @cached_property
     def prefix_fragments(self) -> ahocorasick.Automaton | None:
@@ -124,11 +126,19 @@ class VariantResources:
         word no rule applies to either way (most words)."""
         if word in self._spelt:
             return self._spelt[word]
-        british, american = self._respelt(word, british=True), self._respelt(word, british=False)
+        british, american = self._respelt_word(word, british=True), self._respelt_word(word, british=False)
         found = self._spelt[word] = (british, american) if british[1] or american[1] else None
+        if found is not None:
+            self._respelt.add(word)
         return found
 
-    def _respelt(self, word: str, british: bool) -> tuple[str, tuple[RuleRef, ...]]:
+    def respells_any(self, words: set[str]) -> bool:
+        """Whether a spelling rule respells one of ``words``."""
+        for word in words.difference(self._spelt):
+            self.spelt(word)
+        return not self._respelt.isdisjoint(words)
+
+    def _respelt_word(self, word: str, british: bool) -> tuple[str, tuple[RuleRef, ...]]:
         refs = []
         for rule in self.spellings:
             old, new = (rule.american, rule.british) if british else (rule.british, rule.american)
@@ -200,7 +210,15 @@ class VariantResources:
                 if word.startswith(prefix) and word[len(prefix) :] in self.vocabulary
             }
             found = self._prefixes[word] = (splits, word.endswith(self.joinable_prefixes))
+            if splits or found[1]:
+                self._joining.add(word)
         return found
+
+    def joins_any(self, words: set[str]) -> bool:
+        """Whether one of ``words`` splits after a joinable prefix or ends with one."""
+        for word in words.difference(self._prefixes):
+            self.prefixes_of(word)
+        return not self._joining.isdisjoint(words)
 
     def inflections(self, word: str) -> tuple[str, ...]:
         """The plurals then singulars of a head word; only its singulars for a class plural."""
@@ -326,11 +344,14 @@ def number(phrase: str, res: VariantResources) -> list[str]:
     """Plural or singular of a head word: the last word, and the word before 'of'. A head
     of ``class_plurals.tsv`` is not made plural: "metabolic diseases" names a class of
     diseases, not a finding."""
+    last = phrase[phrase.rfind(" ") + 1 :]
+    stem = phrase[: len(phrase) - len(last)]  # the phrase up to its last word
+    made = [stem + form for form in res.inflections(last)]
+    if " of " not in phrase and not phrase.endswith(" of"):  # no 'of' after the first word
+        return made
     words = phrase.split(" ")
-    heads = {len(words) - 1}
-    if "of" in words[1:]:
-        heads.add(words.index("of", 1) - 1)
-    return [" ".join(words[:head] + [form] + words[head + 1 :]) for head in sorted(heads) for form in res.inflections(words[head])]
+    head = words.index("of", 1) - 1
+    return [" ".join(words[:head] + [form] + words[head + 1 :]) for form in res.inflections(words[head])] + made
 
 
 def _replaced(word: str, places: list[int], old: str, new: str) -> str:
@@ -342,10 +363,7 @@ def _replaced(word: str, places: list[int], old: str, new: str) -> str:
 def spelling_screen(text: str, res: VariantResources) -> bool:
     """Whether :func:`spelling` may make anything of a phrase of the words of ``text``: a
     rule respells one of them."""
-    if not _holds_any(res.spelling_fragments, text):
-        return False
-    known = res._spelt
-    return any((known[word] if word in known else res.spelt(word)) is not None for word in set(text.split(" ")))
+    return _holds_any(res.spelling_fragments, text) and res.respells_any(set(text.split(" ")))
 
 
 def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
@@ -375,10 +393,7 @@ def spelling(phrase: str, res: VariantResources) -> list[tuple[str, str]]:
 def join_split_screen(text: str, res: VariantResources) -> bool:
     """Whether :func:`join_split` may make anything of a phrase of the words of ``text``:
     some word splits after a prefix or ends with one."""
-    if not _holds_any(res.prefix_fragments, text):
-        return False
-    known = res._prefixes
-    return any(splits or ends for splits, ends in (known[word] if word in known else res.prefixes_of(word) for word in set(text.split(" "))))
+    return _holds_any(res.prefix_fragments, text) and res.joins_any(set(text.split(" ")))
 
 
 def join_split(phrase: str, res: VariantResources) -> list[str]:
