@@ -148,3 +148,5 @@ def test_rows_packed_in_the_lexicon_s_order_are_the_rows_in_key_order(mini_ontol
     assert isinstance(packed, PackedRows) and isinstance(PhraseMatcher(lexicon).rows, LexiconRows)
     assert list(packed) == list(rows) and len(packed) == len(lexicon) > 100
     assert packed.text == "".join(rows).encode()
+    stored = rows.packed()  # what the cache's store packs of a matcher built unpacked
+    assert (stored.text, stored.ends) == (packed.text, packed.ends)

@@ -133,6 +133,12 @@ class LexiconRows:
     def __init__(self, keys: list[str], entries: dict[str, list[Entry]]):
         self.keys, self.entries = keys, entries
 
+    def packed(self) -> "PackedRows":
+        """Every row encoded, as a cache file holds them: the entries read in the lexicon's
+        own order (see :meth:`PackedRows.of_lexicon`), then laid out by key."""
+        encoded = {key: encode_entries(key, entries).encode() for key, entries in self.entries.items()}
+        return PackedRows.joined(list(map(encoded.__getitem__, self.keys)))
+
     def __len__(self) -> int:
         return len(self.keys)
 
@@ -158,7 +164,7 @@ class PackedRows:
     @classmethod
     def of(cls, rows: Iterable[str]) -> "PackedRows":
         """Rows encoded and laid end to end, as a cache file holds them."""
-        return cls._joined([row.encode() for row in rows])
+        return cls.joined([row.encode() for row in rows])
 
     @classmethod
     def of_lexicon(cls, lexicon: Lexicon, places: list[int]) -> "PackedRows":
@@ -167,10 +173,11 @@ class PackedRows:
         were made and lie in memory, then the rows laid out in row order: read in key order,
         400,000 lists of entries scattered in memory took twice as long."""
         encoded = [encode_entries(key, entries).encode() for key, entries in lexicon.entries.items()]
-        return cls._joined(list(map(encoded.__getitem__, places)))
+        return cls.joined(list(map(encoded.__getitem__, places)))
 
     @classmethod
-    def _joined(cls, encoded: list[bytes]) -> "PackedRows":
+    def joined(cls, encoded: list[bytes]) -> "PackedRows":
+        """Rows encoded already, laid end to end."""
         return cls(b"".join(encoded), array("Q", accumulate(map(len, encoded))))
 
     def __len__(self) -> int:

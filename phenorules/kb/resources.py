@@ -51,7 +51,7 @@ from ..core.memory import large_blocks_from_the_system, return_free_memory
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
-from .matcher import PackedRows, PhraseMatcher
+from .matcher import LexiconRows, PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
 
@@ -254,7 +254,9 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
         raise ValueError("only an automaton with integer values can be cached")
     sections = {f"{prefix}.automaton.{i}": bytes(chunk) for i, chunk in enumerate(chunks)}
     sections[f"{prefix}.meta"] = srsly.msgpack_dumps({"automaton": numbers[:-1], "chunks": len(chunks)})
-    rows = matcher.rows if isinstance(matcher.rows, PackedRows) else PackedRows.of(matcher.rows)
+    rows = matcher.rows
+    if not isinstance(rows, PackedRows):
+        rows = rows.packed() if isinstance(rows, LexiconRows) else PackedRows.of(rows)
     ends = rows.ends
     if sys.byteorder == "big":
         ends = array("Q", ends)
