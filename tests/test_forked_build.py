@@ -10,7 +10,7 @@ from conftest import MINI_OBO
 from phenorules.core import forking
 from phenorules.kb import knowledge_base
 from phenorules.kb.lexicon import LexiconConfig, apply_blocklist, lexicon_parts, variant_workers
-from phenorules.kb.matcher import LexiconRows, PackedRows, key_order
+from phenorules.kb.matcher import LexiconRows, PackedRows
 from phenorules.kb.ontology import load_ontology
 from phenorules.kb.resources import data_dir
 
@@ -43,7 +43,7 @@ def test_a_forked_build_readies_what_the_cache_stores_while_the_index_is_built(m
     expected_heads = knowledge_base.head_words(ontology, kb.word_sets.morphology)
     monkeypatch.setattr(knowledge_base, "head_words", lambda *_: pytest.fail("head words read after the build"))
     assert isinstance(kb.matcher.rows, PackedRows)
-    assert list(kb.matcher.rows) == list(LexiconRows(key_order(lexicon), lexicon.entries))
+    assert list(kb.matcher.rows) == list(LexiconRows(sorted(lexicon.entries), lexicon.entries))
     assert kb.head_words == expected_heads and "ataxia" in expected_heads
 
 
@@ -116,3 +116,20 @@ def test_a_build_normalises_each_name_and_synonym_once(monkeypatch):
     names = set(ontology.names.values())
     assert sum(1 for phrases in normalised if names & set(phrases)) == 1
     assert "ataxia" in parts.lexicon.entries and "seizures" in parts.lexicon.entries
+
+
+def test_a_word_set_index_built_beside_the_matcher_takes_its_rows_when_renumbered():
+    """The forked process numbers the keys it asks for (their rows would take a sort of all
+    the keys); the matcher's rows of them make the index of the matcher's own."""
+    from phenorules.kb.matcher import KeysAsked, PhraseMatcher
+    from phenorules.kb.word_sets import WordSetIndex
+
+    ontology, config, lexicon_dir = load_ontology(MINI_OBO), LexiconConfig(), data_dir("lexicons")
+    parts = lexicon_parts(ontology, lexicon_dir, config)
+    lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+    matcher = PhraseMatcher(lexicon)
+    asked = KeysAsked()
+    numbered = WordSetIndex.build(lexicon, asked, lexicon_dir, parts.res.morphology)
+    assert sorted(numbered.rows.values()) == list(range(len(asked.keys))) and len(asked.keys) > 20
+    expected = WordSetIndex.build(lexicon, matcher, lexicon_dir, parts.res.morphology)
+    assert numbered.renumbered(list(map(matcher.row_of, asked.keys))).to_bytes() == expected.to_bytes()

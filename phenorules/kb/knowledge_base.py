@@ -17,7 +17,7 @@ from .lexicon.morphology import Morphology
 from .lexicon.normalize import normalize_key
 from .lexicon.substitutions import Substitution
 from ..core.forking import available_cores, forked_pool, inherited
-from .matcher import KeyRows, PhraseMatcher
+from .matcher import KeysAsked, PhraseMatcher
 from .ontology import Ontology
 from .spelling import SpellingIndex
 from .word_sets import WordSetIndex
@@ -60,11 +60,11 @@ class KnowledgeBase:
         cls, ontology: Ontology, lexicon: Lexicon, lexicon_dir: Path, morphology: Morphology, substitutions: list[Substitution] = ()
     ) -> "KnowledgeBase":
         """``morphology`` is the variant generator's, so both know one notion of a word. A
-        large lexicon's word-set index and spelling index are built in a forked process
-        (:mod:`.forking`) while this one builds the matcher, packs its rows and reads the
-        head words, what the cache stores (:class:`~.matcher.PhraseMatcher`'s ``packed``): they
-        share nothing but the lexicon and the row order."""
-        pool = forked_pool(1, (lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
+        large lexicon's word-set index, spelling index and head words are made in a forked
+        process (:mod:`.forking`) while this one builds the matcher and packs its rows as
+        the cache stores them (:class:`~.matcher.PhraseMatcher`'s ``packed``); the index
+        takes the matcher's rows of the keys it names when it comes back."""
+        pool = forked_pool(1, (ontology, lexicon, lexicon_dir, morphology)) if len(lexicon) >= FORKED_WORD_SETS_KEYS and available_cores() > 1 else None
         if pool is None:
             matcher = PhraseMatcher(lexicon)
             word_sets = WordSetIndex.build(lexicon, matcher, lexicon_dir, morphology)
@@ -74,9 +74,9 @@ class KnowledgeBase:
             with pool:
                 built = pool.submit(_indexes_in_worker)
                 matcher = PhraseMatcher(lexicon, packed=True)
-                heads = head_words(ontology, morphology)
-                word_sets_bytes, spelling_bytes = built.result()
-                word_sets, spelling = WordSetIndex.from_bytes(word_sets_bytes), SpellingIndex.from_bytes(spelling_bytes)
+                word_sets_bytes, asked, spelling_bytes, heads = built.result()
+                word_sets = WordSetIndex.from_bytes(word_sets_bytes).renumbered(list(map(matcher.row_of, asked)))
+                spelling = SpellingIndex.from_bytes(spelling_bytes)
         return cls(ontology, matcher, word_sets.with_substitutions(matcher, substitutions) if substitutions else word_sets, heads, spelling)
 
 
@@ -94,9 +94,13 @@ def head_words(ontology: Ontology, morphology: Morphology) -> frozenset[str]:
 FORKED_WORD_SETS_KEYS = 20_000  # a smaller lexicon (a test's) builds faster than a process forks
 
 
-def _indexes_in_worker() -> tuple[bytes, bytes]:
-    lexicon, lexicon_dir, morphology = inherited()
-    return WordSetIndex.build(lexicon, KeyRows(lexicon), lexicon_dir, morphology).to_bytes(), SpellingIndex.build(lexicon.entries).to_bytes()
+def _indexes_in_worker() -> tuple[bytes, list[str], bytes, frozenset[str]]:
+    """The word-set index (its rows the numbers of the keys asked for, which come with it),
+    the spelling index and the head words."""
+    ontology, lexicon, lexicon_dir, morphology = inherited()
+    asked = KeysAsked()
+    word_sets = WordSetIndex.build(lexicon, asked, lexicon_dir, morphology)
+    return word_sets.to_bytes(), asked.keys, SpellingIndex.build(lexicon.entries).to_bytes(), head_words(ontology, morphology)
 
 
 def without_learned_files(config: LexiconConfig) -> LexiconConfig:

@@ -52,7 +52,7 @@ class PhraseMatcher:
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         listed = list(lexicon.entries)
         places = sorted(range(len(listed)), key=listed.__getitem__)  # each row's place in the lexicon
-        keys = list(map(listed.__getitem__, places))  # key_order(lexicon)
+        keys = list(map(listed.__getitem__, places))  # the keys sorted: the rows' order
         for row, key in enumerate(keys):
             self.automaton.add_word(key, row)
         if keys:
@@ -109,20 +109,19 @@ class PhraseMatcher:
         return resolve_overlaps(self.candidates(text))
 
 
-def key_order(lexicon: Lexicon) -> list[str]:
-    """The lexicon's keys in the order of a :class:`PhraseMatcher`'s rows."""
-    return sorted(lexicon.entries)
+class KeysAsked:
+    """Stands for the rows of a :class:`PhraseMatcher` not built in this process: each key
+    asked for is given the next number, and its row is read of the matcher later
+    (:meth:`~.word_sets.WordSetIndex.renumbered`). A word-set index built beside the matcher
+    asks for 42,000 of the ontology lexicon's 364,000 keys: their rows alone would take a
+    sort of them all, as the matcher takes."""
 
-
-class KeyRows:
-    """Each key's row in the :class:`PhraseMatcher` of a lexicon, without building it: what
-    a word-set index needs of the matcher, for building the two side by side."""
-
-    def __init__(self, lexicon: Lexicon):
-        self._rows = {key: row for row, key in enumerate(key_order(lexicon))}
+    def __init__(self) -> None:
+        self.keys: list[str] = []
 
     def row_of(self, key: str) -> int:
-        return self._rows[key]
+        self.keys.append(key)
+        return len(self.keys) - 1
 
 
 class LexiconRows:

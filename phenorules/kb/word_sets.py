@@ -38,7 +38,7 @@ from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
 from .lexicon.substitutions import Substitution
 from .lexicon.tsv import RuleRef, read_grouped_rules
-from .matcher import KeyRows, Match, PhraseMatcher, best_entry
+from .matcher import KeysAsked, Match, PhraseMatcher, best_entry
 
 FUNCTION_WORDS = "function_words.tsv"
 WORD = re.compile(r"[^\W_]+")  # a word, as a run and a key are read
@@ -111,7 +111,7 @@ class WordSetIndex:
     def build(
         cls,
         lexicon: Lexicon,
-        matcher: PhraseMatcher | KeyRows,
+        matcher: PhraseMatcher | KeysAsked,
         lexicon_dir: str | Path,
         morphology: Morphology | None = None,
         max_words: int = 6,
@@ -154,6 +154,11 @@ class WordSetIndex:
         index.rows = {word_set: matcher.row_of(key) for word_set, (_, key) in sorted(best.items())}
         index.partners = partner_words(index.rows)
         return index
+
+    def renumbered(self, rows: Sequence[int]) -> "WordSetIndex":
+        """The index built with :class:`~.matcher.KeysAsked`, each set's number ``i`` made
+        ``rows[i]``: the matcher's row of the i-th key asked for."""
+        return replace(self, rows={word_set: rows[asked] for word_set, asked in self.rows.items()}, _bases=self._bases)
 
     def with_substitutions(self, matcher: PhraseMatcher, substitutions: Iterable[Substitution]) -> "WordSetIndex":
         """A copy that also holds every indexed word set with one word substituted, unless
