@@ -71,16 +71,15 @@ def test_a_literal_alternation_grouped_by_first_character_matches_as_the_plain_o
     assert [m.span() for m in grouped.finditer(text)] == [m.span() for m in plain.finditer(text)]
 
 
-
 CUE_TEXT = st.text(alphabet=st.sampled_from([*"etalisrHBENpond,mMP1()+✓\u017f\u212a' "]), max_size=60)
 
 
 @settings(max_examples=200, deadline=None)
 @given(CUE_TEXT)
 def test_every_patient_cue_row_behind_its_look_ahead_answers_as_the_row(text):
-    """patients.rules.tried_where_it_starts puts the look-ahead inside the row's (?i:...):
-    search, match and fullmatch answer as the row's own pattern does, 'ſ' and the Kelvin
-    sign (which fold to 's' and 'k') included."""
+    """The patient cue rows are compiled by tried_where_it_starts, the look-ahead inside
+    each row's (?i:...): search, match and fullmatch answer as the row's own pattern does,
+    'ſ' and the Kelvin sign (which fold to 's' and 'k') included."""
     from phenorules.kb.resources import data_file
     from phenorules.patients.rules import read_cues
 

@@ -178,8 +178,8 @@ def test_sortedness_read_piece_by_piece_is_the_whole_lists(words, piece):
 
 
 def test_the_shipped_word_lists_are_sorted_and_read_unchecked(tmp_path):
-    """The package's own lists are checked here, not at each start; a list given by a
-    setting is checked when read."""
+    """The package's own lists are sorted (checked here: the spelling stage reads them
+    unchecked); a list read unchecked is taken as it is."""
     from phenorules.kb.resources import data_dir
 
     for name in ("english_words.txt.gz", "british_spellings.txt.gz"):
