@@ -50,14 +50,13 @@ class PhraseMatcher:
         cache's store, whose process the command waits for, only copies them; else each row
         is encoded when its key is hit."""
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-        listed = list(lexicon.entries)
-        places = sorted(range(len(listed)), key=listed.__getitem__)  # each row's place in the lexicon
-        keys = list(map(listed.__getitem__, places))  # the keys sorted: the rows' order
+        keys = sorted(lexicon.entries)  # the rows' order
         for row, key in enumerate(keys):
             self.automaton.add_word(key, row)
         if keys:
             self.automaton.make_automaton()
-        self.rows: Sequence[str] = PackedRows.of_lexicon(lexicon, places) if packed else LexiconRows(keys, lexicon.entries)
+        rows = LexiconRows(keys, lexicon.entries)
+        self.rows: Sequence[str] = rows.packed() if packed else rows
         self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
 
     def __getstate__(self) -> dict:
@@ -133,8 +132,10 @@ class LexiconRows:
         self.keys, self.entries = keys, entries
 
     def packed(self) -> "PackedRows":
-        """Every row encoded, as a cache file holds them: the entries read in the lexicon's
-        own order (see :meth:`PackedRows.of_lexicon`), then laid out by key."""
+        """Every row encoded, as a cache file holds them. The entries are read in the
+        lexicon's own order, the order in which they were made and lie in memory, then the
+        rows laid out by key: in key order the 400,000 lists of entries lie scattered, and
+        reading them waits on memory."""
         encoded = {key: encode_entries(key, entries).encode() for key, entries in self.entries.items()}
         return PackedRows.joined(list(map(encoded.__getitem__, self.keys)))
 
@@ -164,15 +165,6 @@ class PackedRows:
     def of(cls, rows: Iterable[str]) -> "PackedRows":
         """Rows encoded and laid end to end, as a cache file holds them."""
         return cls.joined([row.encode() for row in rows])
-
-    @classmethod
-    def of_lexicon(cls, lexicon: Lexicon, places: list[int]) -> "PackedRows":
-        """The rows of ``lexicon``, the key of row i being the ``places[i]``-th of the
-        lexicon. The entries are read in the lexicon's own order, the order in which they
-        were made and lie in memory, then the rows laid out in row order: read in key order,
-        400,000 lists of entries scattered in memory took twice as long."""
-        encoded = [encode_entries(key, entries).encode() for key, entries in lexicon.entries.items()]
-        return cls.joined(list(map(encoded.__getitem__, places)))
 
     @classmethod
     def joined(cls, encoded: list[bytes]) -> "PackedRows":
