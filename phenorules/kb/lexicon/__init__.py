@@ -151,16 +151,21 @@ def ontology_vocabulary(ontology: Ontology, normal: Mapping[str, str] | None = N
     return {word for key in (normal or normal_forms(ontology)).values() for word in key.split()}
 
 
+def ontology_texts(ontology: Ontology) -> list[str]:
+    """Every term name and synonym as written, names first."""
+    return [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+
+
 def normal_forms(ontology: Ontology) -> dict[str, str]:
     """Each term name and synonym -> its normal form (names first): made once for a build's
     vocabulary and its lexicon keys."""
-    texts = [*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)]
+    texts = ontology_texts(ontology)
     return dict(zip(texts, normalize_keys(texts)))
 
 
 def ontology_keys(ontology: Ontology) -> list[str]:
     """The normal form of every term name and synonym (names first)."""
-    return normalize_keys([*ontology.names.values(), *(s.text for synonyms in ontology.synonyms.values() for s in synonyms)])
+    return normalize_keys(ontology_texts(ontology))
 
 
 def variant_resources(
