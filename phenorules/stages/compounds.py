@@ -2,10 +2,11 @@
 phrase naming several terms, whose ``parts`` hold each term's own extent, in place of the
 mentions it covers (:func:`merge`); a coordination's reading (:class:`Reading`), the
 phrase read as shared modifier + conjuncts + shared head; and the words both stages read
-back from a conjunction or a copula (:func:`unit_ending_at`) and test (:class:`UnitBases`)."""
+back from a conjunction or a copula (:func:`unit_pattern`, :func:`unit_ending_at`) and test (:class:`UnitBases`)."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 
@@ -121,6 +122,12 @@ def words_of(bases: UnitBases, units: list[tuple[int, int]]) -> list[str | None]
 def pairwise_partners(words: list[str | None], partners: dict[str, frozenset[str]]) -> bool:
     """Whether each two different words share an indexed word set (``partners``)."""
     return all(b in partners.get(a, ()) for i, a in enumerate(words) for b in words[i + 1 :] if a != b)
+
+
+def unit_pattern(joiners: frozenset[str]) -> re.Pattern:
+    """A unit: a word, or words joined by one of the ``joiners`` (hyphens, apostrophes), as
+    :func:`unit_ending_at` reads one backwards."""
+    return re.compile(rf"[^\W_]+(?:[{re.escape(''.join(sorted(joiners)))}][^\W_]+)*")
 
 
 def unit_ending_at(text: str, begin: int, end: int, joiners: frozenset[str]) -> str | None:

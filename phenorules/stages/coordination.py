@@ -34,7 +34,7 @@ from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_tsv
 from ..kb.word_sets import WordTable, word_table
 from ..kb.resources import data_file
-from .compounds import Compound, Reading, UnitBases, joined, merge, pairwise_partners, unit_ending_at, words_of
+from .compounds import Compound, Reading, UnitBases, joined, merge, pairwise_partners, unit_ending_at, unit_pattern, words_of
 from .coordinated_lists import DistributedLists, phrase_alternation, read_list_words
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
@@ -52,8 +52,8 @@ DEFAULT_PATTERNS = ["inner_modifier", "severity_range", "distributed_list"]
 _WORD = r"[^\W_]+"
 _CONTEXT_TOKENS = 8  # "mild to moderate " is at most 6 tokens
 # A word of a conjunct: letters and digits, hyphens and apostrophes inside ("deep-set", "II-IV").
-_UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011\u2013'\u2019][^\W_]+)*")
 _UNIT_JOINERS = frozenset("-\u2010\u2011\u2013'\u2019")  # inside a _UNIT, between its word characters
+_UNIT = unit_pattern(_UNIT_JOINERS)
 _SITE_WINDOW = 120  # characters read on each side of a conjunction
 _MAX_SIDE_WORDS = 10  # words of a conjunct with its shared words, on each side
 _MAX_SHARED = 4  # words of a shared modifier or head ("syndactyly of the", "septal defects")

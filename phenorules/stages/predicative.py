@@ -39,13 +39,13 @@ from ..kb.lexicon import adjectival_forms, ontology_keys
 from ..kb.lexicon.normalize import normalize_key
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.resources import data_dir, data_file
-from .compounds import Compound, merge, unit_ending_at
+from .compounds import Compound, merge, unit_ending_at, unit_pattern
 from .knowledge import KB_CONFIG
 from .match import RefinesMatches
 
 WORD_KINDS = ("copula", "adverb", "negation", "absence", "conjunction", "person", "noun_marker", "pronoun", "state", "not_state")
-_UNIT = re.compile(r"[^\W_]+(?:[-\u2010\u2011'\u2019][^\W_]+)*")
 _UNIT_JOINERS = frozenset("-\u2010\u2011'\u2019")  # inside a _UNIT, between its word characters
+_UNIT = unit_pattern(_UNIT_JOINERS)
 _MAX_NOUN = 3  # words of the noun ("nasal bridge", "upper eyelid crease")
 _MAX_ADJECTIVE = 2  # words of one adjective ("deep set", "widely spaced")
 _MAX_ADJECTIVES = 4
