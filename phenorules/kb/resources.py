@@ -423,10 +423,10 @@ def store_fresh(resources: KnowledgeBase, path: Path, key: str, budget: int) -> 
     store(resources, path, key, budget)
 
 
-# The HPO lexicon's entry takes 0.65 s of CPU to serialise and compress (its rows are packed
-# and its head words read during the build: KnowledgeBase.compile): written by a forked
-# process (:func:`phenorules.core.forking.in_background`) while the pipeline is put to work;
-# a small lexicon's (a test's) is written before load_knowledge_base returns.
+# The HPO lexicon's entry is serialised and compressed by a forked process
+# (:func:`phenorules.core.forking.in_background`) while the pipeline is put to work (its rows
+# are packed and its head words read during the build: KnowledgeBase.compile); a small
+# lexicon's (a test's) is written before load_knowledge_base returns.
 BACKGROUND_CACHE_ROWS = 20_000
 _LOADED: dict[tuple[str, str], KnowledgeBase] = {}  # (key, ontology path) -> knowledge base
 
