@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phenorules.core.patterns import by_first_character, first_class, literal_alternation, tried_where_it_starts
+from phenorules.core.patterns import LocatedPattern, by_first_character, first_class, literal_alternation, located, tried_where_it_starts
 
 TEXT = "Her OFC was -2.8 SD (P<3); height 92 cm, below the 3rd centile; BMI: 31. z = -2.4; \u00b1 1 SD, [P3] ok\tfin-de"
 
@@ -106,3 +106,48 @@ def test_every_patient_cue_row_behind_its_look_ahead_answers_as_the_row(text):
 )
 def test_a_pattern_is_tried_behind_its_look_ahead_only_where_its_letters_fold_alike(pattern, flags, compiled):
     assert tried_where_it_starts(pattern, flags).pattern == compiled
+
+
+LOCATED_PIECES = st.sampled_from([*"aisdkSIKD:(-)\u2013 \t\n,.1\u0130\u0131\u017f\u212a\u00e9", "including", "SUCH  as", "HEAD ER:", "Et Al", "such", "uch as", "ncluding", "t al"])
+LOCATED_PATTERNS = [
+    (r"\b(?:including|such\s+as)\b", re.IGNORECASE),
+    (r"\b[A-Z][A-Z/&-]*[A-Z](?:[ \t]+[A-Z][A-Z/&-]*[A-Z])*(?:\([A-Z]+\))?:(?=\s)", 0),
+    (r"(?i:\bet\s+al\b|\bis\b)", 0),
+    (r"(?<![\w-])(?:[-\u2013]\s?\d|k\d)", re.IGNORECASE),
+    (r"[a-c]+:", re.IGNORECASE),
+]
+
+
+@pytest.mark.parametrize("pattern, flags", LOCATED_PATTERNS)
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LOCATED_PIECES, max_size=20).map("".join), st.integers(0, 60), st.integers(0, 60))
+def test_a_located_pattern_finds_what_the_pattern_finds(pattern, flags, text, pos, endpos):
+    """The locator's class holds every character a match starts with, the letters that fold
+    into an ASCII letter included (İ ı ſ K), so finditer and search find the same matches."""
+    plain, scanned = re.compile(pattern, flags), located(pattern, flags)
+    assert isinstance(scanned, LocatedPattern)
+    assert [m.span() for m in scanned.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    found, expected = scanned.search(text, pos, endpos), plain.search(text, pos, endpos)
+    assert (found and found.span()) == (expected and expected.span())
+
+
+@pytest.mark.parametrize(
+    "pattern, flags",
+    [
+        (r"a*", 0),  # may match nothing
+        (r".x", 0),  # may start anywhere
+        (r"\u00e9t\u00e9", re.IGNORECASE),  # a cased first letter outside ASCII
+        (r"(a)\1", 0),  # a group reference: no look-behind can hold it
+        (r"\bHead(?i:er)\b", 0),  # flags of its own
+        (r"head", re.MULTILINE),  # flags other than IGNORECASE
+    ],
+)
+def test_a_pattern_no_class_can_locate_stays_the_pattern(pattern, flags):
+    scanned = located(pattern, flags)
+    assert isinstance(scanned, re.Pattern) and scanned.flags & ~re.UNICODE == flags
+
+
+def test_the_locator_class_reads_each_ascii_letter_in_both_cases_and_the_letters_folding_into_one():
+    scanned = located(r"\b(?:such\s+as|k\d)", re.IGNORECASE)
+    assert scanned.locator.pattern.startswith("[KSks\u0130-\u0131\u017f\u212a](?<=(?=(?i:")
+    assert [m.group() for m in scanned.finditer("\u017fuch as \u212a1 SUCH as")] == ["\u017fuch as", "\u212a1", "SUCH as"]

@@ -9,7 +9,7 @@ from itertools import product
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.patterns import tried_where_it_starts
+from ..core.patterns import LocatedPattern, located
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules, read_rules
 
 CATEGORIES = ("NEGATED_EXISTENCE", "POSSIBLE_EXISTENCE", "HYPOTHETICAL", "HISTORICAL", "FAMILY")
@@ -70,29 +70,29 @@ def read_context_rules(path: Path) -> list[ContextRule]:
 
 @dataclass(frozen=True)
 class ScopeRules:
-    own_case: re.Pattern  # a sentence about the article's own cases
-    list_openers: re.Pattern  # "such as": not counted in a window
+    own_case: re.Pattern | LocatedPattern  # a sentence about the article's own cases
+    list_openers: re.Pattern | LocatedPattern  # "such as": not counted in a window
     own_case_rows: tuple[tuple[re.Pattern, RuleRef], ...] = ()  # each own-case phrase and its row
-    breaks: re.Pattern = re.compile("(?!)")  # where every scope ends inside a sentence: an inline header
+    breaks: re.Pattern | LocatedPattern = re.compile("(?!)")  # where every scope ends inside a sentence: an inline header
 
     def own_case_row(self, found: re.Match) -> RuleRef | None:
         """The row of the own-case phrase ``own_case`` found."""
         return next((ref for pattern, ref in self.own_case_rows if pattern.fullmatch(found.group())), None)
 
 
-def phrases_pattern(phrases: list[str]) -> re.Pattern:
-    """One regex for whole-word phrases, longest first; '#' is any number."""
+def phrases_regex(phrases: list[str]) -> str:
+    """One regex (to ignore case with) for whole-word phrases, longest first; '#' is any number."""
     alternatives = [re.escape(p.lower()).replace(r"\ ", r"\s+").replace(re.escape(_NUMBER), r"\d+") for p in sorted(phrases, key=len, reverse=True)]
-    return tried_where_it_starts(rf"\b(?:{'|'.join(alternatives) or '(?!)'})\b", re.IGNORECASE)
+    return rf"\b(?:{'|'.join(alternatives) or '(?!)'})\b"
 
 
 def read_scope_rules(path: Path) -> ScopeRules:
     grouped = read_grouped_rules(path, SCOPE_KINDS)
     return ScopeRules(
-        phrases_pattern([ref.name for ref in grouped["own_case"]]),
-        phrases_pattern([ref.name for ref in grouped["list_opener"]]),
-        tuple((phrases_pattern([ref.name]), ref) for ref in grouped["own_case"]),
-        tried_where_it_starts("|".join(f"(?:{checked_regex(path, ref)})" for ref in grouped["scope_break"]) or "(?!)"),
+        located(phrases_regex([ref.name for ref in grouped["own_case"]]), re.IGNORECASE),
+        located(phrases_regex([ref.name for ref in grouped["list_opener"]]), re.IGNORECASE),
+        tuple((re.compile(phrases_regex([ref.name]), re.IGNORECASE), ref) for ref in grouped["own_case"]),  # fullmatch only
+        located("|".join(f"(?:{checked_regex(path, ref)})" for ref in grouped["scope_break"]) or "(?!)"),
     )
 
 

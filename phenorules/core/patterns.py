@@ -11,7 +11,8 @@ look-ahead. None of them changes a match."""
 from __future__ import annotations
 
 import re
-from typing import Iterable
+import sys
+from typing import Iterable, Iterator
 
 try:  # Python 3.11+
     from re import _constants as sre, _parser as sre_parse  # type: ignore[attr-defined]
@@ -22,8 +23,10 @@ except ImportError:  # pragma: no cover
 _ZERO_WIDTH = {sre.AT, sre.ASSERT, sre.ASSERT_NOT}
 _REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
 _CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_WORD: r"\w"}
+# A class item: a range of code points (one character: a range of one) or a category (r"\d").
+_Item = tuple[int, int] | str
 # (class items, nullable): the items a first character matches; None for any character
-_First = tuple[set[str] | None, bool]
+_First = tuple[set[_Item] | None, bool]
 _INLINE_FLAGS = re.compile(r"\(\?[aiLmsux-]")  # (?i), (?i:...), (?-i:...)
 
 
@@ -31,14 +34,26 @@ def first_class(pattern: str, flags: int = 0) -> str:
     """A look-ahead ``(?=[...])`` that every match of ``pattern`` starts with (compiled with
     the same flags, so that letters fold as the pattern's do), or '' where the pattern may
     start with any character or match the empty string."""
+    items = _first_items(pattern, flags)
+    return f"(?=[{''.join(sorted(map(_rendered, items)))}])" if items else ""
+
+
+def _first_items(pattern: str, flags: int) -> set[_Item] | None:
+    """The class items every match of ``pattern`` starts with; None where a match may start
+    with any character or be empty."""
     items, nullable = _sequence(sre_parse.parse(pattern, flags))
-    if items is None or nullable or not items:
-        return ""
-    return f"(?=[{''.join(sorted(items))}])"
+    return None if items is None or nullable or not items else items
+
+
+def _rendered(item: _Item) -> str:
+    if isinstance(item, str):
+        return item
+    low, high = item
+    return _char(low) if low == high else f"{_char(low)}-{_char(high)}"
 
 
 def _sequence(parsed: Iterable) -> _First:
-    out: set[str] = set()
+    out: set[_Item] = set()
     for op, av in parsed:
         items, nullable = _item(op, av)
         if items is None:
@@ -53,7 +68,7 @@ def _item(op, av) -> _First:
     if op in _ZERO_WIDTH:
         return set(), True
     if op == sre.LITERAL:
-        return {_char(av)}, False
+        return {(av, av)}, False
     if op == sre.IN:
         return _in(av), False
     if op == sre.SUBPATTERN:
@@ -69,7 +84,7 @@ def _item(op, av) -> _First:
 
 
 def _branch(branches) -> _First:
-    out: set[str] = set()
+    out: set[_Item] = set()
     nullable = False
     for branch in branches:
         items, empty = _sequence(branch)
@@ -80,13 +95,13 @@ def _branch(branches) -> _First:
     return out, nullable
 
 
-def _in(av) -> set[str] | None:
-    items: set[str] = set()
+def _in(av) -> set[_Item] | None:
+    items: set[_Item] = set()
     for op, value in av:
         if op == sre.LITERAL:
-            items.add(_char(value))
+            items.add((value, value))
         elif op == sre.RANGE:
-            items.add(f"{_char(value[0])}-{_char(value[1])}")
+            items.add(tuple(value))
         elif op == sre.CATEGORY and value in _CATEGORIES:
             items.add(_CATEGORIES[value])
         else:
@@ -137,6 +152,100 @@ def tried_where_it_starts(pattern: str, flags: int = 0) -> re.Pattern:
         return re.compile(f"(?i:{ahead}(?:{body}))" if ahead else pattern, flags)
     ahead = "" if _INLINE_FLAGS.search(pattern) else first_class(pattern, flags)
     return re.compile(f"{ahead}(?:{pattern})" if ahead else pattern, flags)
+
+
+def located(pattern: str, flags: int = 0) -> "re.Pattern | LocatedPattern":
+    """``pattern`` as :func:`tried_where_it_starts` compiles it, searched for through a
+    locator (:class:`LocatedPattern`) where the characters its matches start with make a
+    class that ignores no case: re then skips every other character in C. Where they do
+    not (any character; a cased letter outside ASCII when case is ignored), or the pattern
+    sets flags of its own, the compiled pattern itself."""
+    compiled = tried_where_it_starts(pattern, flags)
+    body = caseless_body(pattern)
+    ignores_case = body is not None or bool(flags & re.IGNORECASE)
+    if flags & ~re.IGNORECASE or (body is None and _INLINE_FLAGS.search(pattern)):
+        return compiled
+    starts = _unfolded_class(_first_items(pattern if body is None else body, flags | (re.IGNORECASE if ignores_case else 0)), ignores_case)
+    if starts is None:
+        return compiled
+    inside = f"(?i:{pattern})" if flags & re.IGNORECASE else pattern
+    try:
+        locator = re.compile(f"[{starts}](?<=(?={inside}).)")
+    except re.error:  # a group reference, which a look-behind cannot hold
+        return compiled
+    return LocatedPattern(compiled, locator)
+
+
+# The characters outside ASCII that an ASCII letter matches when case is ignored: İ ı ſ K.
+_FOLDED_INTO_ASCII = {(0x130, 0x131), (0x17F, 0x17F), (0x212A, 0x212A)}
+
+
+def _unfolded_class(items: set[_Item] | None, ignores_case: bool) -> str | None:
+    """The body of a class, read with case, of every character that ``items`` match (read
+    ignoring case, if ``ignores_case``): each ASCII letter in both cases, with the letters
+    outside ASCII that fold into one. None for no items, or (ignoring case) a letter outside
+    ASCII or a wide range beyond it."""
+    if not items:
+        return None
+    out: set[_Item] = set()
+    for item in items:
+        out.add(item)
+        if not ignores_case or isinstance(item, str):
+            continue
+        low, high = item
+        if high >= 0x80 and (high - low > _CASE_CHECKED or any(_cased(code) for code in range(max(low, 0x80), high + 1))):
+            return None
+        for code in filter(_cased, range(low, min(high, 0x7F) + 1)):
+            out |= {(ord(chr(code).lower()),) * 2, (ord(chr(code).upper()),) * 2, *_FOLDED_INTO_ASCII}
+    return "".join(sorted(map(_rendered, out)))
+
+
+_CASE_CHECKED = 256  # the widest range whose characters are read for case
+
+
+def _cased(code: int) -> bool:
+    return chr(code).lower() != chr(code).upper()
+
+
+class LocatedPattern:
+    """A pattern searched for in two steps: its ``locator``, a regex that starts with the
+    class of the characters its matches start with and then looks behind for the whole
+    pattern there (``[ABC](?<=(?=PATTERN).)``), finds where the first match starts, and the
+    pattern matches there. The matches are the pattern's own; a position that no match can
+    start at costs re's skip in C, not a try of the pattern. The pattern never matches
+    the empty string (:func:`first_class` has no class for one), so each match moves on."""
+
+    def __init__(self, pattern: re.Pattern, locator: re.Pattern):
+        self.compiled, self.locator = pattern, locator
+
+    @property
+    def pattern(self) -> str:
+        return self.compiled.pattern
+
+    @property
+    def flags(self) -> int:
+        return self.compiled.flags
+
+    @property
+    def groupindex(self):
+        return self.compiled.groupindex
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match | None:
+        return self.compiled.match(string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match | None:
+        return self.compiled.fullmatch(string, pos, endpos)
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match | None:
+        found = self.locator.search(string, pos, endpos)
+        return None if found is None else self.compiled.match(string, found.start(), endpos)
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match]:
+        search, match = self.locator.search, self.compiled.match
+        while (found := search(string, pos, endpos)) is not None:
+            hit = match(string, found.start(), endpos)
+            yield hit
+            pos = hit.end()
 
 
 def caseless_body(pattern: str) -> str | None:

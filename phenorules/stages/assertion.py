@@ -54,6 +54,7 @@ from ..core.document import LOCAL, PASSAGES, DocState, MentionStage, placed, wor
 from ..core.phenotype import Phenotype
 from ..core.errors import SettingError
 from ..core.intervals import Extents
+from ..core.patterns import LocatedPattern
 from ..kb.resources import data_file
 
 FORWARD = frozenset({"forward", "bidirectional"})
@@ -388,7 +389,7 @@ def sentence_token_starts(doc: Doc) -> list[int]:
     return starts if starts and starts[0] == 0 else [0, *starts]
 
 
-def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers: re.Pattern, spaces: numpy.ndarray) -> numpy.ndarray:
+def counted_words(doc: Doc, state: DocState, spans: list[_Mention], list_openers: re.Pattern | LocatedPattern, spaces: numpy.ndarray) -> numpy.ndarray:
     """Per token: is it a word that uses up a cue's window? (``spaces``: per token, is it
     white space)
 
