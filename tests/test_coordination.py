@@ -9,6 +9,7 @@ from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.core.errors import InputError
 from phenorules.stages.pipeline import build_pipeline
 from phenorules.kb.resources import data_dir
+from phenorules.stages.coordinated_lists import phrase_alternation
 from phenorules.stages.coordination import Coordination, read_list_words, read_rules
 
 from conftest import MINI_OBO, compile_terms, stage_rules
@@ -135,7 +136,7 @@ def test_list_rules_with_an_unknown_kind_are_refused(tmp_path):
         read_list_words(path)
 
 
-LIST_ITEMS = ("knee", "hip", "and", "or", "co-morbid", "x-1", "1a", "é", "")
+LIST_ITEMS = ("knee", "hip", "and", "or", "AND", "Or", "co-morbid", "x-1", "1a", "é", "_", "")
 LIST_SEPARATORS = (", ", ", ", ", ", " ", ", and ", " or ", " and/or ", ",", "-", "\n")
 
 
@@ -150,6 +151,10 @@ def test_lists_are_found_where_the_regex_tried_at_every_position_finds_them(mini
     stage = Coordination(rules, SimpleNamespace(ontology=mini_ontology), ("distributed_list",), min_items)
     text = "".join(pieces)
     assert [found.span() for found in stage.item_lists(text)] == [found.span() for found in stage.item_list.finditer(text)]
+    # the runs it starts from: each whole run of word characters and hyphens that ', ' or a list end follows
+    conjunctions = phrase_alternation(read_list_words(data_dir("rules") / "coordinated_lists.tsv")["conjunction"])
+    runs = re.compile(rf"(?<![\w-])[\w-]++(?=, |,? (?:{conjunctions}) )", re.IGNORECASE)
+    assert stage.list_runs(text) == [found.span() for found in runs.finditer(text)]
 
 
 def _scanning_merge(doc, state, compounds, ontology):

@@ -43,9 +43,10 @@ class DistributedLists:
         )
         self.list_end = re.compile(rf",? (?:{words['conjunction']}) {_LIST_ITEM}\b", re.IGNORECASE)
         self.items_before_end = min_list_items - 1
-        # A run of an item that ', ' or a list end may follow (not from inside a run: that is quadratic in its length;
-        # taken whole, possessively: no shorter part of a run is followed by either).
-        self.list_run = re.compile(rf"(?<![\w-])[\w-]++(?=, |,? (?:{words['conjunction']}) )", re.IGNORECASE)
+        # Where a run of an item ends that ', ' or a list end follows: a place found by its
+        # first character (',' or ' '), which re skips to in C, and then looked at
+        # (core.patterns.LocatedPattern's locator); the run is the whole run before it.
+        self.run_end = re.compile(rf"[, ](?<=[\w-][, ])(?<=(?=, |,? (?i:{words['conjunction']}) ).)")
         self.item_separator = re.compile(rf",? (?:{words['conjunction']}) |, ", re.IGNORECASE)
         self.finding_before = re.compile(
             rf"\b((?:{_WORD} ){{0,2}}{_WORD}) (?:{words['preposition']}) (?:(?:{words['determiner']}) )?$", re.IGNORECASE
@@ -83,7 +84,7 @@ class DistributedLists:
         conjunction are read once, each with whether ', ' joins it to the next and whether
         a list end follows it, and the regex is tried only at the runs from which such a
         chain reaches a list end."""
-        runs = [(found.start(), found.end()) for found in self.list_run.finditer(text)]
+        runs = self.list_runs(text)
         linked = [i + 1 < len(runs) and runs[i + 1][0] == end + 2 and text[end : end + 2] == ", " and _ITEM_START.match(text, end + 2) is not None for i, (_, end) in enumerate(runs)]
         reaches_end = [False] * (len(runs) + 1)  # a list end follows the run or one it is joined to
         for i in range(len(runs) - 1, -1, -1):
@@ -103,6 +104,12 @@ class DistributedLists:
                         yield found
                         break
 
+    def list_runs(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each whole run of word characters and hyphens that ', ' or a list
+        end follows, in text order: each read back from where it ends, in the reversed text."""
+        reverse, size = text[::-1], len(text)
+        return [(end - _RUN.match(reverse, size - end).end() + size - end, end) for end in (found.start() for found in self.run_end.finditer(text))]
+
     def list_compound(self, items: list[str], finding: str, start: int, end: int, after: bool) -> Compound | None:
         """The compound for ``items`` sharing a finding (its words, longest first) written
         before the list ('pain in his ...') or after it ('... hair abnormalities')."""
@@ -119,3 +126,4 @@ class DistributedLists:
 
 
 _ITEM_START = re.compile(r"[^\W\d_]")
+_RUN = re.compile(r"[\w-]+")
