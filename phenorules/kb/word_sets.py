@@ -30,6 +30,7 @@ from itertools import accumulate, chain, combinations
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
+import numpy
 import srsly
 
 from ..core.memo import Remembered, one_object_each
@@ -455,8 +456,8 @@ class WordTable(NamedTuple):
 def word_table(text: str) -> WordTable:
     normal = normalize_text(text)
     parts = one_object_each(_WORDS_AND_GAPS.split(normal))  # gap, word, gap, ..., word, gap: one scan
-    words = len(parts) // 2
-    return WordTable(normal, parts[1::2], parts[0::2], array("q", accumulate(map(len, parts)))[0 : 2 * words : 2])
+    ends = numpy.cumsum(numpy.fromiter(map(len, parts), dtype=numpy.int64, count=len(parts)))  # of each part
+    return WordTable(normal, parts[1::2], parts[0::2], array("q", ends[0 : len(parts) - 1 : 2].tobytes()))
 
 
 def word_offsets(surfaces: list[str], gaps: list[str]) -> array:
