@@ -220,11 +220,11 @@ class DocState:
         self.dropped.append((mention.start, mention.end, mention.hpo_ids, rule))
 
     def passages(self, doc: Doc) -> list[tuple[int, int, str, str]]:
-        """(start, end, section type, passage type) of each passage, in text order; one
-        passage of plain text over a Doc that has none (someone else's ``nlp(text)``)."""
+        """(start, end, section type, passage type: read where spaCy keeps it, no Span ``_`` made) of each
+        passage, in text order; one passage of plain text over a Doc that has none (someone else's ``nlp(text)``)."""
         if self._passages is None:
             spans = doc.spans[PASSAGES] if PASSAGES in doc.spans else ([doc[:]] if len(doc) else [])
-            self._passages = [(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, s._.passage_type or PARAGRAPH) for s in spans]
+            self._passages = [(s.start_char, s.end_char, s.label_ or TEXT_SECTION_TYPE, doc.user_data.get(_extension_key("passage_type", s)) or PARAGRAPH) for s in spans]
         return self._passages
 
     def sentences(self, doc: Doc) -> list[tuple[int, int]]:
@@ -453,13 +453,13 @@ def piece_doc(nlp: Language, article: Article, text: str, offset: int, passages:
     doc.user_data[TEXT_KEY] = text  # plain data: a Doc sent to nlp.pipe's processes is serialised
     doc._.article_id = article.id
     doc._.patients = article.patients
-    spans = []
+    spans, data = [], doc.user_data
     for passage in passages:
         start = passage.offset - offset
         end = start + len(passage.text)
         span = doc.char_span(start, end, label=passage.section_type, alignment_mode="expand")
         if span is not None and len(span):
-            span._.passage_type = passage.type
+            data[_extension_key("passage_type", span)] = passage.type  # as span._.passage_type's setter stores it
             spans.append(span)
     doc.spans[PASSAGES] = spans
     return doc
