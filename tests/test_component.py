@@ -6,6 +6,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import spacy
 from spacy.lang.en import English
 from spacy.language import Language
@@ -238,3 +240,33 @@ def test_kb_id_of_a_compound_is_its_first_id_and_of_no_term_nil(mini_ontology):
     doc.spans[PHENOTYPES] = [compound, unknown]
     doc = PhenotypeEntities(mini_ontology)(doc)
     assert [(ent.text, ent.kb_id_) for ent in doc.ents] == [("cleft lip/palate", "HP:0410030"), ("odd gait", NIL)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3), st.sampled_from(["", "PHENOTYPE", "PERSON"]), st.sampled_from(["", "HP:1", "NIL"]), st.sampled_from(["", "E1"])), max_size=6), st.booleans())
+def test_set_entities_leaves_the_tokens_as_the_ents_setter_does(pieces, earlier):
+    """set_entities writes each token's entity IOB, type and KB id in one array: the same
+    annotation as ``doc.ents = spans`` (spans of no label left out, every other token O),
+    over a Doc that had other entities or none."""
+    from spacy.attrs import ENT_ID, ENT_IOB, ENT_KB_ID, ENT_TYPE
+    from spacy.tokens import Span
+
+    from phenorules.component import set_entities
+
+    nlp = spacy.blank("en")
+    texts = [nlp.make_doc("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen") for _ in range(2)]
+    spans, position = [], 0
+    for gap, length, label, kb_id, span_id in pieces:
+        start = position + gap
+        if start + length > len(texts[0]):
+            break
+        spans.append((start, start + length, label, kb_id, span_id))
+        position = start + length
+    for doc in texts:
+        if earlier:
+            doc.ents = [Span(doc, 0, 2, label="OLD", kb_id="Q1", span_id="E0")]
+    made = [[Span(doc, start, end, label=label, kb_id=kb_id, span_id=span_id) for start, end, label, kb_id, span_id in spans] for doc in texts]
+    texts[0].ents = made[0]
+    set_entities(texts[1], made[1])
+    attributes = [ENT_IOB, ENT_TYPE, ENT_KB_ID, ENT_ID]
+    assert texts[1].to_array(attributes).tolist() == texts[0].to_array(attributes).tolist()
