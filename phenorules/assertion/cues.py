@@ -11,6 +11,7 @@ from spacy.attrs import IS_SPACE, LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..core.memo import Remembered
 from .rules import ContextRule
 
 
@@ -81,6 +82,7 @@ class CueMatcher:
         self.rules = rules
         words = getattr(nlp.tokenizer, "words", None) or (lambda phrase: [token.text for token in nlp.make_doc(phrase)])
         strings = nlp.vocab.strings
+        lower_id = Remembered(lambda token: strings.add(token.lower()), 1 << 20)  # each distinct token's id made once
         self.trie: _Node = ({}, [])
         anywhere = set()
         for index, rule in enumerate(rules):
@@ -89,10 +91,10 @@ class CueMatcher:
                 if not tokens:
                     continue
                 if rule.direction in FOUND_ANYWHERE:
-                    anywhere.add(strings.add(tokens[0].lower()))
+                    anywhere.add(lower_id[tokens[0]])
                 node = self.trie
                 for token in tokens:
-                    node = node[0].setdefault(strings.add(token.lower()), ({}, []))
+                    node = node[0].setdefault(lower_id[token], ({}, []))
                 if index not in node[1]:
                     node[1].append(index)
         # What a phrase can start with: a phrase of one token, or two tokens (their ids
