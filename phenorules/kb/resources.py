@@ -37,7 +37,7 @@ from dataclasses import asdict
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import ahocorasick
 import srsly
@@ -145,21 +145,23 @@ def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
 
 CACHE_MAGIC = b"phenorules cache 4\n"
 _LENGTH = struct.Struct(">Q")
-_COMPRESSION = 3  # Zstandard's default level: the sections shrink seven-fold
+_COMPRESSION = 1  # Zstandard's fastest positive level: the sections shrink 6.5-fold, and a first start waits on the store's compression at its end
 _THREADS = 2  # zstandard releases the GIL: sections are compressed and inflated side by side
 
 
-def cache_file_bytes(key: str, sections: dict[str, bytes]) -> list[bytes]:
+def cache_file_bytes(key: str, sections: Iterable[tuple[str, bytes]]) -> list[bytes]:
     """A cache file's parts: the magic line, the length of a msgpack header holding the key
     and a (name, stored length, length) triple per section, then the compressed sections
-    (Zstandard frames, each with its checksum)."""
+    (Zstandard frames, each with its checksum). Each section is compressed as soon as
+    ``sections`` gives it, while the next ones are made."""
     with ThreadPoolExecutor(_THREADS) as pool:
-        stored = list(pool.map(_compress, sections.values()))
-    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), len(blob)] for (name, blob), packed in zip(sections.items(), stored)]})
-    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *stored]
+        made = [(name, len(blob), pool.submit(_compress, blob)) for name, blob in sections]
+        stored = [(name, length, compressed.result()) for name, length, compressed in made]
+    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), length] for name, length, packed in stored]})
+    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *(packed for _, _, packed in stored)]
 
 
-def store_entry(path: Path, key: str, sections: dict[str, bytes], budget: int) -> None:
+def store_entry(path: Path, key: str, sections: Iterable[tuple[str, bytes]], budget: int) -> None:
     """Write the cache entry ``path`` (unless it alone is over the ``budget``), then remove
     the least recently used others until the entries fit the budget. An unwritable cache
     folder only costs time."""
@@ -326,14 +328,14 @@ class _ReadWhenUsed(Mapping):
         return len(self._mapping())
 
 
-def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
-    sections = matcher_sections(resources.matcher)
-    sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
-    sections["synonyms"] = srsly.msgpack_dumps(dict(resources.ontology.synonyms))
-    sections["word_sets"] = resources.word_sets.to_bytes()
-    sections["head_words"] = srsly.msgpack_dumps(sorted(resources.head_words))
-    sections["spelling"] = resources.spelling.to_bytes()
-    return sections
+def resources_sections(resources: KnowledgeBase) -> Iterator[tuple[str, bytes]]:
+    """The knowledge base's cache sections, the matcher's (most of the bytes) first."""
+    yield from matcher_sections(resources.matcher).items()
+    yield "ontology", srsly.msgpack_dumps(_ontology_state(resources.ontology))
+    yield "synonyms", srsly.msgpack_dumps(dict(resources.ontology.synonyms))
+    yield "word_sets", resources.word_sets.to_bytes()
+    yield "head_words", srsly.msgpack_dumps(sorted(resources.head_words))
+    yield "spelling", resources.spelling.to_bytes()
 
 
 def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | None:
@@ -475,16 +477,22 @@ def load_knowledge_base(
         started = time.perf_counter()
         announce(f"building the lexicon from {obo_path}{' (cached for later runs)' if use_cache else ''}")
         with long_lived_objects():
-            ontology = load_ontology(obo_path)
-            parts = lexicon_parts(ontology, lexicon_dir, config)
-            lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
-            morphology = parts.res.morphology
-            resources = KnowledgeBase.compile(ontology, lexicon, lexicon_dir, morphology, file_substitutions(lexicon_dir, config))
+            resources = built_knowledge_base(obo_path, lexicon_dir, config)
         if use_cache and not (len(resources.matcher.rows) >= BACKGROUND_CACHE_ROWS and in_background(lambda: store_fresh(resources, path, key, budget))):
             store(resources, path, key, budget)
         log.info("built the lexicon in %.1f s", time.perf_counter() - started)
     _LOADED[key, obo_path] = resources
     return resources
+
+
+def built_knowledge_base(obo_path: str, lexicon_dir: Path, config: LexiconConfig) -> KnowledgeBase:
+    """The knowledge base built afresh. The lexicon it is compiled from (millions of
+    objects) is freed as this returns, before the cache's store is forked: freed after the
+    fork, each page it lies on would be copied first, the store process sharing it."""
+    ontology = load_ontology(obo_path)
+    parts = lexicon_parts(ontology, lexicon_dir, config)
+    lexicon = apply_blocklist(parts.lexicon, parts.blocked, config.min_key_length)
+    return KnowledgeBase.compile(ontology, lexicon, lexicon_dir, parts.res.morphology, file_substitutions(lexicon_dir, config))
 
 
 def announce(message: str) -> None:
