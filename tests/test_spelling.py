@@ -168,6 +168,17 @@ def test_word_lists_are_searched_by_bisection_and_refused_unsorted(tmp_path):
         WordList.read(path)
 
 
+@given(st.sets(st.text(alphabet="abc\u00e9", min_size=1, max_size=4), max_size=30), st.lists(st.text(alphabet="abc\u00e9\n", max_size=5), max_size=10), st.integers(1, 12))
+@settings(max_examples=300, deadline=None)
+def test_a_word_list_holds_its_words_and_no_other_whatever_its_index_blocks(words, others, block):
+    """A word is looked up in the block the index bisects to: every listed word is found,
+    whichever block it starts, and no other string."""
+    listed = sorted(words, key=str.encode)
+    found = WordList(b"\n" + b"".join(word.encode() + b"\n" for word in listed), block=block)
+    assert all(word in found for word in listed)
+    assert not any(other in found for other in others if other not in words)
+
+
 @given(st.lists(st.text(alphabet="abc", max_size=3), max_size=12), st.integers(1, 8))
 @settings(max_examples=300, deadline=None)
 def test_sortedness_read_piece_by_piece_is_the_whole_lists(words, piece):

@@ -72,7 +72,7 @@ class Spelling(RefinesMatches):
 
     @property
     def english(self) -> WordList:
-        """The English word list, read when a word is first one edit from a lexicon word."""
+        """The English word list, read when a word the morphology does not know is first read."""
         words = self.__dict__.get("_english")
         if words is None:
             words = self.__dict__["_english"] = WordList.read(self.words_file, checked=Path(self.words_file) != data_file("lexicons", ENGLISH_WORDS))
@@ -88,9 +88,11 @@ class Spelling(RefinesMatches):
         morphology = self.kb.word_sets.morphology
         if morphology.base(written) in morphology.vocabulary:
             return None  # a form of a word of the ontology the morphology knows (most words of a text: asked first)
+        if written in self.english:
+            return None  # an English word (most of the others: asked before the lexicon's words one edit away)
         candidates = self.kb.spelling.candidates(written)
-        if not candidates or written in self.english:
-            return None  # no lexicon word one edit away, or an English word
+        if not candidates:
+            return None  # no lexicon word one edit away
         if len({morphology.singular(word) for word in candidates}) > 1:
             return None  # one edit from different words, not the singular and plural of one: which is meant is unknown
         word = candidates[0]
