@@ -359,7 +359,7 @@ def _cache_line() -> str:
     """Where the cache is, what it holds of its budget, and how to clear it."""
     import shlex
 
-    from .kb.resources import CACHE_BUDGET_VARIABLE, MEGABYTE, cache_budget, cache_dir, cache_usage
+    from .kb.cache_file import CACHE_BUDGET_VARIABLE, MEGABYTE, cache_budget, cache_dir, cache_usage
 
     directory = cache_dir()
     entries, used = cache_usage(directory)

@@ -264,7 +264,7 @@ def test_a_gene_symbols_entry_of_well_formed_wrong_contents_is_read_again(conten
 def _rewritten_entry_is_read_again(cache, kind, section, contents, cached, read, path):
     """The cache entry of ``cached(path)`` rewritten whole with its section holding
     ``contents``: it is read from the file again, as ``read`` reads it."""
-    from phenorules.kb.resources import cache_budget, read_cache_file, store_entry
+    from phenorules.kb.cache_file import cache_budget, read_cache_file, store_entry
 
     cached.cache_clear()
     cached(str(path))

@@ -127,7 +127,8 @@ def test_a_cache_written_in_the_background_is_the_one_written_in_line_and_is_who
 def _cached_content(path):
     """What a cache entry holds: the automaton's keys and values (its node bytes depend on
     the process's allocations), the rows, the word sets and the ontology."""
-    from phenorules.kb.resources import read_cache_file, resources_from_cache
+    from phenorules.kb.cache_file import read_cache_file
+    from phenorules.kb.resources import resources_from_cache
 
     key = path.stem.rsplit("-", 1)[1]
     loaded = resources_from_cache(read_cache_file(path, key), MINI_OBO)
@@ -202,14 +203,14 @@ def test_the_cache_loads_with_the_collector_paused_then_as_it_was(tmp_path, monk
 
 
 def test_stale_cache_temporaries_go_and_entries_over_the_budget_go_but_no_other_file(tmp_path, monkeypatch):
-    from phenorules.kb import resources
+    from phenorules.kb import cache_file, resources
 
     stale = tmp_path / f".resources-0.cache.{_dead_pid()}.abc123.tmp"
     stale.write_bytes(b"x" * 10)
     old_temporary = tmp_path / "resources-0.pklx1y2.tmp"
     old_temporary.write_bytes(b"x")
     os.utime(old_temporary, (0, 0))
-    megabyte = b"x" * resources.MEGABYTE
+    megabyte = b"x" * cache_file.MEGABYTE
     older = [tmp_path / "resources-0.pkl", tmp_path / f"resources-{'0' * 32}.cache", tmp_path / f"resources-{'a' * 16}-{'b' * 8}-{'1' * 32}.cache"]
     others = [tmp_path / "notes.txt", tmp_path / "resources-notes.cache", tmp_path / "jnlpba-model.cache.bak"]
     for path in older + others:
@@ -221,7 +222,7 @@ def test_stale_cache_temporaries_go_and_entries_over_the_budget_go_but_no_other_
     monkeypatch.setattr(resources, "_LOADED", {})
     resources.load_knowledge_base(MINI_OBO)
     assert not stale.exists() and not old_temporary.exists()
-    (built,) = tmp_path.glob(f"resources-*-{resources.config_tag(resources.LexiconConfig())}-*{resources.CACHE_SUFFIX}")
+    (built,) = tmp_path.glob(f"resources-*-{resources.config_tag(resources.LexiconConfig())}-*{cache_file.CACHE_SUFFIX}")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built.name, f"disease-names-{'2' * 32}.cache", *(p.name for p in others)])
 
 

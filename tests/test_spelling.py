@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from phenorules.core.errors import InputError
 from phenorules.evaluation.misspellings import misspelt
 from phenorules.kb.lexicon.word_lists import WordList
-from phenorules.kb.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
+from phenorules.kb.cache_file import cache_budget, read_cache_file, store_entry
+from phenorules.kb.resources import resources_from_cache, resources_sections
 from phenorules.kb.spelling import EDITS, MIN_LENGTH, MIN_WRITTEN, SpellingIndex, edit_of
 
 from conftest import stage_rules

@@ -266,7 +266,8 @@ def test_the_stage_writes_the_quantity_rows_after_word_order():
 
 
 def test_the_cache_keeps_the_quantity_words_and_sets(tmp_path, mini_ontology):
-    from phenorules.kb.resources import cache_budget, read_cache_file, resources_from_cache, resources_sections, store_entry
+    from phenorules.kb.cache_file import cache_budget, read_cache_file, store_entry
+    from phenorules.kb.resources import resources_from_cache, resources_sections
 
     compiled = compile_terms([CREATINE, T_CELLS])
     store_entry(tmp_path / "kb.cache", "kb", resources_sections(KnowledgeBase(mini_ontology, compiled.matcher, compiled.word_sets)), cache_budget())

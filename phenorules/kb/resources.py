@@ -1,4 +1,5 @@
-"""Where the data files live, and the on-disk cache of the built ontology and automaton.
+"""Where the data files live, and the knowledge base: loaded from its cache entry
+(:mod:`.cache_file`), or built and stored there.
 
 Building the lexicon takes seconds (said on stderr: :func:`announce`); loading it from the
 cache about a second. The cache key is a hash of the contents of the ontology file and of
@@ -6,17 +7,7 @@ every lexicon file (by its name in the lexicon folder), the lexicon config, the 
 modules that build them and the versions of the libraries whose data it holds: a changed
 input is rebuilt, and checkouts whose inputs are the same share an entry. There is an entry
 per ontology release and lexicon config (the profiles read different lexicon files:
-``rules/profiles.tsv``), and the disease names, the gene symbols and the JNLPBA model have theirs; the least
-recently used entries (by the time each was last loaded or written) go when all of them
-would take more than the budget, ``$PHENORULES_CACHE_MB`` megabytes (100 by default).
-
-A cache file is data only: the key it was written under, then pyahocorasick's node array
-(integer values) and msgpack for the rest, each section compressed with Zstandard, its
-checksum verified as it is inflated, so loading one runs no code from it. Zstandard (the
-``zstandard`` package) took a fifth less room than zlib's fastest level and inflated four
-times faster (an HPO entry: 20 MB, 0.25 s for its 150 MB on one core). A file that is corrupt,
-of another format or another key, not a regular file, or not this user's own (or writable
-by others) is absent: rebuilt.
+``rules/profiles.tsv``).
 """
 
 from __future__ import annotations
@@ -24,30 +15,23 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
-import os
-import re
-import stat
-import struct
 import sys
 import time
 from array import array
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Iterator, Mapping
 
 import ahocorasick
 import srsly
-import zstandard
 
 from .. import __version__
-from ..core.errors import SettingError
-from ..core.files import atomic_file, open_own_regular_file, remove_stale_temporaries
 from ..core.forking import in_background
 from ..core.memory import large_blocks_from_the_system, return_free_memory
+from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, read_cache_file, remove_stale_cache_files, store_entry, unpacked
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -55,13 +39,6 @@ from .matcher import LexiconRows, PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
 
-CACHE_SUFFIX = ".cache"
-CACHE_BUDGET_VARIABLE = "PHENORULES_CACHE_MB"
-DEFAULT_CACHE_MB = 100  # three lexicon configs of 28 MB each, the disease names and the gene symbols
-MEGABYTE = 1 << 20  # as du -h counts
-# What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
-# file of another name in the folder is never pruned.
-CACHE_ENTRY = re.compile(r"[a-z][a-z-]*-[0-9a-f][0-9a-f-]*\.(cache|pkl)")
 log = logging.getLogger(__name__)
 
 
@@ -81,24 +58,6 @@ def data_file(folder: str, name: str, given: str | Path | None = None) -> Path:
     return Path(given) if given else data_dir(folder) / name
 
 
-def cache_dir() -> Path:
-    root = os.environ.get("PHENORULES_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phenorules"
-    return Path(root)
-
-
-def cache_budget() -> int:
-    """The bytes the cache's entries may take together: ``$PHENORULES_CACHE_MB`` megabytes
-    (a number, 0 or more; 0 keeps nothing), else DEFAULT_CACHE_MB."""
-    given = os.environ.get(CACHE_BUDGET_VARIABLE) or str(DEFAULT_CACHE_MB)
-    try:
-        megabytes = float(given)
-    except ValueError:
-        megabytes = -1.0
-    if not 0 <= megabytes < float("inf"):
-        raise SettingError(f"{CACHE_BUDGET_VARIABLE}: {given!r} is not a number of megabytes (0 or more)")
-    return int(megabytes * MEGABYTE)
-
-
 def file_substitutions(lexicon_dir: Path, config: LexiconConfig) -> list[Substitution]:
     """The pairs of the config's learned substitution files whose source the config takes."""
     pairs = [s for name in config.substitution_files for s in read_substitutions(lexicon_dir / name)]
@@ -110,7 +69,8 @@ def code_digest() -> str:
     cache is shared by checkouts."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    modules = [package / "ontology.py", package / "matcher.py", package / "word_sets.py", package / "knowledge_base.py", package / "resources.py", package / "spelling.py", *sorted((package / "lexicon").glob("*.py"))]
+    modules = [package / name for name in ("ontology.py", "matcher.py", "word_sets.py", "knowledge_base.py", "resources.py", "cache_file.py", "spelling.py")]
+    modules += sorted((package / "lexicon").glob("*.py"))
     for path in modules:
         digest.update(f"{path.relative_to(package)}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
@@ -141,109 +101,6 @@ def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
         if (lexicon_dir / name).is_file():
             files.setdefault(name, lexicon_dir / name)
     return files
-
-
-CACHE_MAGIC = b"phenorules cache 4\n"
-_LENGTH = struct.Struct(">Q")
-_COMPRESSION = 1  # Zstandard's fastest positive level: the sections shrink 6.5-fold, and a first start waits on the store's compression at its end
-_THREADS = 2  # zstandard releases the GIL: sections are compressed and inflated side by side
-
-
-def cache_file_bytes(key: str, sections: Iterable[tuple[str, bytes]]) -> list[bytes]:
-    """A cache file's parts: the magic line, the length of a msgpack header holding the key
-    and a (name, stored length, length) triple per section, then the compressed sections
-    (Zstandard frames, each with its checksum). Each section is compressed as soon as
-    ``sections`` gives it, while the next ones are made."""
-    with ThreadPoolExecutor(_THREADS) as pool:
-        made = [(name, len(blob), pool.submit(_compress, blob)) for name, blob in sections]
-        stored = [(name, length, compressed.result()) for name, length, compressed in made]
-    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), length] for name, length, packed in stored]})
-    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *(packed for _, _, packed in stored)]
-
-
-def store_entry(path: Path, key: str, sections: Iterable[tuple[str, bytes]], budget: int) -> None:
-    """Write the cache entry ``path`` (unless it alone is over the ``budget``), then remove
-    the least recently used others until the entries fit the budget. An unwritable cache
-    folder only costs time."""
-    parts = cache_file_bytes(key, sections)
-    try:
-        if sum(map(len, parts)) <= budget:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_file(path, "wb") as handle:
-                handle.writelines(parts)
-        prune_cache(path.parent, path, budget)
-    except OSError:
-        pass
-
-
-def _compress(blob: bytes) -> bytes:
-    return zstandard.ZstdCompressor(level=_COMPRESSION, write_checksum=True).compress(blob)
-
-
-def _inflate(packed: bytes, length: int) -> bytes:
-    """A stored section; zstandard.ZstdError (a failed checksum, a cut frame) or ValueError
-    if it is not what was written."""
-    blob = zstandard.ZstdDecompressor().decompress(packed, max_output_size=length)
-    if len(blob) != length:
-        raise ValueError("a cache section of another length")
-    return blob
-
-
-class CacheFile:
-    """The sections of a cache file, each inflated when it is read, and then gone from this
-    object (a section is read once): a large entry is never held compressed and inflated at
-    once, nor every section inflated at once. A section whose stream or checksum fails
-    raises on access, before any code trusts its layout."""
-
-    def __init__(self, stored: dict[str, tuple[bytes, int]]) -> None:
-        self._stored = dict(stored)
-
-    def __getitem__(self, name: str) -> bytes:
-        return _inflate(*self._stored.pop(name))
-
-    def read_all(self, names: list[str]) -> list[bytes]:
-        """Several sections, inflated side by side in threads (zstandard releases the GIL)."""
-        stored = [self._stored.pop(name) for name in names]
-        with ThreadPoolExecutor(_THREADS) as pool:
-            return list(pool.map(lambda section: _inflate(*section), stored))
-
-
-def unpacked(blob: bytes):
-    """A msgpack section's data. ``srsly.msgpack_loads`` would switch the garbage collector
-    back on, which :func:`long_lived_objects` keeps paused."""
-    return srsly.msgpack.loads(blob, raw=False, use_list=True)
-
-
-def read_cache_file(path: Path, key: str) -> CacheFile | None:
-    """The cache file at ``path`` written under ``key``, or None for a file that is missing,
-    not a regular file of this user (or writable by others), of another format or key, or
-    truncated. Reading it records its use (its time is set to now: the cache is pruned
-    least recently used first). Nothing here runs code from the file: it is bytes, checked
-    before anything trusts its layout."""
-    handle = open_own_regular_file(path)
-    if handle is None:
-        return None
-    try:
-        with handle:
-            if handle.read(len(CACHE_MAGIC)) != CACHE_MAGIC:
-                return None
-            (header_length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-            header = unpacked(handle.read(min(header_length, 1 << 20)))
-            start = len(CACHE_MAGIC) + _LENGTH.size + header_length
-            if header["key"] != key or start + sum(stored for _, stored, _ in header["sections"]) != os.fstat(handle.fileno()).st_size:
-                return None  # another entry's file, truncated, or lengths that are not this file's
-            stored = {name: (handle.read(stored), length) for name, stored, length in header["sections"]}
-            _record_use(handle)
-    except Exception:  # unreadable, or a header that is not ours
-        return None
-    return CacheFile(stored)
-
-
-def _record_use(handle) -> None:
-    try:
-        os.utime(handle.fileno())
-    except OSError:  # a read-only cache: pruned by the time of writing
-        pass
 
 
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
@@ -358,57 +215,6 @@ def release_of(obo_digest: str) -> str:
 def config_tag(config: LexiconConfig) -> str:
     """The part of a cache entry's name that names its lexicon config."""
     return hashlib.sha256(f"{sorted(asdict(config).items())}".encode()).hexdigest()[:8]
-
-
-def cache_entries(directory: Path) -> list[tuple[Path, os.stat_result]]:
-    """The regular files of ``directory`` named as cache entries, with their status (a
-    link or anything else in an entry's place is not one)."""
-    try:
-        listing = list(os.scandir(directory))
-    except OSError:
-        return []
-    entries = []
-    for entry in listing:
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:  # removed meanwhile
-            continue
-        if CACHE_ENTRY.fullmatch(entry.name) and stat.S_ISREG(info.st_mode):
-            entries.append((Path(entry.path), info))
-    return entries
-
-
-def prune_cache(directory: Path, kept: Path, budget: int) -> None:
-    """Remove the least recently used entries (by their time, set as each is read) until
-    the rest, ``kept`` among them, take no more than ``budget`` bytes; and the temporary
-    files that writers no longer running left (see :func:`remove_stale_cache_files`)."""
-    newest_first = sorted(cache_entries(directory), key=lambda entry: (entry[0] != kept, -entry[1].st_mtime_ns, entry[0].name))
-    used = 0
-    for path, info in newest_first:
-        used += info.st_size
-        if used > budget and path != kept:
-            path.unlink(missing_ok=True)
-    remove_stale_cache_files(directory)
-
-
-def cache_usage(directory: Path) -> tuple[int, int]:
-    """The number of entries in the cache ``directory`` and the bytes they take."""
-    entries = cache_entries(directory)
-    return len(entries), sum(info.st_size for _, info in entries)
-
-
-OLD_TEMPORARY_AGE = 3600  # seconds; older versions wrote 'resources-KEY.pkl<random>.tmp'
-
-
-def remove_stale_cache_files(directory: Path) -> None:
-    """Temporary files of writers no longer running, and of older versions after an hour."""
-    remove_stale_temporaries(directory)
-    for old in directory.glob("resources-*.pkl*.tmp"):
-        try:
-            if time.time() - old.stat().st_mtime > OLD_TEMPORARY_AGE:
-                old.unlink()
-        except OSError:
-            pass
 
 
 def store(resources: KnowledgeBase, path: Path, key: str, budget: int) -> None:

@@ -41,7 +41,8 @@ from ..core.errors import InputError
 from ..core.memo import Remembered
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
-from ..kb.resources import CacheFile, cache_budget, cache_dir, data_file, read_cache_file, store_entry, unpacked
+from ..kb.cache_file import CacheFile, cache_budget, cache_dir, read_cache_file, store_entry, unpacked
+from ..kb.resources import data_file
 from .abbreviations import BRACKETED, bracket_candidate, definitions_at
 
 GUARDS = ("disease", "mark", "after", "before", "gene", "manoeuvre", "test")

@@ -21,7 +21,8 @@ from phenorules.kb import resources
 from phenorules.core.errors import InputError
 from phenorules.kb.matcher import PhraseMatcher
 from phenorules.kb.ontology import file_digest
-from phenorules.kb.resources import CacheFile, cache_budget, cache_dir, data_dir, library_versions, matcher_from_cache, matcher_sections, read_cache_file, store_entry
+from phenorules.kb.cache_file import CacheFile, cache_budget, cache_dir, read_cache_file, store_entry
+from phenorules.kb.resources import data_dir, library_versions, matcher_from_cache, matcher_sections
 
 from .io import Document, read_standoff
 from .learn import LearnConfig, Modifiers, learn_lexicon, learn_modifiers
