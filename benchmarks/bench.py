@@ -73,31 +73,28 @@ print(json.dumps({"chars": sum(map(len, texts)), "articles": len(articles), "pas
 
 
 class TreeMemory(threading.Thread):
-    """Peak resident memory of a process and its descendants, sampled from /proc: the
-    largest peak RSS (the kernel's high-water mark) of any one process, and the largest sum of PSS (shared pages split between
-    the processes that share them: the memory the tree really takes)."""
+    """Peak memory of a process and its descendants, sampled from /proc: the largest peak
+    RSS (the kernel's high-water mark, read from /proc/PID/status) of any one process and,
+    if asked (``pss``), the largest sum of PSS (shared pages split between the processes
+    that share them: the memory the tree really takes), read from /proc/PID/smaps_rollup.
+    Reading smaps_rollup walks the page tables of the processes measured, every 50 ms: it
+    made a first start 11 % slower, so only a measurement of shared memory reads it."""
 
-    def __init__(self, pid: int, interval: float = 0.05):
+    def __init__(self, pid: int, pss: bool = False, interval: float = 0.05):
         super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
+        self.pid, self.pss, self.interval = pid, pss, interval
         self.peak_rss = self.peak_total_pss = 0
-        self.peak_rss_by_role: dict[str, int] = {}
-        self.peak_private_by_role: dict[str, int] = {}
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.is_set():
-            total = 0
-            for pid, role in self._tree():
-                rss, pss, private = _memory(pid)
-                total += pss
-                self.peak_rss = max(self.peak_rss, rss)
-                self.peak_rss_by_role[role] = max(self.peak_rss_by_role.get(role, 0), rss)
-                self.peak_private_by_role[role] = max(self.peak_private_by_role.get(role, 0), private)
-            self.peak_total_pss = max(self.peak_total_pss, total)
+            tree = self._tree()
+            self.peak_rss = max(self.peak_rss, *map(_peak_rss, tree))
+            if self.pss:
+                self.peak_total_pss = max(self.peak_total_pss, sum(map(_pss, tree)))
             time.sleep(self.interval)
 
-    def _tree(self) -> list[tuple[int, str]]:
+    def _tree(self) -> list[int]:
         parents = {}
         for entry in os.listdir("/proc"):
             if entry.isdigit():
@@ -106,10 +103,10 @@ class TreeMemory(threading.Thread):
                 except OSError:
                     continue
                 parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-        tree, frontier = [(self.pid, "parent")], [self.pid]
+        tree, frontier = [self.pid], [self.pid]
         while frontier:
             children = [pid for pid, parent in parents.items() if parent in frontier]
-            tree += [(pid, "worker") for pid in children]
+            tree += children
             frontier = children
         return tree
 
@@ -118,35 +115,38 @@ class TreeMemory(threading.Thread):
         self.join()
 
 
-def _memory(pid: int) -> tuple[int, int, int]:
-    """(peak RSS so far, PSS, private) bytes of a process. The peak is the kernel's
-    high-water mark (VmHWM), exact whenever it is sampled; PSS and private memory are what
-    the sample sees."""
+def _peak_rss(pid: int) -> int:
+    """The peak RSS bytes of a process so far (VmHWM: exact whenever it is sampled)."""
+    try:
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    except OSError:
+        return 0
+    return int(status.get("VmHWM", "0 kB").split()[0]) * 1024
+
+
+def _pss(pid: int) -> int:
+    """The PSS bytes of a process, as the sample sees it."""
     try:
         fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
-        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
     except (OSError, ValueError):
-        return 0, 0, 0
-    kib = {name: int(fields.get(name, "0 kB").split()[0]) * 1024 for name in ("Pss", "Private_Clean", "Private_Dirty")}
-    peak = int(status.get("VmHWM", "0 kB").split()[0]) * 1024
-    return peak, kib["Pss"], kib["Private_Clean"] + kib["Private_Dirty"]
+        return 0
+    return int(fields.get("Pss", "0 kB").split()[0]) * 1024
 
 
-def measured(command: list[str], env: dict, one_core: bool = True) -> dict:
-    """Wall time, exit status, output and peak memory of ``command``."""
+def measured(command: list[str], env: dict, one_core: bool = True, pss: bool = False) -> dict:
+    """Wall time, exit status, output and peak memory of ``command`` (with ``pss``, the peak
+    sum of PSS of its processes too: :class:`TreeMemory`)."""
     pin = ["taskset", "-c", "0"] if one_core and _has("taskset") else []
     started = time.perf_counter()
     process = subprocess.Popen(pin + command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    memory = TreeMemory(process.pid)
+    memory = TreeMemory(process.pid, pss)
     memory.start()
     stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
     memory.stop()
     if process.returncode:
         sys.exit(f"bench: {' '.join(command[:3])} failed: {stderr.strip().splitlines()[-1] if stderr.strip() else process.returncode}")
-    return {"wall_s": wall, "stdout": stdout, "peak_rss_mib": memory.peak_rss / MIB, "total_pss_mib": memory.peak_total_pss / MIB,
-            "by_role_mib": {role: rss / MIB for role, rss in memory.peak_rss_by_role.items()},
-            "private_by_role_mib": {role: size / MIB for role, size in memory.peak_private_by_role.items()}}
+    return {"wall_s": wall, "stdout": stdout, "peak_rss_mib": memory.peak_rss / MIB, "total_pss_mib": memory.peak_total_pss / MIB if pss else None}
 
 
 def _has(program: str) -> bool:
@@ -245,7 +245,7 @@ def main() -> None:
         help_s, _ = median_wall([str(Path(sys.executable).with_name("phenorules")), "--help"], env, 5)
         profiles = {profile: in_process(articles, env, profile) for profile in ("patientphex", "general")}
         single = measured(predict_command(articles, os.path.join(work, "jobs1.jsonl")), env)
-        double = measured(predict_command(articles, os.path.join(work, "jobs2.jsonl"), "--jobs", "2"), env, one_core=False)
+        double = measured(predict_command(articles, os.path.join(work, "jobs2.jsonl"), "--jobs", "2"), env, one_core=False, pss=True)
         same = Path(work, "jobs1.jsonl").read_bytes() == Path(work, "jobs2.jsonl").read_bytes()
         fast = None
         if options.fasthpocr:
