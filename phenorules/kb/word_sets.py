@@ -101,12 +101,15 @@ class WordSetIndex:
     quantity_words: dict[str, RuleRef] = field(default_factory=dict)  # base word -> its row; left out beside a change word
     change_words: dict[str, RuleRef] = field(default_factory=dict)  # base word -> its row; lets the quantity words go
     quantity_sets: frozenset[tuple[str, ...]] = frozenset()  # indexed sets that only keys without their quantity words have
-    _bases: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
+    # each word's reading in a text (:meth:`_reading`), remembered, shared by the copies of the index
+    _bases: Remembered[str, str | None] | None = field(default=None, repr=False, compare=False)
     # each word's reading, remembered (the 364,000 keys of a build hold 50,000 words)
     _content_bases: Remembered[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._content_bases = Remembered(self._content_base, _BASES_KEPT)
+        if self._bases is None:
+            self._bases = Remembered(self._reading, _BASES_KEPT)
 
     @classmethod
     def build(
@@ -279,8 +282,7 @@ class WordSetIndex:
             gaps = WORD.split(normal)  # gaps[i] is what stands before surfaces[i]
         else:
             surfaces, gaps = table.surfaces, table.gaps
-        bases = self._bases
-        words = [bases[surface] if surface in bases else self._base(surface) for surface in surfaces]
+        words = list(map(self._bases.__getitem__, surfaces))
         suffixes = self.suffix_words
         bound = [i for i, surface in enumerate(surfaces) if surface in suffixes and i]
         tabbed = "\t" in text
@@ -292,13 +294,11 @@ class WordSetIndex:
             _end_runs_at_tabs(text, starts, ends_run)
         breaks = array("q", accumulate(ends_run))
         kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
-        partners, quantities = self.partners, self.quantity_words
         # two kept words in one phrase, the first of some indexed set, the second too or a quantity word
-        pairs = [
-            k
-            for k, (i, j) in enumerate(zip(kept, kept[1:]))
-            if breaks[i] == breaks[j] and words[i] in partners and (words[j] in partners or words[j] in quantities)
-        ]
+        indexed = numpy.fromiter(map(self.partners.__contains__, words), bool, len(words))
+        quantity = numpy.fromiter(map(self.quantity_words.__contains__, words), bool, len(words))
+        phrase, first, second = numpy.frombuffer(breaks, "int64"), numpy.frombuffer(kept, "int64")[:-1], numpy.frombuffer(kept, "int64")[1:]
+        pairs = numpy.flatnonzero((phrase[first] == phrase[second]) & indexed[first] & (indexed[second] | quantity[second])).tolist()
         return TextWords(surfaces, gaps, words, breaks, kept, starts, pairs)
 
     def find(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
@@ -395,18 +395,11 @@ class WordSetIndex:
                             out.append(Match(start, end, entry))
         return out
 
-    def _base(self, surface: str) -> str | None:
+    def _reading(self, surface: str) -> str | None:
         """'' for a function word, None for a word that ends a run, else its base word."""
-        if surface not in self._bases:
-            if len(self._bases) >= _BASES_KEPT:
-                self._bases.clear()
-            if surface in self.function_words:
-                self._bases[surface] = ""
-            elif surface in self.stop_words:
-                self._bases[surface] = None
-            else:
-                self._bases[surface] = self.base_word(surface)
-        return self._bases[surface]
+        if surface in self.function_words:
+            return ""
+        return None if surface in self.stop_words else self.base_word(surface)
 
 
 def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable[Substitution]) -> dict[tuple[str, ...], tuple]:
