@@ -137,8 +137,11 @@ class ConText(MentionStage):
         words.findings = {cue for cue in cues if cue.rule.direction != "terminate" and in_mention(cue, words)}
         breaks = [found.start() for found in self.scope.breaks.finditer(state.text)]
         cuts = sorted({*sentence_starts, *(index for index in (state.token_extent(doc, at, at + 1)[0] for at in breaks) if not inside_mention(index, words))})
+        by_category: dict[str, list[Cue]] = {}
+        for cue in cues:
+            by_category.setdefault(cue.rule.category, []).append(cue)
         for category in CATEGORIES:
-            mine = [cue for cue in cues if cue.rule.category == category]
+            mine = by_category.get(category)
             if mine:
                 self.assert_category(doc, category, mine, words, skipped, cuts)
                 self.assert_sections(doc, state.text, [cue for cue in mine if cue.rule.direction == "section"], words, skipped, breaks)
