@@ -270,7 +270,7 @@ def _rewritten_entry_is_read_again(cache, kind, section, contents, cached, read,
     cached(str(path))
     (entry,) = cache.glob(f"{kind}-*.cache")
     key = entry.stem.removeprefix(f"{kind}-")
-    store_entry(entry, key, [(section, srsly.msgpack_dumps(contents))], cache_budget())
+    store_entry(entry, key, {section: srsly.msgpack_dumps(contents)}, cache_budget())
     assert read_cache_file(entry, key) is not None  # a whole entry of this key: only its contents are wrong
     cached.cache_clear()
     assert cached(str(path)) == read(path)

@@ -21,7 +21,6 @@ import struct
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable
 
 import srsly
 import zstandard
@@ -62,19 +61,17 @@ _COMPRESSION = 1  # Zstandard's fastest positive level: the sections shrink 6.5-
 _THREADS = 2  # zstandard releases the GIL: sections are compressed and inflated side by side
 
 
-def cache_file_bytes(key: str, sections: Iterable[tuple[str, bytes]]) -> list[bytes]:
+def cache_file_bytes(key: str, sections: dict[str, bytes]) -> list[bytes]:
     """A cache file's parts: the magic line, the length of a msgpack header holding the key
     and a (name, stored length, length) triple per section, then the compressed sections
-    (Zstandard frames, each with its checksum). Each section is compressed as soon as
-    ``sections`` gives it, while the next ones are made."""
+    (Zstandard frames, each with its checksum)."""
     with ThreadPoolExecutor(_THREADS) as pool:
-        made = [(name, len(blob), pool.submit(_compress, blob)) for name, blob in sections]
-        stored = [(name, length, compressed.result()) for name, length, compressed in made]
-    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), length] for name, length, packed in stored]})
-    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *(packed for _, _, packed in stored)]
+        stored = list(pool.map(_compress, sections.values()))
+    header = srsly.msgpack_dumps({"key": key, "sections": [[name, len(packed), len(blob)] for (name, blob), packed in zip(sections.items(), stored)]})
+    return [CACHE_MAGIC + _LENGTH.pack(len(header)) + header, *stored]
 
 
-def store_entry(path: Path, key: str, sections: Iterable[tuple[str, bytes]], budget: int) -> None:
+def store_entry(path: Path, key: str, sections: dict[str, bytes], budget: int) -> None:
     """Write the cache entry ``path`` (unless it alone is over the ``budget``), then remove
     the least recently used others until the entries fit the budget. An unwritable cache
     folder only costs time."""

@@ -185,14 +185,14 @@ class _ReadWhenUsed(Mapping):
         return len(self._mapping())
 
 
-def resources_sections(resources: KnowledgeBase) -> Iterator[tuple[str, bytes]]:
-    """The knowledge base's cache sections, the matcher's (most of the bytes) first."""
-    yield from matcher_sections(resources.matcher).items()
-    yield "ontology", srsly.msgpack_dumps(_ontology_state(resources.ontology))
-    yield "synonyms", srsly.msgpack_dumps(dict(resources.ontology.synonyms))
-    yield "word_sets", resources.word_sets.to_bytes()
-    yield "head_words", srsly.msgpack_dumps(sorted(resources.head_words))
-    yield "spelling", resources.spelling.to_bytes()
+def resources_sections(resources: KnowledgeBase) -> dict[str, bytes]:
+    sections = matcher_sections(resources.matcher)
+    sections["ontology"] = srsly.msgpack_dumps(_ontology_state(resources.ontology))
+    sections["synonyms"] = srsly.msgpack_dumps(dict(resources.ontology.synonyms))
+    sections["word_sets"] = resources.word_sets.to_bytes()
+    sections["head_words"] = srsly.msgpack_dumps(sorted(resources.head_words))
+    sections["spelling"] = resources.spelling.to_bytes()
+    return sections
 
 
 def resources_from_cache(cache: CacheFile, obo_path: str) -> KnowledgeBase | None:

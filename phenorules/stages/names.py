@@ -126,7 +126,7 @@ def disease_names(path: str) -> dict[tuple[str, ...], str]:
     names = _cached_disease_names(cached) if cached is not None else None
     if names is None:
         names = read_disease_names(Path(path))
-        store_entry(entry, key, [("names", srsly.msgpack_dumps(sorted(names.items())))], cache_budget())
+        store_entry(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))}, cache_budget())
     return names
 
 
@@ -147,7 +147,7 @@ def gene_symbols(path: str) -> frozenset[str]:
     symbols = _cached_gene_symbols(cached) if cached is not None else None
     if symbols is None:
         symbols = read_gene_symbols(Path(path))
-        store_entry(entry, key, [("symbols", srsly.msgpack_dumps(sorted(symbols)))], cache_budget())
+        store_entry(entry, key, {"symbols": srsly.msgpack_dumps(sorted(symbols))}, cache_budget())
     return symbols
 
 

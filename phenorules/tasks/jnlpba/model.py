@@ -70,7 +70,7 @@ def load_model(train_dir: str | Path, config: LearnConfig = LearnConfig(), use_c
     model = model_from_cache(cache) if cache is not None else None
     if model is None:
         model = learn_model(train_dir, config)
-        store_entry(path, key, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))}.items(), cache_budget())
+        store_entry(path, key, {**matcher_sections(model.matcher), "modifiers": srsly.msgpack_dumps(asdict(model.modifiers))}, cache_budget())
     return model
 
 
