@@ -174,6 +174,7 @@ def large_rows(articles: str, passages: list, chars: int) -> list[tuple[str, str
         source, empty = os.path.join(work, "large.jsonl"), os.path.join(work, "empty.jsonl")
         Path(source).write_text(json.dumps(record) + "\n", encoding="utf-8")
         Path(empty).write_text(json.dumps({**record, "pmc_id": "empty", "full_text": []}) + "\n", encoding="utf-8")
+        predict_row("warm-up", empty)  # the cache's entries made, if this code's are not there yet: the start is a warm one
         _, start, _ = predict_row("start", empty)
         _, short_wall, _ = predict_row("articles", articles)
         _, wall, peak = predict_row("large article", source)
