@@ -6,7 +6,9 @@ position none of them stands at costs one class test instead of a try of the who
 alternative; :func:`by_first_character` and :func:`literal_alternation` group an
 alternation's words by their first character, so that a position tries the words of its
 character only; :func:`tried_where_it_starts` compiles a rule's pattern behind its
-look-ahead. None of them changes a match."""
+look-ahead; :func:`located` searches a whole text for a pattern through a locator that
+starts with the class of those characters (case unfolded), which re skips to in C. None
+of them changes a match."""
 
 from __future__ import annotations
 
