@@ -243,9 +243,7 @@ class LocatedPattern:
         return None if found is None else self.compiled.match(string, found.start(), endpos)
 
     def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match]:
-        search, match = self.locator.search, self.compiled.match
-        while (found := search(string, pos, endpos)) is not None:
-            hit = match(string, found.start(), endpos)
+        while (hit := self.search(string, pos, endpos)) is not None:
             yield hit
             pos = hit.end()
 

@@ -449,13 +449,19 @@ class WordTable(NamedTuple):
 def word_table(text: str) -> WordTable:
     normal = normalize_text(text)
     parts = one_object_each(_WORDS_AND_GAPS.split(normal))  # gap, word, gap, ..., word, gap: one scan
-    ends = numpy.cumsum(numpy.fromiter(map(len, parts), dtype=numpy.int64, count=len(parts)))  # of each part
-    return WordTable(normal, parts[1::2], parts[0::2], array("q", ends[0 : len(parts) - 1 : 2].tobytes()))
+    return WordTable(normal, parts[1::2], parts[0::2], _word_starts(parts))
 
 
 def word_offsets(surfaces: list[str], gaps: list[str]) -> array:
     """Where each word starts, from the words and the gaps before them."""
-    return array("q", accumulate(map(len, chain.from_iterable(zip(gaps, surfaces)))))[0::2]
+    return _word_starts(list(chain.from_iterable(zip(gaps, surfaces))))
+
+
+def _word_starts(parts: list[str]) -> array:
+    """Where each word of ``parts`` (gap, word, gap, ..., word, and a last gap or none)
+    starts: the lengths summed in numpy."""
+    ends = numpy.cumsum(numpy.fromiter(map(len, parts), dtype=numpy.int64, count=len(parts)))
+    return array("q", ends[0 : 2 * (len(parts) // 2) : 2].tobytes())
 
 
 class FunctionWords(NamedTuple):
