@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
 from phenorules.kb.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.kb.matcher import Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.kb.matcher import HEAD_CHARS, Match, PhraseMatcher, non_overlapping, resolve_overlaps
 from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.kb.resources import data_dir
 from phenorules.formats.patientphex.identifiers import task_identifier
@@ -150,3 +150,67 @@ def test_rows_packed_in_the_lexicon_s_order_are_the_rows_in_key_order(mini_ontol
     assert packed.text == "".join(rows).encode()
     stored = rows.packed()  # what the cache's store packs of a matcher built unpacked
     assert (stored.text, stored.ends) == (packed.text, packed.ends)
+
+
+def _full_key_hits(keys: list[str], text: str) -> list[tuple[int, int]]:
+    """What one automaton over the whole keys finds: (last character, row), rows in key order."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for row, key in enumerate(sorted(keys)):
+        automaton.add_word(key, row)
+    automaton.make_automaton()
+    return list(automaton.iter(text))
+
+
+def _lexicon_of(keys) -> Lexicon:
+    lexicon = Lexicon()
+    for key in keys:
+        lexicon.add(key, Entry(0, ("HP:0000001",), key, "name", ""))
+    return lexicon
+
+
+_LONG_KEY_TEXT = st.text(alphabet="ab ", min_size=1, max_size=2 * HEAD_CHARS + 4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(_LONG_KEY_TEXT, min_size=1, max_size=30), st.lists(st.integers(0, 29), max_size=8), st.text(alphabet="abc ", max_size=20))
+def test_keys_longer_than_a_head_are_found_as_whole_keys_are(keys, picked, filler):
+    """Keys stored by their head (:data:`HEAD_CHARS`) and their tails: the hits, in their
+    order, and the rows looked up are those of an automaton over the whole keys, for a
+    matcher built, read back from its cache sections, and unpickled; on texts of keys
+    side by side and overlapping."""
+    import pickle
+
+    from phenorules.kb.resources import matcher_from_cache, matcher_sections
+    from phenorules.kb.cache_file import CacheFile
+
+    keys = sorted(keys)
+    built = PhraseMatcher(_lexicon_of(keys))
+    cached = matcher_from_cache(CacheFile({name: (zstd_frame(blob), len(blob)) for name, blob in matcher_sections(built).items()}))
+    text = filler.join(keys[i % len(keys)] for i in picked) + filler + "".join(keys)
+    for matcher in (built, cached, pickle.loads(pickle.dumps(built))):
+        assert matcher.hits(text) == _full_key_hits(keys, text)
+        assert [matcher.row_of(key) for key in keys] == list(range(len(keys)))
+        for absent in ({key + "a" for key in keys} | {key[:-1] for key in keys}) - set(keys):
+            assert matcher.row_of(absent, None) is None
+            with pytest.raises(KeyError):
+                matcher.row_of(absent)
+
+
+def zstd_frame(blob: bytes) -> bytes:
+    from phenorules.kb.cache_file import _compress
+
+    return _compress(blob)
+
+
+def test_long_keys_are_stored_by_their_heads():
+    """A key longer than HEAD_CHARS adds its head's nodes only, once for all the keys that
+    share the head; a head that is itself a key keeps its row."""
+    head = "a" * HEAD_CHARS
+    keys = [head, head + "b", head + "bb", "c" * (3 * HEAD_CHARS)]
+    matcher = PhraseMatcher(_lexicon_of(keys))
+    assert matcher.automaton.get_stats()["nodes_count"] == 2 * HEAD_CHARS + 1  # the root, a's, c's to the head
+    assert [matcher.row_of(key) for key in sorted(keys)] == [0, 1, 2, 3]
+    text = head + "bb " + "c" * (3 * HEAD_CHARS)
+    assert [(m.start, m.end) for m in matcher(text)] == [(0, HEAD_CHARS + 2), (HEAD_CHARS + 3, len(text))]

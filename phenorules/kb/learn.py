@@ -149,7 +149,7 @@ def _surfaces(articles: list[_Article], learn_unknown: bool) -> dict[str, str]:
 
 def _base_ids(base: PhraseMatcher, key: str, surface: str) -> tuple[str, ...] | None:
     """The ids the base lexicon gives ``surface``, None if it knows no such form."""
-    index = base.automaton.get(key, None) if base.rows else None
+    index = base.row_of(key, None) if base.rows else None
     if index is None:
         return None
     entry = best_entry(base.entries(index)[1], surface)

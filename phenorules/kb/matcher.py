@@ -13,10 +13,12 @@ lowest id.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 import re
 from array import array
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 import ahocorasick
@@ -24,6 +26,9 @@ from sortedcontainers import SortedList
 
 from .lexicon import Entry, Lexicon
 from .lexicon.normalize import grapheme_end, is_word_char, marks_in, normalize_text
+
+_ABSENT = object()
+_VALUE = itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -37,11 +42,21 @@ class Match:
         return self.end - self.start
 
 
+HEAD_CHARS = 20
+"""Keys longer than this are stored in the automaton by their first HEAD_CHARS characters
+(their head), the rest of each (its tail) compared with the text after a hit of the head
+(:class:`LongKeys`). The HPO lexicon's 364,000 keys average 33 characters, and most of a
+long key's characters are nodes no other key shares: whole, they take 2.75 M nodes, which a
+start re-makes one by one from the cache; by their heads, 0.65 M. A head of 20 characters
+is rarely hit in prose without its key."""
+
+
 class PhraseMatcher:
     """A compiled automaton over a lexicon's keys; resources.py caches it on disk as data.
 
-    The automaton stores an int per key; the key's entries are kept as one encoded row
-    and decoded only when the key is hit, which keeps loading a cached matcher fast.
+    The automaton stores an int per key (a long key's head: an int per head, see
+    :class:`LongKeys`); the key's entries are kept as one encoded row and decoded only when
+    the key is hit, which keeps loading a cached matcher fast.
     """
 
     def __init__(self, lexicon: Lexicon, packed: bool = False):
@@ -51,8 +66,7 @@ class PhraseMatcher:
         is encoded when its key is hit."""
         self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         keys = sorted(lexicon.entries)  # the rows' order
-        for row, key in enumerate(keys):
-            self.automaton.add_word(key, row)
+        self.long_keys = LongKeys.of(keys, self.automaton)
         if keys:
             self.automaton.make_automaton()
         rows = LexiconRows(keys, lexicon.entries)
@@ -60,10 +74,10 @@ class PhraseMatcher:
         self._decoded: dict[int, tuple[int, tuple[Entry, ...]]] = {}
 
     def __getstate__(self) -> dict:
-        return {"automaton": self.automaton, "rows": self.rows}
+        return {"automaton": self.automaton, "rows": self.rows, "long_keys": self.long_keys}
 
     def __setstate__(self, state: dict) -> None:
-        self.automaton, self.rows, self._decoded = state["automaton"], state["rows"], {}
+        self.automaton, self.rows, self.long_keys, self._decoded = state["automaton"], state["rows"], state["long_keys"], {}
 
     def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
         """(key length, entries) of the key stored at ``index``."""
@@ -71,9 +85,48 @@ class PhraseMatcher:
             self._decoded[index] = decode_entries(self.rows[index])
         return self._decoded[index]
 
-    def row_of(self, key: str) -> int:
-        """The row index of a lexicon key (as :meth:`entries` takes it)."""
-        return self.automaton.get(key)
+    def row_of(self, key: str, default: Any = _ABSENT) -> int:
+        """The row index of a lexicon key (as :meth:`entries` takes it); ``default`` for a
+        string that is no key (KeyError without one)."""
+        tail = key[HEAD_CHARS:]
+        value = self.automaton.get(key[:HEAD_CHARS], None)
+        if value is not None and value >= self.long_keys.first_value:
+            row = self.long_keys.row(value, tail)
+        else:
+            row = None if tail else value
+        if row is None:
+            if default is _ABSENT:
+                raise KeyError(key)
+            return default
+        return row
+
+    def hits(self, normal: str) -> list[tuple[int, int]]:
+        """(last character, row) of every occurrence of a key in ``normal``, by last
+        character, the longer key first at the same one (the order of pyahocorasick's
+        ``iter``)."""
+        found = list(self.automaton.iter(normal))
+        first_value = self.long_keys.first_value
+        if not found or max(found, key=_VALUE)[1] < first_value:  # no head hit
+            return found
+        out, longer = [], []
+        for hit in found:
+            if hit[1] < first_value:
+                out.append(hit)
+                continue
+            last = hit[0]
+            own, tails = self.long_keys.group(hit[1] - first_value)
+            if own >= 0:
+                out.append((last, own))
+            for length, rows in tails:
+                row = rows.get(normal[last + 1 : last + 1 + length])
+                if row is not None:
+                    longer.append((last + length, -length, row))
+        # Each long key's hit goes before the hits ending where it ends (a head's length or
+        # shorter); the longer of two first: inserted last to first, each before the rest.
+        longer.sort()
+        for last, _, row in reversed(longer):
+            out.insert(bisect_left(out, (last,)), (last, row))
+        return out
 
     def candidates(self, text: str, normal: str | None = None) -> list[Match]:
         """Every word-bounded hit, with the best entry its key and surface allow; in a text
@@ -92,7 +145,7 @@ class PhraseMatcher:
 
     def _candidates(self, text: str, normal: str) -> list[Match]:
         out = []
-        for last, index in self.automaton.iter(normal):
+        for last, index in self.hits(normal):
             length, entries = self.entries(index)
             start, end = last - length + 1, last + 1
             if start > 0 and is_word_char(normal[start - 1]) and is_word_char(normal[start]):
@@ -106,6 +159,63 @@ class PhraseMatcher:
 
     def __call__(self, text: str) -> list[Match]:
         return resolve_overlaps(self.candidates(text))
+
+
+class LongKeys:
+    """The keys of a matcher longer than :data:`HEAD_CHARS`, by head. The automaton's value
+    for a head is ``first_value`` + its group's number; a group's keys are consecutive rows
+    (the rows are in key order), its tails kept as one text with each tail's end, read into
+    a dictionary the first time the head is hit. A head that is itself a key keeps its row
+    as the group's own."""
+
+    def __init__(self, first_value: int, own: array, first_row: array, first_tail: array, tails: "PackedRows"):
+        self.first_value, self.own, self.first_row, self.first_tail, self.tails = first_value, own, first_row, first_tail, tails
+        self._read: dict[int, tuple[int, tuple[tuple[int, dict[str, int]], ...]]] = {}
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in vars(self).items() if name != "_read"}
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state, _read={})
+
+    @classmethod
+    def of(cls, keys: list[str], automaton: ahocorasick.Automaton) -> "LongKeys":
+        """The long keys of ``keys`` (sorted), each key added to ``automaton``: a short one
+        with its row, a long one's head with its group's value."""
+        own, first_row, first_tail = array("q"), array("q"), array("q")
+        tails: list[str] = []
+        for row, key in enumerate(keys):
+            if len(key) <= HEAD_CHARS:
+                automaton.add_word(key, row)
+                continue
+            head = key[:HEAD_CHARS]
+            if not tails or keys[first_row[-1]][:HEAD_CHARS] != head:  # a group's keys are consecutive
+                own.append(automaton.get(head, -1))  # a key sorts before the keys it begins
+                first_row.append(row)
+                first_tail.append(len(tails))
+                automaton.add_word(head, len(keys) + len(own) - 1)
+            tails.append(key[HEAD_CHARS:])
+        return cls(len(keys), own, first_row, first_tail, PackedRows.of(tails))
+
+    def group(self, number: int) -> tuple[int, tuple[tuple[int, dict[str, int]], ...]]:
+        """(the head's own row or -1, (tail length, tail -> row) by length) of a group."""
+        read = self._read.get(number)
+        if read is None:
+            first, end = self.first_tail[number], self.first_tail[number + 1] if number + 1 < len(self.first_tail) else len(self.tails)
+            by_length: dict[int, dict[str, int]] = {}
+            for i, row in zip(range(first, end), range(self.first_row[number], self.first_row[number] + end - first)):
+                tail = self.tails[i]
+                by_length.setdefault(len(tail), {})[tail] = row
+            read = self._read[number] = (self.own[number], tuple(sorted(by_length.items())))
+        return read
+
+    def row(self, value: int, tail: str) -> int | None:
+        """The row of the key whose head has the automaton's ``value`` and whose tail is
+        ``tail`` ("" for the head itself), or None."""
+        own, tails = self.group(value - self.first_value)
+        if not tail:
+            return own if own >= 0 else None
+        return next((rows.get(tail) for length, rows in tails if length == len(tail)), None)
 
 
 class KeysAsked:

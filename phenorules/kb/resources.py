@@ -35,7 +35,7 @@ from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, read_c
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
-from .matcher import LexiconRows, PackedRows, PhraseMatcher
+from .matcher import LexiconRows, LongKeys, PackedRows, PhraseMatcher
 from .ontology import Ontology, Synonym, check_obo_file, default_obo_path, file_digest, load_ontology
 from .word_sets import WordSetIndex
 
@@ -105,8 +105,10 @@ def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
 
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
     """A matcher as cache sections: pyahocorasick's own node data (the bytes its pickling
-    support writes, integer values only) and the entry rows, as one UTF-8 text and the
-    end offset of each row (little-endian 64-bit), read back as :class:`PackedRows`."""
+    support writes, integer values only); the entry rows, as one UTF-8 text and the end
+    offset of each row (little-endian 64-bit), read back as :class:`PackedRows`; and its
+    :class:`~.matcher.LongKeys`, their groups as three arrays of 64-bit numbers and their
+    tails as rows are."""
     _, args = matcher.automaton.__reduce__()
     chunks, *numbers = args
     if numbers[-1] is not None:  # values other than integers: not storable without pickle
@@ -116,29 +118,45 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
     rows = matcher.rows
     if not isinstance(rows, PackedRows):
         rows = rows.packed() if isinstance(rows, LexiconRows) else PackedRows.of(rows)
-    ends = rows.ends
-    if sys.byteorder == "big":
-        ends = array("Q", ends)
-        ends.byteswap()
+    long_keys = matcher.long_keys
     sections[f"{prefix}.rows.text"] = rows.text
-    sections[f"{prefix}.rows.ends"] = ends.tobytes()
+    sections[f"{prefix}.rows.ends"] = _little_endian(rows.ends)
+    sections[f"{prefix}.long.groups"] = b"".join(map(_little_endian, (long_keys.own, long_keys.first_row, long_keys.first_tail)))
+    sections[f"{prefix}.long.tails.text"] = long_keys.tails.text
+    sections[f"{prefix}.long.tails.ends"] = _little_endian(long_keys.tails.ends)
     return sections
+
+
+def _little_endian(numbers: array) -> bytes:
+    if sys.byteorder == "big":
+        numbers = array(numbers.typecode, numbers)
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def _numbers(typecode: str, blob: bytes) -> array:
+    numbers = array(typecode, blob)
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher:
     """The matcher of a cache file. Each section is inflated and its checksum verified
     before the automaton's bytes reach pyahocorasick, whose reader trusts them."""
     meta = unpacked(cache[f"{prefix}.meta"])
-    ends = array("Q", cache[f"{prefix}.rows.ends"])
-    if sys.byteorder == "big":
-        ends.byteswap()
+    ends = _numbers("Q", cache[f"{prefix}.rows.ends"])
     # the automaton before the rows' text, its node data dropped once pyahocorasick has read it
     chunks = cache.read_all([f"{prefix}.automaton.{i}" for i in range(meta["chunks"])])
     automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if ends else ahocorasick.Automaton(ahocorasick.STORE_INTS)
     del chunks
     rows = PackedRows(cache[f"{prefix}.rows.text"], ends)
+    groups = _numbers("q", cache[f"{prefix}.long.groups"])
+    count = len(groups) // 3
+    tails = PackedRows(cache[f"{prefix}.long.tails.text"], _numbers("Q", cache[f"{prefix}.long.tails.ends"]))
+    long_keys = LongKeys(len(rows), groups[:count], groups[count : 2 * count], groups[2 * count :], tails)
     matcher = PhraseMatcher.__new__(PhraseMatcher)
-    matcher.__setstate__({"automaton": automaton, "rows": rows})
+    matcher.__setstate__({"automaton": automaton, "rows": rows, "long_keys": long_keys})
     return matcher
 
 

@@ -116,7 +116,7 @@ class RefinesMatches(MentionStage):
         if marks_in(normal):  # read through its marks, as the matcher reads a text
             matches = self.matcher(phrase)
             return matches[0].entry if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(phrase) else None
-        row = self.matcher.automaton.get(normal, None)
+        row = self.matcher.row_of(normal, None)
         return None if row is None else best_entry(self.matcher.entries(row)[1], phrase)
 
     def term(self, phrase: str) -> tuple[str, ...] | None:

@@ -66,7 +66,7 @@ def count_occurrences(documents: Sequence[Document], forms: Sequence[Form]) -> C
     occurrences: Counter = Counter()
     for document in documents:
         text, spans = document.text, [(e.start, e.end) for e in document.entities]
-        for last, index in matcher.automaton.iter(normalize_text(text)):
+        for last, index in matcher.hits(normalize_text(text)):
             length, entries = matcher.entries(index)
             start, end = last - length + 1, last + 1
             if not word_bounded(text, start, end):
