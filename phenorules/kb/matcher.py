@@ -42,13 +42,16 @@ class Match:
         return self.end - self.start
 
 
-HEAD_CHARS = 20
+HEAD_CHARS = 16
 """Keys longer than this are stored in the automaton by their first HEAD_CHARS characters
-(their head), the rest of each (its tail) compared with the text after a hit of the head
+(their head), the rest of each (its tail) looked up in the text after a hit of the head
 (:class:`LongKeys`). The HPO lexicon's 364,000 keys average 33 characters, and most of a
 long key's characters are nodes no other key shares: whole, they take 2.75 M nodes, which a
-start re-makes one by one from the cache; by their heads, 0.65 M. A head of 20 characters
-is rarely hit in prose without its key."""
+start re-makes one by one from the cache; by their heads, 0.35 M. A longer head would hit
+less often without its key, a shorter one take fewer nodes: over the shared file, heads of
+20 characters took twice this start's time to load, and half its time after head hits."""
+PROBE_CHARS = 4  # a head's hit looks up the tails that begin with the text's next PROBE_CHARS characters
+_Tails = tuple[tuple[int, dict[str, int]], ...]  # (tail length, tail -> row) by length
 
 
 class PhraseMatcher:
@@ -109,18 +112,20 @@ class PhraseMatcher:
         if not found or max(found, key=_VALUE)[1] < first_value:  # no head hit
             return found
         out, longer = [], []
+        read, group = self.long_keys.read, self.long_keys.group
         for hit in found:
             if hit[1] < first_value:
                 out.append(hit)
                 continue
-            last = hit[0]
-            own, tails = self.long_keys.group(hit[1] - first_value)
+            last, number = hit[0], hit[1] - first_value
+            own, short, by_probe = read.get(number) or group(number)
             if own >= 0:
                 out.append((last, own))
-            for length, rows in tails:
-                row = rows.get(normal[last + 1 : last + 1 + length])
-                if row is not None:
-                    longer.append((last + length, -length, row))
+            for tails in (short, by_probe.get(normal[last + 1 : last + 1 + PROBE_CHARS], ())):
+                for length, rows in tails:
+                    row = rows.get(normal[last + 1 : last + 1 + length])
+                    if row is not None:
+                        longer.append((last + length, -length, row))
         # Each long key's hit goes before the hits ending where it ends (a head's length or
         # shorter); the longer of two first: inserted last to first, each before the rest.
         longer.sort()
@@ -170,13 +175,13 @@ class LongKeys:
 
     def __init__(self, first_value: int, own: array, first_row: array, first_tail: array, tails: "PackedRows"):
         self.first_value, self.own, self.first_row, self.first_tail, self.tails = first_value, own, first_row, first_tail, tails
-        self._read: dict[int, tuple[int, tuple[tuple[int, dict[str, int]], ...]]] = {}
+        self.read: dict[int, tuple[int, _Tails, dict[str, _Tails]]] = {}
 
     def __getstate__(self) -> dict:
-        return {name: value for name, value in vars(self).items() if name != "_read"}
+        return {name: value for name, value in vars(self).items() if name != "read"}
 
     def __setstate__(self, state: dict) -> None:
-        vars(self).update(state, _read={})
+        vars(self).update(state, read={})
 
     @classmethod
     def of(cls, keys: list[str], automaton: ahocorasick.Automaton) -> "LongKeys":
@@ -197,24 +202,28 @@ class LongKeys:
             tails.append(key[HEAD_CHARS:])
         return cls(len(keys), own, first_row, first_tail, PackedRows.of(tails))
 
-    def group(self, number: int) -> tuple[int, tuple[tuple[int, dict[str, int]], ...]]:
-        """(the head's own row or -1, (tail length, tail -> row) by length) of a group."""
-        read = self._read.get(number)
+    def group(self, number: int) -> tuple[int, _Tails, dict[str, _Tails]]:
+        """(the head's own row or -1, the tails shorter than :data:`PROBE_CHARS`, and the
+        others by their first PROBE_CHARS characters) of a group; each as (tail length,
+        tail -> row) by length."""
+        read = self.read.get(number)
         if read is None:
             first, end = self.first_tail[number], self.first_tail[number + 1] if number + 1 < len(self.first_tail) else len(self.tails)
-            by_length: dict[int, dict[str, int]] = {}
+            by_probe: dict[str, dict[int, dict[str, int]]] = {}
             for i, row in zip(range(first, end), range(self.first_row[number], self.first_row[number] + end - first)):
                 tail = self.tails[i]
-                by_length.setdefault(len(tail), {})[tail] = row
-            read = self._read[number] = (self.own[number], tuple(sorted(by_length.items())))
+                by_probe.setdefault(tail[:PROBE_CHARS] if len(tail) >= PROBE_CHARS else "", {}).setdefault(len(tail), {})[tail] = row
+            sorted_tails = {probe: tuple(sorted(by_length.items())) for probe, by_length in by_probe.items()}
+            read = self.read[number] = (self.own[number], sorted_tails.pop("", ()), sorted_tails)
         return read
 
     def row(self, value: int, tail: str) -> int | None:
         """The row of the key whose head has the automaton's ``value`` and whose tail is
         ``tail`` ("" for the head itself), or None."""
-        own, tails = self.group(value - self.first_value)
+        own, short, by_probe = self.group(value - self.first_value)
         if not tail:
             return own if own >= 0 else None
+        tails = short if len(tail) < PROBE_CHARS else by_probe.get(tail[:PROBE_CHARS], ())
         return next((rows.get(tail) for length, rows in tails if length == len(tail)), None)
 
 
