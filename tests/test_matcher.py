@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
 from phenorules.kb.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.kb.matcher import HEAD_CHARS, Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.kb.matcher import GROUP_KEYS, HEAD_CHARS, Match, PhraseMatcher, non_overlapping, resolve_overlaps
 from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.kb.resources import data_dir
 from phenorules.formats.patientphex.identifiers import task_identifier
@@ -170,11 +170,15 @@ def _lexicon_of(keys) -> Lexicon:
     return lexicon
 
 
-_LONG_KEY_TEXT = st.text(alphabet="ab ", min_size=1, max_size=2 * HEAD_CHARS + 4)
+# keys of any length, and many that share a head's characters and more (a group split)
+_LONG_KEY_TEXT = st.one_of(
+    st.text(alphabet="ab ", min_size=1, max_size=2 * HEAD_CHARS + 4),
+    st.builds(str.__add__, st.sampled_from(["a" * (HEAD_CHARS - 1), "ab" * HEAD_CHARS]), st.text(alphabet="ab", max_size=12)),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sets(_LONG_KEY_TEXT, min_size=1, max_size=30), st.lists(st.integers(0, 29), max_size=8), st.text(alphabet="abc ", max_size=20))
+@given(st.sets(_LONG_KEY_TEXT, min_size=1, max_size=4 * GROUP_KEYS), st.lists(st.integers(0, 4 * GROUP_KEYS), max_size=8), st.text(alphabet="abc ", max_size=20))
 def test_keys_longer_than_a_head_are_found_as_whole_keys_are(keys, picked, filler):
     """Keys stored by their head (:data:`HEAD_CHARS`) and their tails: the hits, in their
     order, and the rows looked up are those of an automaton over the whole keys, for a
@@ -214,3 +218,28 @@ def test_long_keys_are_stored_by_their_heads():
     assert [matcher.row_of(key) for key in sorted(keys)] == [0, 1, 2, 3]
     text = head + "bb " + "c" * (3 * HEAD_CHARS)
     assert [(m.start, m.end) for m in matcher(text)] == [(0, HEAD_CHARS + 2), (HEAD_CHARS + 3, len(text))]
+
+
+def test_a_head_that_many_keys_share_is_made_longer():
+    """More than GROUP_KEYS keys under one head: heads of HEAD_STEP more characters, each
+    group at most GROUP_KEYS keys, every key found whole."""
+    from phenorules.kb.matcher import HEAD_STEP
+
+    shared = "x" * (HEAD_CHARS + HEAD_STEP)
+    keys = sorted(shared + f"{i:03d}" + "y" * (i % 3) for i in range(3 * GROUP_KEYS))
+    matcher = PhraseMatcher(_lexicon_of(keys))
+    groups = list(matcher.long_keys.first_tail) + [len(matcher.long_keys.tails)]
+    assert len(groups) - 1 > 1 and max(b - a for a, b in zip(groups, groups[1:])) <= GROUP_KEYS
+    assert [matcher.row_of(key) for key in keys] == list(range(len(keys)))
+    text = " ".join(keys)
+    assert [text[m.start : m.end] for m in matcher(text)] == keys
+
+
+def test_a_key_read_from_its_tail_comes_after_a_longer_whole_key_that_ends_with_it():
+    """Hits ending at one character come longest first: a whole key of a split head's
+    region (18 characters) before a key of 17 found by its head and tail."""
+    region = "q" + "a" * (HEAD_CHARS - 1)
+    keys = [region + "xy", *(region + f"z{i:03d}" for i in range(GROUP_KEYS)), "a" * (HEAD_CHARS - 1) + "xy"]
+    matcher = PhraseMatcher(_lexicon_of(keys))
+    text = region + "xy"
+    assert matcher.hits(text) == _full_key_hits(keys, text) and len(matcher.hits(text)) == 2

@@ -42,16 +42,16 @@ class Match:
         return self.end - self.start
 
 
-HEAD_CHARS = 16
-"""Keys longer than this are stored in the automaton by their first HEAD_CHARS characters
-(their head), the rest of each (its tail) looked up in the text after a hit of the head
-(:class:`LongKeys`). The HPO lexicon's 364,000 keys average 33 characters, and most of a
-long key's characters are nodes no other key shares: whole, they take 2.75 M nodes, which a
-start re-makes one by one from the cache; by their heads, 0.35 M. A longer head would hit
-less often without its key, a shorter one take fewer nodes: over the shared file, heads of
-20 characters took twice this start's time to load, and half its time after head hits."""
-PROBE_CHARS = 4  # a head's hit looks up the tails that begin with the text's next PROBE_CHARS characters
-_Tails = tuple[tuple[int, dict[str, int]], ...]  # (tail length, tail -> row) by length
+HEAD_CHARS, HEAD_STEP, GROUP_KEYS = 16, 4, 32
+"""A key longer than HEAD_CHARS characters is stored in the automaton by a head: its first
+HEAD_CHARS characters, or HEAD_STEP, 2 * HEAD_STEP, ... more where more than GROUP_KEYS keys
+share them. The rest of each key (its tail) is compared with the text after a hit of its
+head (:class:`LongKeys`). The HPO lexicon's 364,000 keys average 33 characters, and most of
+a long key's characters are nodes no other key shares: whole, they take 2.75 M nodes, which
+a start re-makes one by one from the cache; by their heads, 0.44 M. Over the shared file,
+heads of 20 characters took twice the time to load, heads of 12 a third more time after
+their hits; heads of 16 that stood for up to 11,000 keys ("abnormality of t") had a first
+pass read 58,000 tails."""
 
 
 class PhraseMatcher:
@@ -91,17 +91,26 @@ class PhraseMatcher:
     def row_of(self, key: str, default: Any = _ABSENT) -> int:
         """The row index of a lexicon key (as :meth:`entries` takes it); ``default`` for a
         string that is no key (KeyError without one)."""
-        tail = key[HEAD_CHARS:]
-        value = self.automaton.get(key[:HEAD_CHARS], None)
-        if value is not None and value >= self.long_keys.first_value:
-            row = self.long_keys.row(value, tail)
-        else:
-            row = None if tail else value
+        row = self._row(key)
         if row is None:
             if default is _ABSENT:
                 raise KeyError(key)
             return default
         return row
+
+    def _row(self, key: str) -> int | None:
+        first_value = self.long_keys.first_value
+        length = HEAD_CHARS
+        while len(key) > length:  # a head of the key's?
+            value = self.automaton.get(key[:length], None)
+            if value is not None and value >= first_value:
+                return self.long_keys.row(value - first_value, key[length:])
+            length += HEAD_STEP
+        value = self.automaton.get(key, None)  # the key whole, or a head that is a key
+        if value is None or value < first_value:
+            return value
+        own = self.long_keys.own[value - first_value]
+        return own if own >= 0 else None
 
     def hits(self, normal: str) -> list[tuple[int, int]]:
         """(last character, row) of every occurrence of a key in ``normal``, by last
@@ -118,19 +127,16 @@ class PhraseMatcher:
                 out.append(hit)
                 continue
             last, number = hit[0], hit[1] - first_value
-            own, short, by_probe = read.get(number) or group(number)
+            own, tails = read.get(number) or group(number)
             if own >= 0:
                 out.append((last, own))
-            for tails in (short, by_probe.get(normal[last + 1 : last + 1 + PROBE_CHARS], ())):
-                for length, rows in tails:
-                    row = rows.get(normal[last + 1 : last + 1 + length])
-                    if row is not None:
-                        longer.append((last + length, -length, row))
-        # Each long key's hit goes before the hits ending where it ends (a head's length or
-        # shorter); the longer of two first: inserted last to first, each before the rest.
-        longer.sort()
-        for last, _, row in reversed(longer):
-            out.insert(bisect_left(out, (last,)), (last, row))
+            longer += [(last + len(tail), row) for tail, row in tails if normal.startswith(tail, last + 1)]
+        for end, row in longer:  # before the hits of shorter keys that end where it ends
+            length = self.entries(row)[0]
+            at = bisect_left(out, (end,))
+            while at < len(out) and out[at][0] == end and self.entries(out[at][1])[0] > length:
+                at += 1
+            out.insert(at, (end, row))
         return out
 
     def candidates(self, text: str, normal: str | None = None) -> list[Match]:
@@ -167,15 +173,15 @@ class PhraseMatcher:
 
 
 class LongKeys:
-    """The keys of a matcher longer than :data:`HEAD_CHARS`, by head. The automaton's value
-    for a head is ``first_value`` + its group's number; a group's keys are consecutive rows
-    (the rows are in key order), its tails kept as one text with each tail's end, read into
-    a dictionary the first time the head is hit. A head that is itself a key keeps its row
-    as the group's own."""
+    """The keys of a matcher stored by a head (:data:`HEAD_CHARS`), by head. The automaton's
+    value for a head is ``first_value`` + its group's number; a group's keys are consecutive
+    rows (the rows are in key order), their tails kept as one text with each tail's end,
+    read the first time the head is hit. A head that is itself a key keeps its row as the
+    group's own."""
 
     def __init__(self, first_value: int, own: array, first_row: array, first_tail: array, tails: "PackedRows"):
         self.first_value, self.own, self.first_row, self.first_tail, self.tails = first_value, own, first_row, first_tail, tails
-        self.read: dict[int, tuple[int, _Tails, dict[str, _Tails]]] = {}
+        self.read: dict[int, tuple[int, tuple[tuple[str, int], ...]]] = {}
 
     def __getstate__(self) -> dict:
         return {name: value for name, value in vars(self).items() if name != "read"}
@@ -187,44 +193,49 @@ class LongKeys:
     def of(cls, keys: list[str], automaton: ahocorasick.Automaton) -> "LongKeys":
         """The long keys of ``keys`` (sorted), each key added to ``automaton``: a short one
         with its row, a long one's head with its group's value."""
-        own, first_row, first_tail = array("q"), array("q"), array("q")
+        long_keys = cls(len(keys), array("q"), array("q"), array("q"), PackedRows(b"", array("Q")))
         tails: list[str] = []
-        for row, key in enumerate(keys):
-            if len(key) <= HEAD_CHARS:
-                automaton.add_word(key, row)
-                continue
-            head = key[:HEAD_CHARS]
-            if not tails or keys[first_row[-1]][:HEAD_CHARS] != head:  # a group's keys are consecutive
-                own.append(automaton.get(head, -1))  # a key sorts before the keys it begins
-                first_row.append(row)
-                first_tail.append(len(tails))
-                automaton.add_word(head, len(keys) + len(own) - 1)
-            tails.append(key[HEAD_CHARS:])
-        return cls(len(keys), own, first_row, first_tail, PackedRows.of(tails))
+        long_keys._place(keys, 0, len(keys), HEAD_CHARS, automaton, tails)
+        long_keys.tails = PackedRows.of(tails)
+        return long_keys
 
-    def group(self, number: int) -> tuple[int, _Tails, dict[str, _Tails]]:
-        """(the head's own row or -1, the tails shorter than :data:`PROBE_CHARS`, and the
-        others by their first PROBE_CHARS characters) of a group; each as (tail length,
-        tail -> row) by length."""
+    def _place(self, keys: list[str], low: int, high: int, length: int, automaton: ahocorasick.Automaton, tails: list[str]) -> None:
+        """Add ``keys[low:high]`` (sorted, longer than ``length`` - HEAD_STEP characters
+        and sharing as many) to ``automaton``: a key of ``length`` characters or fewer whole,
+        the others by their first ``length`` characters, or more where more than GROUP_KEYS
+        share those."""
+        row = low
+        while row < high:
+            key = keys[row]
+            if len(key) <= length:
+                automaton.add_word(key, row)
+                row += 1
+                continue
+            head, end = key[:length], row + 1
+            while end < high and keys[end].startswith(head):  # the keys a head begins are consecutive
+                end += 1
+            if end - row > GROUP_KEYS:
+                self._place(keys, row, end, length + HEAD_STEP, automaton, tails)
+            else:
+                self.own.append(automaton.get(head, -1))  # a key sorts before the keys it begins
+                self.first_row.append(row)
+                self.first_tail.append(len(tails))
+                automaton.add_word(head, self.first_value + len(self.own) - 1)
+                tails += [key[length:] for key in keys[row:end]]
+            row = end
+
+    def group(self, number: int) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """(the head's own row or -1, (tail, row) of each of its keys) of a group."""
         read = self.read.get(number)
         if read is None:
             first, end = self.first_tail[number], self.first_tail[number + 1] if number + 1 < len(self.first_tail) else len(self.tails)
-            by_probe: dict[str, dict[int, dict[str, int]]] = {}
-            for i, row in zip(range(first, end), range(self.first_row[number], self.first_row[number] + end - first)):
-                tail = self.tails[i]
-                by_probe.setdefault(tail[:PROBE_CHARS] if len(tail) >= PROBE_CHARS else "", {}).setdefault(len(tail), {})[tail] = row
-            sorted_tails = {probe: tuple(sorted(by_length.items())) for probe, by_length in by_probe.items()}
-            read = self.read[number] = (self.own[number], sorted_tails.pop("", ()), sorted_tails)
+            first_row = self.first_row[number] - first
+            read = self.read[number] = (self.own[number], tuple((self.tails[i], first_row + i) for i in range(first, end)))
         return read
 
-    def row(self, value: int, tail: str) -> int | None:
-        """The row of the key whose head has the automaton's ``value`` and whose tail is
-        ``tail`` ("" for the head itself), or None."""
-        own, short, by_probe = self.group(value - self.first_value)
-        if not tail:
-            return own if own >= 0 else None
-        tails = short if len(tail) < PROBE_CHARS else by_probe.get(tail[:PROBE_CHARS], ())
-        return next((rows.get(tail) for length, rows in tails if length == len(tail)), None)
+    def row(self, number: int, tail: str) -> int | None:
+        """The row of the key of group ``number`` whose tail is ``tail``, or None."""
+        return next((row for other, row in self.group(number)[1] if other == tail), None)
 
 
 class KeysAsked:
