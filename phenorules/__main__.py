@@ -3,7 +3,8 @@
 Ctrl-C while the command starts up (importing click, the command modules) ends it as it
 does later: one line and exit code 130, not a traceback. The handler is installed before
 anything heavy is imported; the command group puts Python's own back once it runs. The
-cyclic garbage collector's thresholds are the command's own (:data:`COLLECTOR_THRESHOLDS`).
+cyclic garbage collector's thresholds are the command's own (:data:`COLLECTOR_THRESHOLDS`),
+and spaCy's command-line modules are imported only if used (:mod:`.core.spacy_cli`).
 """
 
 import gc
@@ -27,6 +28,9 @@ def run() -> None:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (nohup, a background job)
         signal.signal(signal.SIGINT, _interrupted)
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    from .core.spacy_cli import defer_spacy_commands
+
+    defer_spacy_commands()
     from .cli import main
 
     main(prog_name="phenorules")
