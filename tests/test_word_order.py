@@ -369,3 +369,28 @@ def test_the_content_words_of_many_keys_read_each_word_once():
         [base("s")],
     ]
     assert sorted(read) == sorted(set(read)) and "elbows" in read and "the" not in read
+
+
+_INDEXED_TERMS = [ELBOW, ("short stature", "HP:0004322", ""), ("increased serum creatine kinase", "HP:0003236", "")]
+_TEXT_WORDS = st.sampled_from(["flexion", "contractures", "elbows", "of", "the", "short", "stature", "serum", "increased", "creatine", "kinase", "level", "and", "with", "mild"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_TEXT_WORDS, st.sampled_from([" ", " ", ", ", "-", ". ", "\t"])), max_size=45))
+def test_run_starts_are_found_alike_in_python_and_in_numpy(pieces):
+    """WordSetIndex._pairs reads a text of a few words in Python and a longer one in numpy:
+    both ways give the same places, on texts of either length."""
+    import phenorules.kb.word_sets as word_sets
+
+    index = compile_terms(_INDEXED_TERMS).word_sets
+    text = "".join(word + gap for word, gap in pieces)
+    by_length = index.words(text)
+    saved = word_sets._FEW_WORDS
+    try:
+        word_sets._FEW_WORDS = -1
+        in_numpy = index.words(text)
+        word_sets._FEW_WORDS = 1 << 30
+        in_python = index.words(text)
+    finally:
+        word_sets._FEW_WORDS = saved
+    assert in_python.pairs == in_numpy.pairs == by_length.pairs

@@ -50,6 +50,7 @@ _BOUND = frozenset("-‐‑'’")  # what binds a suffix word to the word before
 # them too drifts ('changes of the skin' is rarely a finding): they are not indexed.
 _REWRITE = "rewrite"
 _BASES_KEPT = 200_000  # words whose base word is remembered between texts
+_FEW_WORDS = 32  # kept words up to which a text's run starts are found in Python (WordSetIndex._pairs)
 
 
 class TextWords(NamedTuple):
@@ -294,12 +295,24 @@ class WordSetIndex:
             _end_runs_at_tabs(text, starts, ends_run)
         breaks = array("q", accumulate(ends_run))
         kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
-        # two kept words in one phrase, the first of some indexed set, the second too or a quantity word
-        indexed = numpy.fromiter(map(self.partners.__contains__, words), bool, len(words))
-        quantity = numpy.fromiter(map(self.quantity_words.__contains__, words), bool, len(words))
+        return TextWords(surfaces, gaps, words, breaks, kept, starts, self._pairs(words, breaks, kept))
+
+    def _pairs(self, words: list[str], breaks: array, kept: array) -> list[int]:
+        """The places k in ``kept`` where a run may start: kept[k] and kept[k + 1] in one
+        phrase, the first word of some indexed set, the second too or a quantity word. In
+        numpy for a text; in Python for a phrase of a few words (a stage's rebuilt phrase,
+        asked of thousands), where numpy's calls cost more than the loop."""
+        partners, quantities = self.partners, self.quantity_words
+        if len(kept) <= _FEW_WORDS:
+            return [
+                k
+                for k, (first, second) in enumerate(zip(kept, kept[1:]))
+                if breaks[first] == breaks[second] and words[first] in partners and (words[second] in partners or words[second] in quantities)
+            ]
+        indexed = numpy.fromiter(map(partners.__contains__, words), bool, len(words))
+        quantity = numpy.fromiter(map(quantities.__contains__, words), bool, len(words))
         phrase, first, second = numpy.frombuffer(breaks, "int64"), numpy.frombuffer(kept, "int64")[:-1], numpy.frombuffer(kept, "int64")[1:]
-        pairs = numpy.flatnonzero((phrase[first] == phrase[second]) & indexed[first] & (indexed[second] | quantity[second])).tolist()
-        return TextWords(surfaces, gaps, words, breaks, kept, starts, pairs)
+        return numpy.flatnonzero((phrase[first] == phrase[second]) & indexed[first] & (indexed[second] | quantity[second])).tolist()
 
     def find(self, text: str, matcher: PhraseMatcher, words: TextWords | None = None) -> list[Match]:
         """Every run of words in ``text`` whose content words are an indexed set; ``words``:
