@@ -26,7 +26,8 @@ from bisect import bisect_right
 import re
 from array import array
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, chain, combinations
+from itertools import accumulate, chain, combinations, compress, repeat
+from operator import ne
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
@@ -294,7 +295,7 @@ class WordSetIndex:
         if tabbed:
             _end_runs_at_tabs(text, starts, ends_run)
         breaks = array("q", accumulate(ends_run))
-        kept = array("q", (i for i, word in enumerate(words) if word != ""))  # all but function words
+        kept = array("q", compress(range(len(words)), map(ne, words, repeat(""))))  # all but function words
         return TextWords(surfaces, gaps, words, breaks, kept, starts, self._pairs(words, breaks, kept))
 
     def _pairs(self, words: list[str], breaks: array, kept: array) -> list[int]:
