@@ -13,9 +13,9 @@ lowest id.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 import re
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import itemgetter
