@@ -131,13 +131,18 @@ class PhraseMatcher:
             if own >= 0:
                 out.append((last, own))
             longer += [(last + len(tail), row) for tail, row in tails if normal.startswith(tail, last + 1)]
-        for end, row in longer:  # before the hits of shorter keys that end where it ends
-            length = self.entries(row)[0]
-            at = bisect_left(out, (end,))
-            while at < len(out) and out[at][0] == end and self.entries(out[at][1])[0] > length:
+        if not longer:
+            return out
+        # merged in one sweep: each before the hits of shorter keys that end where it ends
+        merged, done = [], 0
+        for end, shorter, row in sorted((end, -self.entries(row)[0], row) for end, row in longer):
+            at = bisect_left(out, (end,), done)
+            while at < len(out) and out[at][0] == end and self.entries(out[at][1])[0] > -shorter:
                 at += 1
-            out.insert(at, (end, row))
-        return out
+            merged += out[done:at]
+            merged.append((end, row))
+            done = at
+        return merged + out[done:]
 
     def candidates(self, text: str, normal: str | None = None) -> list[Match]:
         """Every word-bounded hit, with the best entry its key and surface allow; in a text
