@@ -135,9 +135,9 @@ class PhraseMatcher:
             return out
         # merged in one sweep: each before the hits of shorter keys that end where it ends
         merged, done = [], 0
-        for end, shorter, row in sorted((end, -self.entries(row)[0], row) for end, row in longer):
+        for end, negative_length, row in sorted((end, -self.entries(row)[0], row) for end, row in longer):
             at = bisect_left(out, (end,), done)
-            while at < len(out) and out[at][0] == end and self.entries(out[at][1])[0] > -shorter:
+            while at < len(out) and out[at][0] == end and self.entries(out[at][1])[0] > -negative_length:
                 at += 1
             merged += out[done:at]
             merged.append((end, row))
