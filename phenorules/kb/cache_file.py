@@ -2,12 +2,12 @@
 gene symbols and the JNLPBA model are kept in.
 
 An entry is data only: the key it was written under, then its sections (pyahocorasick's
-node array, with integer values, and msgpack for the rest), each compressed with Zstandard,
-its checksum verified as it is inflated, so loading one runs no code from it. Zstandard (the
-``zstandard`` package) took a fifth less room than zlib's fastest level and inflated four
-times faster (an HPO entry: 11 MB on disk, 69 MB inflated). A file that is
-corrupt, of another format or another key, not a regular file, or not this user's own (or
-writable by others) is absent: rebuilt. The least recently used entries (by the time each
+node array, with integer values; arrays of numbers, :func:`little_endian`; texts; msgpack
+for the rest), each compressed with Zstandard, its checksum verified as it is inflated, so
+loading one runs no code from it. Zstandard (the ``zstandard`` package) took a fifth less
+room than zlib's fastest level and inflated four times faster (an HPO entry: 11 MB on
+disk, 69 MB inflated). A file that is corrupt, of another format or another key, not a
+regular file, or not this user's own (or writable by others) is absent: rebuilt. The least recently used entries (by the time each
 was last loaded or written) go when all of them would take more than the budget,
 ``$PHENORULES_CACHE_MB`` megabytes (100 by default).
 """
@@ -18,7 +18,9 @@ import os
 import re
 import stat
 import struct
+import sys
 import time
+from array import array
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -116,6 +118,22 @@ class CacheFile:
         stored = [self._stored.pop(name) for name in names]
         with ThreadPoolExecutor(_THREADS) as pool:
             return list(pool.map(lambda section: _inflate(*section), stored))
+
+
+def little_endian(numbers: array) -> bytes:
+    """An array's bytes as a cache section holds them: little-endian, on any machine."""
+    if sys.byteorder == "big":
+        numbers = array(numbers.typecode, numbers)
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def numbers_of(typecode: str, blob: bytes) -> array:
+    """The array of ``typecode`` whose :func:`little_endian` bytes ``blob`` is."""
+    numbers = array(typecode, blob)
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 def unpacked(blob: bytes):

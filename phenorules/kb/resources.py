@@ -17,7 +17,6 @@ import hashlib
 import logging
 import sys
 import time
-from array import array
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import lru_cache
@@ -31,7 +30,7 @@ import srsly
 from .. import __version__
 from ..core.forking import in_background
 from ..core.memory import large_blocks_from_the_system, return_free_memory
-from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, read_cache_file, remove_stale_cache_files, store_entry, unpacked
+from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, little_endian, numbers_of, read_cache_file, remove_stale_cache_files, store_entry, unpacked
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -120,40 +119,26 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
         rows = rows.packed() if isinstance(rows, LexiconRows) else PackedRows.of(rows)
     long_keys = matcher.long_keys
     sections[f"{prefix}.rows.text"] = rows.text
-    sections[f"{prefix}.rows.ends"] = _little_endian(rows.ends)
-    sections[f"{prefix}.long.groups"] = b"".join(map(_little_endian, (long_keys.own, long_keys.first_row, long_keys.first_tail)))
+    sections[f"{prefix}.rows.ends"] = little_endian(rows.ends)
+    sections[f"{prefix}.long.groups"] = b"".join(map(little_endian, (long_keys.own, long_keys.first_row, long_keys.first_tail)))
     sections[f"{prefix}.long.tails.text"] = long_keys.tails.text
-    sections[f"{prefix}.long.tails.ends"] = _little_endian(long_keys.tails.ends)
+    sections[f"{prefix}.long.tails.ends"] = little_endian(long_keys.tails.ends)
     return sections
-
-
-def _little_endian(numbers: array) -> bytes:
-    if sys.byteorder == "big":
-        numbers = array(numbers.typecode, numbers)
-        numbers.byteswap()
-    return numbers.tobytes()
-
-
-def _numbers(typecode: str, blob: bytes) -> array:
-    numbers = array(typecode, blob)
-    if sys.byteorder == "big":
-        numbers.byteswap()
-    return numbers
 
 
 def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatcher:
     """The matcher of a cache file. Each section is inflated and its checksum verified
     before the automaton's bytes reach pyahocorasick, whose reader trusts them."""
     meta = unpacked(cache[f"{prefix}.meta"])
-    ends = _numbers("Q", cache[f"{prefix}.rows.ends"])
+    ends = numbers_of("Q", cache[f"{prefix}.rows.ends"])
     # the automaton before the rows' text, its node data dropped once pyahocorasick has read it
     chunks = cache.read_all([f"{prefix}.automaton.{i}" for i in range(meta["chunks"])])
     automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if ends else ahocorasick.Automaton(ahocorasick.STORE_INTS)
     del chunks
     rows = PackedRows(cache[f"{prefix}.rows.text"], ends)
-    groups = _numbers("q", cache[f"{prefix}.long.groups"])
+    groups = numbers_of("q", cache[f"{prefix}.long.groups"])
     count = len(groups) // 3
-    tails = PackedRows(cache[f"{prefix}.long.tails.text"], _numbers("Q", cache[f"{prefix}.long.tails.ends"]))
+    tails = PackedRows(cache[f"{prefix}.long.tails.text"], numbers_of("Q", cache[f"{prefix}.long.tails.ends"]))
     long_keys = LongKeys(len(rows), groups[:count], groups[count : 2 * count], groups[2 * count :], tails)
     matcher = PhraseMatcher.__new__(PhraseMatcher)
     matcher.__setstate__({"automaton": automaton, "rows": rows, "long_keys": long_keys})

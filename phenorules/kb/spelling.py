@@ -18,7 +18,6 @@ add a candidate, which the distance check drops: the words found are the same.
 from __future__ import annotations
 
 import re
-import sys
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import numpy
 import srsly
 
 from ..core.memo import Remembered
+from .cache_file import little_endian, numbers_of
 
 MIN_LENGTH = 7  # letters of a long word of the lexicon
 MIN_WRITTEN = MIN_LENGTH - 1  # letters of a misspelt word: a long word with one letter dropped
@@ -114,33 +114,18 @@ class SpellingIndex:
     def to_bytes(self) -> bytes:
         """The index as msgpack data (a cache section): the words, and the two arrays as
         little-endian bytes."""
-        return srsly.msgpack_dumps({"words": self.words, "hashes": _little_endian(self.hashes), "places": _little_endian(self.places)})
+        return srsly.msgpack_dumps({"words": self.words, "hashes": little_endian(self.hashes), "places": little_endian(self.places)})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "SpellingIndex":
         """The index of :meth:`to_bytes` (``srsly.msgpack.loads`` leaves the garbage collector
         as it is)."""
         state = srsly.msgpack.loads(data, raw=False, use_list=True)
-        return cls(state["words"], _from_little_endian(state["hashes"]), _from_little_endian(state["places"]))
+        return cls(state["words"], numbers_of(_U32, state["hashes"]), numbers_of(_U32, state["places"]))
 
 
 def _form_hash(form: str) -> int:
     return crc32(form.encode())
-
-
-def _little_endian(values: array) -> bytes:
-    if sys.byteorder == "big":
-        values = array(values.typecode, values)
-        values.byteswap()
-    return values.tobytes()
-
-
-def _from_little_endian(data: bytes) -> array:
-    values = array(_U32)
-    values.frombytes(data)
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values
 
 
 def _deletions(word: str) -> set[str]:
