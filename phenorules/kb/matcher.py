@@ -121,13 +121,13 @@ class PhraseMatcher:
         if not found or max(found, key=_VALUE)[1] < first_value:  # no head hit
             return found
         out, longer = [], []
-        read, group = self.long_keys.read, self.long_keys.group
+        group = self.long_keys.group
         for hit in found:
             if hit[1] < first_value:
                 out.append(hit)
                 continue
-            last, number = hit[0], hit[1] - first_value
-            own, tails = read.get(number) or group(number)
+            last = hit[0]
+            own, tails = group(hit[1] - first_value)
             if own >= 0:
                 out.append((last, own))
             longer += [(last + len(tail), row) for tail, row in tails if normal.startswith(tail, last + 1)]
@@ -186,61 +186,63 @@ class LongKeys:
 
     def __init__(self, first_value: int, own: array, first_row: array, first_tail: array, tails: "PackedRows"):
         self.first_value, self.own, self.first_row, self.first_tail, self.tails = first_value, own, first_row, first_tail, tails
-        self.read: dict[int, tuple[int, tuple[tuple[str, int], ...]]] = {}
+        self._read: dict[int, tuple[int, tuple[tuple[str, int], ...]]] = {}
 
     def __getstate__(self) -> dict:
-        return {name: value for name, value in vars(self).items() if name != "read"}
+        return {name: value for name, value in vars(self).items() if name != "_read"}
 
     def __setstate__(self, state: dict) -> None:
-        vars(self).update(state, read={})
+        vars(self).update(state, _read={})
 
     @classmethod
     def of(cls, keys: list[str], automaton: ahocorasick.Automaton) -> "LongKeys":
         """The long keys of ``keys`` (sorted), each key added to ``automaton``: a short one
         with its row, a long one's head with its group's value."""
-        long_keys = cls(len(keys), array("q"), array("q"), array("q"), PackedRows(b"", array("Q")))
+        groups: tuple[array, array, array] = (array("q"), array("q"), array("q"))  # own, first_row, first_tail
         tails: list[str] = []
-        long_keys._place(keys, 0, len(keys), HEAD_CHARS, automaton, tails)
-        long_keys.tails = PackedRows.of(tails)
-        return long_keys
-
-    def _place(self, keys: list[str], low: int, high: int, length: int, automaton: ahocorasick.Automaton, tails: list[str]) -> None:
-        """Add ``keys[low:high]`` (sorted, longer than ``length`` - HEAD_STEP characters
-        and sharing as many) to ``automaton``: a key of ``length`` characters or fewer whole,
-        the others by their first ``length`` characters, or more where more than GROUP_KEYS
-        share those."""
-        row = low
-        while row < high:
-            key = keys[row]
-            if len(key) <= length:
-                automaton.add_word(key, row)
-                row += 1
-                continue
-            head, end = key[:length], row + 1
-            while end < high and keys[end].startswith(head):  # the keys a head begins are consecutive
-                end += 1
-            if end - row > GROUP_KEYS:
-                self._place(keys, row, end, length + HEAD_STEP, automaton, tails)
-            else:
-                self.own.append(automaton.get(head, -1))  # a key sorts before the keys it begins
-                self.first_row.append(row)
-                self.first_tail.append(len(tails))
-                automaton.add_word(head, self.first_value + len(self.own) - 1)
-                tails += [key[length:] for key in keys[row:end]]
-            row = end
+        _place(keys, 0, len(keys), HEAD_CHARS, automaton, groups, tails)
+        return cls(len(keys), *groups, PackedRows.of(tails))
 
     def group(self, number: int) -> tuple[int, tuple[tuple[str, int], ...]]:
         """(the head's own row or -1, (tail, row) of each of its keys) of a group."""
-        read = self.read.get(number)
+        read = self._read.get(number)
         if read is None:
             first, end = self.first_tail[number], self.first_tail[number + 1] if number + 1 < len(self.first_tail) else len(self.tails)
             first_row = self.first_row[number] - first
-            read = self.read[number] = (self.own[number], tuple((self.tails[i], first_row + i) for i in range(first, end)))
+            read = self._read[number] = (self.own[number], tuple((self.tails[i], first_row + i) for i in range(first, end)))
         return read
 
     def row(self, number: int, tail: str) -> int | None:
         """The row of the key of group ``number`` whose tail is ``tail``, or None."""
         return next((row for other, row in self.group(number)[1] if other == tail), None)
+
+
+def _place(keys: list[str], low: int, high: int, length: int, automaton: ahocorasick.Automaton, groups: tuple[array, array, array], tails: list[str]) -> None:
+    """Add ``keys[low:high]`` (sorted, longer than ``length`` - HEAD_STEP characters and
+    sharing as many) to ``automaton``: a key of ``length`` characters or fewer whole, the
+    others by their first ``length`` characters, or more where more than GROUP_KEYS share
+    those. Each head's group goes into ``groups`` (its own row, first row and first tail),
+    its keys' tails into ``tails``; a head's value is the count of keys + its group's number."""
+    own, first_row, first_tail = groups
+    row = low
+    while row < high:
+        key = keys[row]
+        if len(key) <= length:
+            automaton.add_word(key, row)
+            row += 1
+            continue
+        head, end = key[:length], row + 1
+        while end < high and keys[end].startswith(head):  # the keys a head begins are consecutive
+            end += 1
+        if end - row > GROUP_KEYS:
+            _place(keys, row, end, length + HEAD_STEP, automaton, groups, tails)
+        else:
+            own.append(automaton.get(head, -1))  # a key sorts before the keys it begins
+            first_row.append(row)
+            first_tail.append(len(tails))
+            automaton.add_word(head, len(keys) + len(own) - 1)
+            tails += [key[length:] for key in keys[row:end]]
+        row = end
 
 
 class KeysAsked:
