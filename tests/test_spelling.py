@@ -199,3 +199,29 @@ def test_the_shipped_word_lists_are_sorted_and_read_unchecked(tmp_path):
     path = tmp_path / "unsorted.txt.gz"
     path.write_bytes(gzip.compress(b"b\na\n"))
     assert WordList.read(path, checked=False).data == b"\nb\na\n"
+
+
+def test_a_word_list_is_read_again_from_its_cache_entry_until_the_file_changes(tmp_path, monkeypatch):
+    """The cached list is the file's: read from the entry while the file stays as it was
+    (the gzip file is not read again), and from the file once it changes; an unsorted list
+    is refused before any entry holds it."""
+    import os
+
+    import phenorules.kb.lexicon.word_lists as word_lists
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "words.txt.gz"
+    path.write_bytes(gzip.compress(b"ataxia\nhypotonia\n"))
+    first = WordList.cached(path)
+    assert first.data == WordList.read(path).data == b"\nataxia\nhypotonia\n"
+    assert [entry.name.startswith("word-list-") for entry in (tmp_path / "cache").iterdir()] == [True]
+    with monkeypatch.context() as patched:
+        patched.setattr(word_lists, "read_bytes", lambda name: pytest.fail("the gzip file was read again"))
+        assert WordList.cached(path).data == first.data
+    path.write_bytes(gzip.compress(b"ataxia\nhypotonia\nmyopia\n"))
+    os.utime(path, ns=(1, 1))
+    assert "myopia" in WordList.cached(path)
+    path.write_bytes(gzip.compress(b"b\na\n"))
+    os.utime(path, ns=(2, 2))
+    with pytest.raises(InputError, match="sorted"):
+        WordList.cached(path)

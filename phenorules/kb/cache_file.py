@@ -14,6 +14,7 @@ was last loaded or written) go when all of them would take more than the budget,
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -27,7 +28,7 @@ from pathlib import Path
 import srsly
 import zstandard
 
-from ..core.errors import SettingError
+from ..core.errors import InputError, SettingError
 from ..core.files import atomic_file, open_own_regular_file, remove_stale_temporaries
 
 CACHE_SUFFIX = ".cache"
@@ -42,6 +43,17 @@ CACHE_ENTRY = re.compile(r"[a-z][a-z-]*-[0-9a-f][0-9a-f-]*\.(cache|pkl)")
 def cache_dir() -> Path:
     root = os.environ.get("PHENORULES_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "phenorules"
     return Path(root)
+
+
+def file_entry(kind: str, path: str) -> tuple[Path, str]:
+    """The cache entry of what is read from the file ``path``, and its key (the file's path,
+    size and time)."""
+    try:
+        info = Path(path).stat()
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
+    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
+    return cache_dir() / f"{kind}-{key}.cache", key
 
 
 def cache_budget() -> int:

@@ -25,7 +25,6 @@ per file and cached (``phenorules info`` shows where).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import lru_cache
 from itertools import accumulate
@@ -41,7 +40,7 @@ from ..core.errors import InputError
 from ..core.memo import Remembered
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
-from ..kb.cache_file import CacheFile, cache_budget, cache_dir, read_cache_file, store_entry, unpacked
+from ..kb.cache_file import CacheFile, cache_budget, file_entry, read_cache_file, store_entry, unpacked
 from ..kb.resources import data_file
 from .abbreviations import BRACKETED, bracket_candidate, definitions_at
 
@@ -121,7 +120,7 @@ def read_disease_names(path: Path) -> dict[tuple[str, ...], str]:
 @lru_cache(maxsize=4)
 def disease_names(path: str) -> dict[tuple[str, ...], str]:
     """:func:`read_disease_names`, from a cache entry keyed by the file's path, size and time."""
-    entry, key = _cache_entry("disease-names", path)
+    entry, key = file_entry("disease-names", path)
     cached = read_cache_file(entry, key)
     names = _cached_disease_names(cached) if cached is not None else None
     if names is None:
@@ -142,24 +141,13 @@ def read_gene_symbols(path: Path) -> frozenset[str]:
 @lru_cache(maxsize=4)
 def gene_symbols(path: str) -> frozenset[str]:
     """:func:`read_gene_symbols`, from a cache entry keyed by the file's path, size and time."""
-    entry, key = _cache_entry("gene-symbols", path)
+    entry, key = file_entry("gene-symbols", path)
     cached = read_cache_file(entry, key)
     symbols = _cached_gene_symbols(cached) if cached is not None else None
     if symbols is None:
         symbols = read_gene_symbols(Path(path))
         store_entry(entry, key, {"symbols": srsly.msgpack_dumps(sorted(symbols))}, cache_budget())
     return symbols
-
-
-def _cache_entry(kind: str, path: str) -> tuple[Path, str]:
-    """The cache entry of what is read from the file ``path``, and its key (the file's path,
-    size and time)."""
-    try:
-        info = Path(path).stat()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
-    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
-    return cache_dir() / f"{kind}-{key}.cache", key
 
 
 def _cached_gene_symbols(cached: CacheFile) -> frozenset[str] | None:

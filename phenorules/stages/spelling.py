@@ -75,7 +75,7 @@ class Spelling(RefinesMatches):
         """The English word list, read when a word the morphology does not know is first read."""
         words = self.__dict__.get("_english")
         if words is None:
-            words = self.__dict__["_english"] = WordList.read(self.words_file, checked=Path(self.words_file) != data_file("lexicons", ENGLISH_WORDS))
+            words = self.__dict__["_english"] = WordList.cached(self.words_file, checked=Path(self.words_file) != data_file("lexicons", ENGLISH_WORDS))
         return words
 
     def reading(self, written: str) -> tuple[str, str] | None:
