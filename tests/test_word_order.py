@@ -394,3 +394,25 @@ def test_run_starts_are_found_alike_in_python_and_in_numpy(pieces):
     finally:
         word_sets._FEW_WORDS = saved
     assert in_python.pairs == in_numpy.pairs == by_length.pairs
+
+
+_INDEX_WORDS = ("ataxia", "cerebellar", "elbow", "flexion", "contracture", "tooth", "hypoplasia", "cortex", "visual", "delay")
+
+
+@given(st.lists(st.lists(st.sampled_from(_INDEX_WORDS), min_size=1, max_size=6), max_size=30), st.data())
+@settings(max_examples=200, deadline=None)
+def test_a_word_set_index_reads_back_from_its_bytes_as_it_was(word_lists, data):
+    """Word sets, partner lists and quantity sets go to numbers into one word list, laid out
+    by length, and back: the same index, its sets and partners in the same order."""
+    from phenorules.kb.lexicon.morphology import Morphology
+    from phenorules.kb.word_sets import partner_words
+
+    rows = {}
+    for words in word_lists:
+        rows.setdefault(tuple(sorted(words)), data.draw(st.integers(0, 2**32 - 1)))
+    morphology = Morphology.from_dir(data_dir("lexicons"), set(_INDEX_WORDS))
+    quantity_sets = frozenset(data.draw(st.lists(st.sampled_from(sorted(rows)), max_size=5)) if rows else ())
+    index = WordSetIndex(rows, partner_words(rows), frozenset({"of"}), frozenset({"and"}), morphology, 6, quantity_sets=quantity_sets)
+    back = WordSetIndex.from_bytes(index.to_bytes())
+    assert back == index
+    assert list(back.rows.items()) == list(index.rows.items()) and list(back.partners.items()) == list(index.partners.items())
