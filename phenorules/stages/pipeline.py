@@ -19,6 +19,7 @@ from spacy.language import Language
 
 from ..core import tokenizer  # noqa: F401  (registers the tokenizer)
 from ..core.errors import SettingError
+from ..core.lexeme_attributes import faster_getters
 from . import STAGE_ROWS, stage_factory
 from .profiles import GENERAL, KB_TARGET, apply_profile
 from .profiles import profile as profile_named
@@ -37,9 +38,11 @@ OPTIONAL_STAGES = frozenset(name for name, switch in STAGE_ROWS if switch == "op
 
 def blank_english() -> Language:
     """spaCy's blank English with the word tokenizer (token boundaries = match boundaries),
-    taking articles up to MAX_ARTICLE_CHARS (no stage is a parser or NER model)."""
+    taking articles up to MAX_ARTICLE_CHARS (no stage is a parser or NER model), its
+    lexemes' attributes read by :func:`~phenorules.core.lexeme_attributes.faster_getters`."""
     nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "phenorules.WordTokenizer.v1"}}})
     nlp.max_length = MAX_ARTICLE_CHARS
+    nlp.vocab.lex_attr_getters = faster_getters(nlp.vocab.lex_attr_getters)
     return nlp
 
 
