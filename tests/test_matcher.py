@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
 from phenorules.kb.lexicon import Entry, Lexicon, LexiconConfig, build_lexicon
-from phenorules.kb.matcher import GROUP_KEYS, HEAD_CHARS, Match, PhraseMatcher, non_overlapping, resolve_overlaps
+from phenorules.kb.matcher import GROUP_KEYS, HEAD_CHARS, Match, PackedRows, PhraseMatcher, decode_entries, non_overlapping, resolve_overlaps
 from phenorules.tasks.jnlpba.tag import Tagged
 from phenorules.kb.resources import data_dir
 from phenorules.formats.patientphex.identifiers import task_identifier
@@ -147,9 +147,13 @@ def test_rows_packed_in_the_lexicon_s_order_are_the_rows_in_key_order(mini_ontol
     packed = PhraseMatcher(lexicon, packed=True).rows
     assert isinstance(packed, PackedRows) and isinstance(PhraseMatcher(lexicon).rows, LexiconRows)
     assert list(packed) == list(rows) and len(packed) == len(lexicon) > 100
-    assert packed.text == "".join(rows).encode()
+    assert [packed.entries(i) for i in range(len(packed))] == [decode_entries(row) for row in rows]
     stored = rows.packed()  # what the cache's store packs of a matcher built unpacked
-    assert (stored.text, stored.ends) == (packed.text, packed.ends)
+    assert (stored.text, stored.ends, stored.named) == (packed.text, packed.ends, packed.named)
+    # the records name each surface, source and rule by number: the text is a fraction of the rows'
+    assert len(packed.text) < len("".join(rows).encode()) / 2 and len(packed.named) < len(lexicon)
+    again = PackedRows.numbered(list(rows))  # a matcher's rows as a list (unpickled), packed for the cache
+    assert list(again) == list(rows) and PackedRows(again.text, again.ends, PackedRows.named_of(again.named_section())).entries(3) == packed.entries(3)
 
 
 def _full_key_hits(keys: list[str], text: str) -> list[tuple[int, int]]:
@@ -243,3 +247,10 @@ def test_a_key_read_from_its_tail_comes_after_a_longer_whole_key_that_ends_with_
     matcher = PhraseMatcher(_lexicon_of(keys))
     text = region + "xy"
     assert matcher.hits(text) == _full_key_hits(keys, text) and len(matcher.hits(text)) == 2
+
+
+@pytest.mark.parametrize("named", [[], [""], ["", "Seizure", ""], ["a\x1fb"]])
+def test_the_texts_numbered_rows_name_read_back_from_their_section(named):
+    from array import array
+
+    assert PackedRows.named_of(PackedRows(b"", array("Q"), named).named_section()) == named

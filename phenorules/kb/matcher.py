@@ -85,7 +85,8 @@ class PhraseMatcher:
     def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
         """(key length, entries) of the key stored at ``index``."""
         if index not in self._decoded:
-            self._decoded[index] = decode_entries(self.rows[index])
+            rows = self.rows
+            self._decoded[index] = rows.entries(index) if isinstance(rows, PackedRows) else decode_entries(rows[index])
         return self._decoded[index]
 
     def row_of(self, key: str, default: Any = _ABSENT) -> int:
@@ -273,8 +274,9 @@ class LexiconRows:
         lexicon's own order, the order in which they were made and lie in memory, then the
         rows laid out by key: in key order the 400,000 lists of entries lie scattered, and
         reading them waits on memory."""
-        encoded = {key: encode_entries(key, entries).encode() for key, entries in self.entries.items()}
-        return PackedRows.joined(list(map(encoded.__getitem__, self.keys)))
+        numbers: dict[str, int] = {}
+        encoded = {key: encode_entries(key, entries, numbers).encode() for key, entries in self.entries.items()}
+        return PackedRows.joined(list(map(encoded.__getitem__, self.keys)), list(numbers))
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -293,25 +295,55 @@ class LexiconRows:
 class PackedRows:
     """The encoded rows of a cached matcher, by row index: one UTF-8 text and each row's
     end offset. A row becomes a string only when its key is hit, so loading makes no
-    string per key (400,000 of them for the HPO lexicon)."""
+    string per key (400,000 of them for the HPO lexicon).
 
-    def __init__(self, text: bytes, ends: array):
-        self.text, self.ends = text, ends
+    With ``named``, the rows' records hold the number of their surface, source and rule
+    in it, not the texts: a term's name and rule recur in the records of all its variant
+    keys (the HPO lexicon's 371,000 records hold 40,000 surfaces and 500 rules), and the
+    text a start inflates is a third as long. A row read as a string is written out as
+    :func:`encode_entries` writes it; :meth:`entries` decodes the numbered form."""
+
+    def __init__(self, text: bytes, ends: array, named: Sequence[str] | None = None):
+        self.text, self.ends, self.named = text, ends, named
 
     @classmethod
-    def of(cls, rows: Iterable[str]) -> "PackedRows":
-        """Rows encoded and laid end to end, as a cache file holds them."""
-        return cls.joined([row.encode() for row in rows])
+    def of(cls, texts: Iterable[str]) -> "PackedRows":
+        """Texts laid end to end (a :class:`LongKeys`' tails)."""
+        return cls.joined([text.encode() for text in texts])
 
     @classmethod
-    def joined(cls, encoded: list[bytes]) -> "PackedRows":
+    def numbered(cls, rows: Iterable[str]) -> "PackedRows":
+        """Rows encoded (:func:`encode_entries`), numbered and laid end to end, as a cache
+        file holds them."""
+        numbers: dict[str, int] = {}
+        return cls.joined([_numbered(row, numbers).encode() for row in rows], list(numbers))
+
+    @classmethod
+    def joined(cls, encoded: list[bytes], named: Sequence[str] | None = None) -> "PackedRows":
         """Rows encoded already, laid end to end."""
-        return cls(b"".join(encoded), array("Q", accumulate(map(len, encoded))))
+        return cls(b"".join(encoded), array("Q", accumulate(map(len, encoded))), named)
+
+    def named_section(self) -> bytes:
+        """:attr:`named` as a cache section holds it: each text ended by the record
+        separator, which no cell holds."""
+        return "".join(text + _RECORD for text in self.named).encode()
+
+    @staticmethod
+    def named_of(section: bytes) -> list[str]:
+        """The texts of a :meth:`named_section`."""
+        return section.decode().split(_RECORD)[:-1]
 
     def __len__(self) -> int:
         return len(self.ends)
 
     def __getitem__(self, index: int) -> str:
+        row = self._stored(index)
+        return row if self.named is None else _RECORD.join(_cells_named(record, self.named) if at else record for at, record in enumerate(row.split(_RECORD)))
+
+    def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
+        return decode_entries(self._stored(index), self.named)
+
+    def _stored(self, index: int) -> str:
         start = self.ends[index - 1] if index else 0
         return self.text[start : self.ends[index]].decode()
 
@@ -319,21 +351,47 @@ class PackedRows:
 _FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"
 
 
-def encode_entries(key: str, entries: Sequence[Entry]) -> str:
+def encode_entries(key: str, entries: Sequence[Entry], numbers: dict[str, int] | None = None) -> str:
+    """A key's row: its length, then a record per entry. With ``numbers`` (text -> number,
+    added to), a record holds the number of its surface, source and rule (:class:`PackedRows`)."""
+    named = (lambda text: text) if numbers is None else (lambda text: str(numbers.setdefault(text, len(numbers))))
     records = [
-        _FIELD.join((str(priority), _ID.join(hpo_ids), surface, source, rule, "1" if case_sensitive else ""))
+        _FIELD.join((str(priority), _ID.join(hpo_ids), named(surface), named(source), named(rule), "1" if case_sensitive else ""))
         for priority, hpo_ids, surface, source, rule, case_sensitive in entries
     ]
     return _RECORD.join([str(len(key))] + records)
 
 
-def decode_entries(row: str) -> tuple[int, tuple[Entry, ...]]:
+def decode_entries(row: str, named: Sequence[str] | None = None) -> tuple[int, tuple[Entry, ...]]:
+    """The key length and entries of a row; ``named``: the texts a numbered row's records
+    name (:class:`PackedRows`)."""
     length, *records = row.split(_RECORD)
     entries = []
     for record in records:
         priority, hpo_ids, surface, source, rule, case_sensitive = record.split(_FIELD)
+        if named is not None:
+            surface, source, rule = named[int(surface)], named[int(source)], named[int(rule)]
         entries.append(Entry(int(priority), tuple(hpo_ids.split(_ID)) if hpo_ids else (), surface, source, rule, bool(case_sensitive)))
     return int(length), tuple(entries)
+
+
+def _numbered(row: str, numbers: dict[str, int]) -> str:
+    """An encoded row with its records' surface, source and rule numbered (``numbers``:
+    text -> number, added to)."""
+    length, *records = row.split(_RECORD)
+    out = [length]
+    for record in records:
+        cells = record.split(_FIELD)
+        cells[2:5] = (str(numbers.setdefault(text, len(numbers))) for text in cells[2:5])
+        out.append(_FIELD.join(cells))
+    return _RECORD.join(out)
+
+
+def _cells_named(record: str, named: Sequence[str]) -> str:
+    """A numbered record with its surface, source and rule written out."""
+    cells = record.split(_FIELD)
+    cells[2:5] = (named[int(number)] for number in cells[2:5])
+    return _FIELD.join(cells)
 
 
 def best_entry(entries: Sequence[Entry], surface: str) -> Entry | None:

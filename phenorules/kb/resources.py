@@ -105,7 +105,8 @@ def lexicon_files(lexicon_dir: Path, config: LexiconConfig) -> dict[str, Path]:
 def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[str, bytes]:
     """A matcher as cache sections: pyahocorasick's own node data (the bytes its pickling
     support writes, integer values only); the entry rows, as one UTF-8 text and the end
-    offset of each row (little-endian 64-bit), read back as :class:`PackedRows`; and its
+    offset of each row (little-endian 64-bit), and the texts the rows name by number, read
+    back as :class:`PackedRows`; and its
     :class:`~.matcher.LongKeys`, their groups as three arrays of 64-bit numbers and their
     tails as rows are."""
     _, args = matcher.automaton.__reduce__()
@@ -115,11 +116,12 @@ def matcher_sections(matcher: PhraseMatcher, prefix: str = "matcher") -> dict[st
     sections = {f"{prefix}.automaton.{i}": bytes(chunk) for i, chunk in enumerate(chunks)}
     sections[f"{prefix}.meta"] = srsly.msgpack_dumps({"automaton": numbers[:-1], "chunks": len(chunks)})
     rows = matcher.rows
-    if not isinstance(rows, PackedRows):
-        rows = rows.packed() if isinstance(rows, LexiconRows) else PackedRows.of(rows)
+    if not isinstance(rows, PackedRows) or rows.named is None:
+        rows = rows.packed() if isinstance(rows, LexiconRows) else PackedRows.numbered(rows)
     long_keys = matcher.long_keys
     sections[f"{prefix}.rows.text"] = rows.text
     sections[f"{prefix}.rows.ends"] = little_endian(rows.ends)
+    sections[f"{prefix}.rows.named"] = rows.named_section()
     sections[f"{prefix}.long.groups"] = b"".join(map(little_endian, (long_keys.own, long_keys.first_row, long_keys.first_tail)))
     sections[f"{prefix}.long.tails.text"] = long_keys.tails.text
     sections[f"{prefix}.long.tails.ends"] = little_endian(long_keys.tails.ends)
@@ -135,7 +137,7 @@ def matcher_from_cache(cache: CacheFile, prefix: str = "matcher") -> PhraseMatch
     chunks = cache.read_all([f"{prefix}.automaton.{i}" for i in range(meta["chunks"])])
     automaton = ahocorasick.Automaton(chunks, *meta["automaton"], None) if ends else ahocorasick.Automaton(ahocorasick.STORE_INTS)
     del chunks
-    rows = PackedRows(cache[f"{prefix}.rows.text"], ends)
+    rows = PackedRows(cache[f"{prefix}.rows.text"], ends, PackedRows.named_of(cache[f"{prefix}.rows.named"]))
     groups = numbers_of("q", cache[f"{prefix}.long.groups"])
     count = len(groups) // 3
     tails = PackedRows(cache[f"{prefix}.long.tails.text"], numbers_of("Q", cache[f"{prefix}.long.tails.ends"]))
