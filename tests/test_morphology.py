@@ -1,7 +1,7 @@
 """Morphology (phenorules/kb/lexicon/morphology.py): one notion of "the same word"."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from phenorules.core.errors import InputError
@@ -173,3 +173,23 @@ def test_a_greek_ion_noun_keeps_its_greek_plural():
     assert {noun: [p for p in morphology.plurals(noun) if p.endswith("a")] for noun in sorted(nouns)} == {
         "aggression": [], "chalazion": ["chalazia"], "flexion": [], "ganglion": ["ganglia"], "mitochondrion": ["mitochondria"], "ulceration": [],
     }
+
+
+# 'hypotonic' is outside: it derives 'hypotonia', 'hypotony' and 'hypotonism', all inside
+DERIVED_VOCABULARY = sorted(VOCABULARY | {"kyphosis", "kyphotic", "atrophied", "dysplasia", "dysplastic", "hypotonia", "hypotony", "hypotonism", "tonic", "tone"})
+
+
+@settings(max_examples=500, deadline=None)
+@example("hypotonia", "ic", 2)
+@given(st.sampled_from(DERIVED_VOCABULARY), st.sampled_from(sorted({ending for row in Morphology.from_dir(data_dir("lexicons")).derivations for ending in row[:2]})), st.integers(0, 4))
+def test_a_word_s_base_goes_to_its_first_derived_form_in_the_vocabulary(stem_word, ending, cut):
+    """A word outside the vocabulary joins the family of the first of its derived forms,
+    in table order, that is a vocabulary word (looked up without listing them all)."""
+    morphology = Morphology.from_dir(data_dir("lexicons"), set(DERIVED_VOCABULARY))
+    word = stem_word[: len(stem_word) - cut] + ending
+    singular = morphology.singular(word)
+    expected = morphology.families.get(singular, singular)
+    if singular not in morphology.families and singular not in morphology.vocabulary:
+        form = next((form for form in morphology.derived_forms(singular) if form in morphology.vocabulary), None)
+        expected = singular if form is None else morphology.families.get(form, form)
+    assert morphology.base(word) == expected

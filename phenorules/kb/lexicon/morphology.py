@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ...core.errors import InputError
 from .tsv import RuleRef, read_rules, read_tsv
@@ -37,6 +37,7 @@ _CLASSICAL_SINGULARS = (
     ("ses", "sis"), ("xes", "xis"), ("ae", "a"), ("ia", "ium"), ("a", "um"), ("a", "on"), ("i", "us"), ("ora", "us"), ("es", "is"),
 )
 _CLASSICAL_PLURALS = tuple((singular, plural) for plural, singular in _CLASSICAL_SINGULARS)
+_CLASSICAL_PLURAL_ENDINGS = tuple(dict.fromkeys(plural for plural, _ in _CLASSICAL_SINGULARS))
 _LATIN_ION = ("tion", "sion", "xion")  # Latin nouns of action, whose -on is no Greek -on
 
 
@@ -173,7 +174,7 @@ class Morphology:
             out = []  # 'facies' is a word; 'facy' is not
         if word.endswith(("oses", "ases", "eses")) and word[:-1] in self.vocabulary:
             out.append(word[:-1])  # 'diseases' is 'disease', as 'exostoses' is 'exostosis'
-        if len(word) >= 4 and word.isalpha():
+        if len(word) >= 4 and word.endswith(_CLASSICAL_PLURAL_ENDINGS) and word.isalpha():
             found = [
                 word[: len(word) - len(plural)] + singular
                 for plural, singular in _CLASSICAL_SINGULARS
@@ -210,16 +211,19 @@ class Morphology:
         """Other forms of the word by one derivational ending ('kyphotic' -> 'kyphosis',
         'atrophied' -> 'atrophy'), in the order of the table; not checked against the
         vocabulary."""
-        found = []
+        found = sorted(self._derivations(word))
+        return [form for form in dict.fromkeys(form for _, form in found) if form != word]
+
+    def _derivations(self, word: str) -> Iterator[tuple[int, str]]:
+        """(place in the table, form) of each derivational ending the word takes."""
+        endings, size = self._endings, len(word)
         for length in self._ending_lengths:
-            stem = len(word) - length
+            stem = size - length
             if stem < 0:
                 break
-            for place, new, shortest_stem in self._endings.get(word[stem:], ()):
+            for place, new, shortest_stem in endings.get(word[stem:], ()):
                 if stem >= shortest_stem:
-                    found.append((place, word[:stem] + new))
-        found.sort()
-        return [form for form in dict.fromkeys(form for _, form in found) if form != word]
+                    yield place, word[:stem] + new
 
     def links(self, word: str, other: str) -> tuple[RuleRef, ...]:
         """The rows that make two words of one family the same word, by file and line: the
@@ -228,11 +232,7 @@ class Morphology:
         refs = {ref for (a, b), ref in zip(self.family_pairs, self.pair_refs) if {a, b} & {word, other}}
         if self.derivation_refs:
             for one, two in ((word, other), (other, word)):
-                for length in self._ending_lengths:
-                    stem = len(one) - length
-                    for place, new, shortest_stem in self._endings.get(one[stem:], ()) if stem >= 0 else ():
-                        if stem >= shortest_stem and one[:stem] + new == two:
-                            refs.add(self.derivation_refs[place // 2])
+                refs.update(self.derivation_refs[place // 2] for place, form in self._derivations(one) if form == two)
         return tuple(sorted(refs))
 
     def base(self, word: str) -> str:
@@ -252,9 +252,12 @@ class Morphology:
         if word in self.families:
             return self.families[word]
         if word not in self.vocabulary:
-            for form in self.derived_forms(word):
-                if form in self.vocabulary:
-                    return self.families.get(form, form)
+            # the first of derived_forms in the vocabulary: the least (place, form) of those in it
+            vocabulary = self.vocabulary
+            known = [found for found in self._derivations(word) if found[1] in vocabulary]
+            if known:
+                form = min(known)[1]
+                return self.families.get(form, form)
         return word
 
 
