@@ -1,4 +1,6 @@
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from phenorules.core.document import PHENOTYPES, make_text_doc
 from phenorules.core.errors import InputError
@@ -180,3 +182,20 @@ def test_brackets_whose_last_word_a_tokenizer_keeps_with_the_bracket_are_read():
     doc = spacy.blank("en").make_doc(text)  # spaCy's English tokenizer keeps "8)" as one token, an emoticon
     assert "8)" in [token.text for token in doc]
     assert [(long_form.text, short.text) for long_form, short in aligned_definitions(doc, text)] == [("thumb sucking anomaly 8)", "TSA8")]
+
+
+@hypothesis.given(st.text(alphabet="ADHSs1 -(\u00e9", max_size=30), st.lists(st.text(alphabet="ADHs1", min_size=1, max_size=3), max_size=5, unique=True))
+@hypothesis.settings(max_examples=1500, deadline=None)
+@hypothesis.example("ADHDs ADH ADHD1 ADHs", ["ADH", "ADHD"])  # the longer form first; a plural; a form inside a word
+@hypothesis.example("T-B B", ["B", "T-B"])  # 'B' inside the use of 'T-B' is no use
+def test_short_form_uses_are_where_one_regex_of_the_forms_finds_them(text, shorts):
+    """Each form searched for as a string, the uses are those of one regex of the forms,
+    longest first, each not after a letter or digit, with an optional plural 's' and then
+    no letter or digit, left to right without overlaps."""
+    import re
+
+    from phenorules.stages.abbreviations import _occurrences
+
+    forms = "|".join(re.escape(short) + rf"(?<![^\W_](?s:.){{{len(short)}}})" for short in sorted(sorted(shorts), key=len, reverse=True))
+    expected = [(found.start(), found.end(), found.group(1)) for found in re.finditer(rf"({forms})s?(?![^\W_])", text)] if shorts else []
+    assert [tuple(use) for use in _occurrences(text, sorted(shorts))] == expected

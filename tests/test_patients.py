@@ -528,3 +528,26 @@ def test_a_phenotype_finds_the_mentions_around_it_as_a_scan_does(drawn_mentions,
             else:
                 scanned = not any(comparison.end <= start < phenotype.start and any(comparison.end <= p.start < start for p in phenotypes) for start in others)
             assert attributor._compared(phenotype, comparison, unit) == scanned
+
+
+@hypothesis.given(
+    st.text(alphabet="aAbB1 .-_\u0130\n", max_size=40),
+    st.text(alphabet="aAbB1 .-", max_size=4),
+    st.sampled_from(["given", "label"]),
+)
+@hypothesis.settings(max_examples=1500, deadline=None)
+@hypothesis.example("a.a.a", "a.a", "given")  # the second would overlap the first
+@hypothesis.example("Ib \u0130b ib", "ib", "given")  # read case-insensitively: the text lower-cases longer
+def test_a_given_text_or_label_is_found_where_its_regex_finds_it(text, phrase, kind):
+    """Found as a string, a phrase's places are those of the regex it stands for: the
+    phrase in any case, after no character of the class, before what the context allows,
+    left to right without overlaps (the dotted capital I lower-cases to two characters)."""
+    import re
+
+    from phenorules.patients import mentions
+
+    before, after = (mentions._GIVEN_BEFORE, mentions._GIVEN_AFTER) if kind == "given" else (mentions._LABEL_BEFORE, mentions._LABEL_AFTER)
+    lowered = text.lower()
+    literal, scanned, flags = (phrase.lower(), lowered, 0) if len(lowered) == len(text) else (phrase, text, re.IGNORECASE)
+    regex = re.escape(literal) + rf"(?<!{before.pattern}(?s:.){{{len(literal)}}})" + after.pattern
+    assert list(mentions._find_caseless(before, phrase, after, text, lowered)) == [found.span() for found in re.finditer(regex, scanned, flags)]

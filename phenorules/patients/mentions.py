@@ -187,19 +187,29 @@ def _read_given_mention(profile: PatientProfile, text: str, rules: PatientRules)
     profile.proband = profile.proband or bool(_PROBAND.search(text) and not _OF_PROBAND.search(text))
 
 
-def _find_caseless(not_before: str, phrase: str, after: str, text: str, lowered: str) -> Iterator[re.Match]:
-    """``phrase`` in any case, not right after a character of the class ``not_before`` and
-    followed by the context pattern ``after``; on the lower-cased text when lower-casing
-    kept every offset, as case-insensitive matching is much slower."""
-    if len(lowered) == len(text):
-        return re.finditer(_literal_first(phrase.lower(), not_before, after), lowered)
-    return re.finditer(_literal_first(phrase, not_before, after), text, re.IGNORECASE)
+_GIVEN_BEFORE, _GIVEN_AFTER = re.compile(r"\w"), re.compile(r"(?!\w)")  # a given text: a whole word
+_LABEL_BEFORE, _LABEL_AFTER = re.compile(r"[\w.]"), re.compile(r"(?![\w]|\.\d)")  # a label: not inside a number
 
 
-def _literal_first(literal: str, not_before: str, after: str) -> str:
-    """The regex for ``literal`` with its look-behind after it: a regex that starts with a
-    literal is searched for much faster than one that starts with a look-behind."""
-    return re.escape(literal) + rf"(?<!{not_before}(?s:.){{{len(literal)}}})" + after
+def _find_caseless(not_before: re.Pattern, phrase: str, after: re.Pattern, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of ``phrase`` in any case, not right after a character ``not_before``
+    matches, where ``after`` matches at its end, left to right and not overlapping, as
+    ``re.finditer`` finds them. Searched for as a string in the lower-cased text when
+    lower-casing kept every offset (a regex would be compiled for each phrase of each
+    article); else case-insensitively."""
+    literal = phrase.lower()
+    if len(lowered) != len(text) or not literal:
+        pattern = re.escape(phrase) + rf"(?<!{not_before.pattern}(?s:.){{{len(phrase)}}})" + after.pattern
+        yield from (found.span() for found in re.finditer(pattern, text, re.IGNORECASE))
+        return
+    at = lowered.find(literal)
+    while at >= 0:
+        end = at + len(literal)
+        if (not at or not not_before.match(lowered, at - 1)) and after.match(lowered, end):
+            yield at, end
+            at = lowered.find(literal, end)
+        else:
+            at = lowered.find(literal, at + 1)
 
 
 def _given_candidates(profiles: list[PatientProfile], text: str, lowered: str, rules: PatientRules) -> list[_Candidate]:
@@ -217,8 +227,8 @@ def _given_candidates(profiles: list[PatientProfile], text: str, lowered: str, r
     for phrase, patient_ids in sorted(owners.items()):
         if len(patient_ids) != 1:
             continue
-        for match in _find_caseless(r"\w", phrase, r"(?!\w)", text, lowered):
-            candidates.append(_Candidate(match.start(), match.end(), 2, 0, "given_text", "given", "input:patient.mention.text", patients=tuple(patient_ids)))
+        for start, end in _find_caseless(_GIVEN_BEFORE, phrase, _GIVEN_AFTER, text, lowered):
+            candidates.append(_Candidate(start, end, 2, 0, "given_text", "given", "input:patient.mention.text", patients=tuple(patient_ids)))
     return candidates
 
 
@@ -227,8 +237,8 @@ def _literal_candidates(profiles: list[PatientProfile], text: str, lowered: str)
     candidates = []
     for profile in profiles:
         for key in sorted(k for k in profile.keys if k[0] == "literal"):
-            for match in _find_caseless(r"[\w.]", key[1], r"(?![\w]|\.\d)", text, lowered):
-                candidates.append(_Candidate(match.start(), match.end(), 1, 0, "literal_label", "given", "input:patient.patient_id", patients=(profile.patient_id,)))
+            for start, end in _find_caseless(_LABEL_BEFORE, key[1], _LABEL_AFTER, text, lowered):
+                candidates.append(_Candidate(start, end, 1, 0, "literal_label", "given", "input:patient.patient_id", patients=(profile.patient_id,)))
     return candidates
 
 

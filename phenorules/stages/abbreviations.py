@@ -289,9 +289,9 @@ class Abbreviations(RefinesMatches):
         """The listed short forms the article writes as genes ('ID gene', 'ADHD variants'),
         each with the guard row of its first such use."""
         genes: dict[str, RuleRef] = {}
-        for found in _occurrences(text, sorted(self.known)):
-            if found.group(1) not in genes and self.gene_cue.match(text, found.end()):
-                genes[found.group(1)] = self.guards.row("article", text, found.end())
+        for use in _occurrences(text, sorted(self.known)):
+            if use.short not in genes and self.gene_cue.match(text, use.end):
+                genes[use.short] = self.guards.row("article", text, use.end)
         return genes
 
     def relabel(self, mention: Phenotype, sense: Sense, text: str) -> Phenotype:
@@ -313,11 +313,10 @@ class Abbreviations(RefinesMatches):
         phenotype_shorts = sorted(short for short, sense in senses.items() if sense.hpo_ids is not None)
         taken = Extents((m.start, m.end) for m in mentions)
         out = []
-        for found in _occurrences(text, phenotype_shorts):
-            start, end = found.span()
+        for start, end, short in _occurrences(text, phenotype_shorts):
             if taken.overlaps_any(start, end):
                 continue
-            sense = senses[found.group(1)]
+            sense = senses[short]
             if not self.takes(text, start, end, sense, named) or not state.aligned(doc, start, end):
                 continue
             out.append(Phenotype(start, end, text[start:end], sense.hpo_ids, self.kb.ontology.label(sense.hpo_ids), [self.use_rule(sense, text, start)]))
@@ -377,17 +376,42 @@ def short_form(text: str, senses: dict[str, Sense]) -> str:
     return text[:-1] if text not in senses and text.endswith("s") else text
 
 
-def _occurrences(text: str, shorts: list[str]):
-    """Case-sensitive whole-word uses of the short forms, plural 's' allowed."""
-    if not shorts:
-        return iter(())
-    return re.finditer(rf"({_after_no_alphanumeric(shorts)})s?(?![^\W_])", text)
+_ALPHANUMERIC = re.compile(r"[^\W_]")
 
 
-def _after_no_alphanumeric(shorts: list[str]) -> str:
-    """The short forms, longest first, each not right after a letter or digit. The
-    look-behind follows each literal, so that the regex starts with literals: Python's re
-    searches for those much faster than for a look-behind."""
-    return "|".join(
-        re.escape(short) + rf"(?<![^\W_](?s:.){{{len(short)}}})" for short in sorted(shorts, key=len, reverse=True)
-    )
+class Use(NamedTuple):
+    """A use of a short form: where it is written, plural 's' included."""
+
+    start: int
+    end: int
+    short: str
+
+
+def _occurrences(text: str, shorts: list[str]) -> list[Use]:
+    """Case-sensitive whole-word uses of the short forms, plural 's' allowed, left to right
+    and not overlapping: where a regex of the short forms, longest first, finds them (each
+    not right after a letter or digit; its 's', if any, and then no letter or digit). Each
+    short form is searched for as a string: the forms are the article's own, and a regex of
+    them would be compiled for each article."""
+    ranked = sorted(filter(None, shorts), key=len, reverse=True)
+    starting: dict[int, list[int]] = {}  # position -> the ranks of the short forms written there
+    for rank, short in enumerate(ranked):
+        at = text.find(short)
+        while at >= 0:
+            starting.setdefault(at, []).append(rank)
+            at = text.find(short, at + 1)
+    uses: list[Use] = []
+    reach = 0
+    for start in sorted(starting):
+        if start < reach or (start and _ALPHANUMERIC.match(text, start - 1)):
+            continue
+        for rank in starting[start]:  # in rank order: each short form's places were listed in turn
+            end = start + len(ranked[rank])
+            if text.startswith("s", end) and not _ALPHANUMERIC.match(text, end + 1):
+                end += 1
+            elif _ALPHANUMERIC.match(text, end):
+                continue
+            uses.append(Use(start, end, ranked[rank]))
+            reach = end
+            break
+    return uses
