@@ -208,20 +208,21 @@ def test_a_word_list_is_read_again_from_its_cache_entry_until_the_file_changes(t
     import os
 
     import phenorules.kb.lexicon.word_lists as word_lists
+    from phenorules.stages.spelling import cached_word_list
 
     monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "words.txt.gz"
     path.write_bytes(gzip.compress(b"ataxia\nhypotonia\n"))
-    first = WordList.cached(path)
+    first = cached_word_list(path)
     assert first.data == WordList.read(path).data == b"\nataxia\nhypotonia\n"
     assert [entry.name.startswith("word-list-") for entry in (tmp_path / "cache").iterdir()] == [True]
     with monkeypatch.context() as patched:
         patched.setattr(word_lists, "read_bytes", lambda name: pytest.fail("the gzip file was read again"))
-        assert WordList.cached(path).data == first.data
+        assert cached_word_list(path).data == first.data
     path.write_bytes(gzip.compress(b"ataxia\nhypotonia\nmyopia\n"))
     os.utime(path, ns=(1, 1))
-    assert "myopia" in WordList.cached(path)
+    assert "myopia" in cached_word_list(path)
     path.write_bytes(gzip.compress(b"b\na\n"))
     os.utime(path, ns=(2, 2))
     with pytest.raises(InputError, match="sorted"):
-        WordList.cached(path)
+        cached_word_list(path)

@@ -5,8 +5,9 @@ by ``benchmarks/word_lists.py``; ``lexicons/SCOWL-LICENSE.txt``).
 A list is asked whether it holds a word, once per distinct word of the texts or the terms,
 so it stays the file's bytes, with the first word of every 4 kB as an index: the English
 list's 501,620 words are 5.2 MB as bytes and 1,272 index words, where a Python set of them
-would take 60 MB. The spelling stage reads it from a cache entry (:meth:`WordList.cached`):
-Zstandard inflates it in a quarter of gzip's time.
+would take 60 MB. The spelling stage reads it from a cache entry
+(:func:`~phenorules.stages.spelling.cached_word_list`): Zstandard inflates it in a quarter
+of gzip's time.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from operator import lt
 
 from ...core.errors import InputError
 from ...core.files import read_bytes
-from ..cache_file import cache_budget, file_entry, read_cache_file, store_entry
 
 
 class WordList:
@@ -44,22 +44,6 @@ class WordList:
         if checked and not _sorted_lines(data):
             raise InputError(f"{path}: the words are not one a line, sorted, each ended by a newline")
         return cls(data, str(path))
-
-    @classmethod
-    def cached(cls, path, checked: bool = True) -> "WordList":
-        """:meth:`read`, from a cache entry keyed by the file's path, size and time (a list
-        is checked when the entry is written)."""
-        entry, key = file_entry("word-list", str(path))
-        cached = read_cache_file(entry, key)
-        try:
-            data = cached["words"] if cached is not None else None
-        except Exception:  # no such section, or a failed checksum
-            data = None
-        if data is not None and data.startswith(b"\n"):
-            return cls(data, str(path))
-        words = cls.read(path, checked)
-        store_entry(entry, key, {"words": words.data}, cache_budget())
-        return words
 
     def __contains__(self, word: str) -> bool:
         target = word.encode()
