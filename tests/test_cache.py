@@ -297,3 +297,39 @@ def test_a_first_build_through_add_pipe_says_so_on_stderr_and_a_cached_load_says
     assert len(said) == len(lines) and all(line.startswith(start.format(obo=MINI_OBO)) for line, start in zip(said, lines)), first.stderr
     again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert again.stderr == ""
+
+
+def test_a_large_file_s_digest_is_kept_until_the_file_is_written(cache, tmp_path, monkeypatch):
+    """The digest of a file of a megabyte or more is read from its entry while the file's
+    status stays; a write of the same length, even with the old modification time put
+    back, changes the change time and the digest is taken again. A smaller file, or a
+    budget of 0, keeps nothing."""
+    from phenorules.kb import cache_file
+    from phenorules.kb.cache_file import REMEMBERED_DIGEST_BYTES, remembered_digest
+    from phenorules.kb.ontology import file_digest
+
+    big = tmp_path / "big.obo"
+    big.write_bytes(b"a" * REMEMBERED_DIGEST_BYTES)
+    taken = []
+    monkeypatch.setattr(cache_file, "_SETTLED_NS", -1)  # the file counts as settled at once
+
+    def digest_of(path):
+        taken.append(path)
+        return file_digest(path)
+
+    first = remembered_digest(str(big), digest_of, 1 << 30)
+    assert remembered_digest(str(big), digest_of, 1 << 30) == first and len(taken) == 1
+    assert [entry.name.startswith("file-digest-") for entry in cache.iterdir()] == [True]
+    before = big.stat()
+    big.write_bytes(b"b" * REMEMBERED_DIGEST_BYTES)
+    os.utime(big, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert remembered_digest(str(big), digest_of, 1 << 30) == file_digest(str(big)) != first and len(taken) == 2
+    small = tmp_path / "small.obo"
+    small.write_bytes(b"a" * 10)
+    remembered_digest(str(small), digest_of, 1 << 30)
+    shutil.rmtree(cache)
+    remembered_digest(str(big), digest_of, 0)
+    assert len(taken) == 4 and not cache.exists()
+    monkeypatch.setattr(cache_file, "_SETTLED_NS", 3_000_000_000)  # a file written just now is hashed each time
+    remembered_digest(str(big), digest_of, 1 << 30)
+    assert len(taken) == 5 and not cache.exists()

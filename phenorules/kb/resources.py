@@ -30,7 +30,7 @@ import srsly
 from .. import __version__
 from ..core.forking import in_background
 from ..core.memory import large_blocks_from_the_system, return_free_memory
-from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, little_endian, numbers_of, read_cache_file, remove_stale_cache_files, store_entry, unpacked
+from .cache_file import CACHE_SUFFIX, CacheFile, cache_budget, cache_dir, little_endian, numbers_of, read_cache_file, remembered_digest, remove_stale_cache_files, store_entry, unpacked
 from .knowledge_base import KnowledgeBase
 from .lexicon import LexiconConfig, apply_blocklist, lexicon_parts
 from .lexicon.substitutions import Substitution, read_substitutions
@@ -272,7 +272,7 @@ def load_knowledge_base(
     lexicon_dir = data_dir("lexicons", lexicon_dir)
     check_obo_file(obo_path)  # fail fast, before hashing a missing file
     budget = cache_budget() if use_cache else 0  # a bad setting fails before the build
-    obo_digest = file_digest(obo_path)
+    obo_digest = remembered_digest(obo_path, file_digest, budget)
     key = resources_key(obo_path, lexicon_dir, config, obo_digest)
     if (key, obo_path) in _LOADED:
         return _LOADED[key, obo_path]
