@@ -1,13 +1,15 @@
 """The cache folder and its entry files, which the knowledge base, the disease names, the
-gene symbols and the JNLPBA model are kept in.
+gene symbols, the English word list, the ontology's digest and the JNLPBA model are kept
+in.
 
 An entry is data only: the key it was written under, then its sections (pyahocorasick's
-node array, with integer values; arrays of numbers, :func:`little_endian`; texts; msgpack
-for the rest), each compressed with Zstandard, its checksum verified as it is inflated, so
-loading one runs no code from it. Zstandard (the ``zstandard`` package) took a fifth less
-room than zlib's fastest level and inflated four times faster (an HPO entry: 11 MB on
-disk, 69 MB inflated). A file that is corrupt, of another format or another key, not a
-regular file, or not this user's own (or writable by others) is absent: rebuilt. The least recently used entries (by the time each
+node array, with integer values; arrays of numbers, :func:`little_endian`; word lists as
+numbers, :class:`WordNumbers`; texts; msgpack for the rest), each compressed with
+Zstandard, its checksum verified as it is inflated, so loading one runs no code from it.
+Zstandard (the ``zstandard`` package) took a fifth less room than zlib's fastest level and
+inflated four times faster (an HPO entry: 10 MB on disk, 46 MB inflated). A file that is
+corrupt, of another format or another key, not a regular file, or not this user's own (or
+writable by others) is absent: rebuilt. The least recently used entries (by the time each
 was last loaded or written) go when all of them would take more than the budget,
 ``$PHENORULES_CACHE_MB`` megabytes (100 by default).
 """
@@ -22,9 +24,11 @@ import struct
 import sys
 import time
 from array import array
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 import srsly
 import zstandard
@@ -176,6 +180,60 @@ def numbers_of(typecode: str, blob: bytes) -> array:
     if sys.byteorder == "big":
         numbers.byteswap()
     return numbers
+
+
+class WordNumbers:
+    """Word lists as numbers into one list of distinct words: a word-set index's sets and
+    partner lists (:meth:`~phenorules.kb.word_sets.WordSetIndex.to_bytes`), each word made
+    once when read. A group of lists is laid out by length: (length, count) pairs, the
+    lists' words, and each list's place in that layout, so that reading it makes the tuples
+    of one length in one call (``zip``), not one call per list. Numbers are little-endian
+    32-bit."""
+
+    def __init__(self, words: list[str]):
+        self.words = words
+        self.number = {word: i for i, word in enumerate(words)}
+
+    @classmethod
+    def of(cls, lists: Iterable[Iterable[str]]) -> "WordNumbers":
+        return cls(sorted(set(chain.from_iterable(lists))))
+
+    def text(self) -> str:
+        return "\n".join(self.words)  # a word is a run of letters and digits: no line break
+
+    def numbers(self, words: Iterable[str]) -> bytes:
+        return little_endian(array("I", map(self.number.__getitem__, words)))
+
+    def lists(self, lists: Iterable[Sequence[str]]) -> list[bytes]:
+        lists = list(lists)
+        by_length = sorted(range(len(lists)), key=lambda i: len(lists[i]))
+        place = [0] * len(lists)
+        for at, i in enumerate(by_length):
+            place[i] = at
+        sizes = Counter(map(len, lists))
+        return [
+            little_endian(array("I", chain.from_iterable(sorted(sizes.items())))),
+            little_endian(array("I", place)),
+            self.numbers(chain.from_iterable(lists[i] for i in by_length)),
+        ]
+
+    @staticmethod
+    def numbered_words(words: list[str], numbers: bytes) -> list[str]:
+        """The words :meth:`numbers` numbered (``words``: the text's lines)."""
+        return list(map(words.__getitem__, numbers_of("I", numbers)))
+
+    @staticmethod
+    def numbered_lists(words: list[str], lists: list[bytes]) -> list[tuple[str, ...]]:
+        """The lists :meth:`lists` numbered, as tuples."""
+        sizes, place, numbers = lists
+        flat = WordNumbers.numbered_words(words, numbers)
+        laid: list[tuple[str, ...]] = []
+        start = 0
+        sizes = numbers_of("I", sizes)
+        for length, count in zip(sizes[::2], sizes[1::2]):
+            laid += zip(*[iter(flat[start : start + length * count])] * length) if length else [()] * count
+            start += length * count
+        return list(map(laid.__getitem__, numbers_of("I", place)))
 
 
 def unpacked(blob: bytes):

@@ -25,7 +25,6 @@ from __future__ import annotations
 from bisect import bisect_right
 import re
 from array import array
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, combinations, compress, repeat
 from operator import ne
@@ -36,7 +35,7 @@ import numpy
 import srsly
 
 from ..core.memo import Remembered, one_object_each
-from .cache_file import little_endian, numbers_of
+from .cache_file import WordNumbers, little_endian, numbers_of
 from .lexicon import Lexicon
 from .lexicon.normalize import normalize_text
 from .lexicon.morphology import Morphology
@@ -181,17 +180,16 @@ class WordSetIndex:
         return replace(self, rows=rows, partners=partner_words(rows), rules=rules, _bases=self._bases)
 
     def to_bytes(self) -> bytes:
-        """The index as msgpack data: a cache section, and what a forked build sends back.
-        The word sets and partner lists are numbers into one list of their words
-        (:class:`_WordCodes`): each word is made and hashed once as the index is read."""
-        codes = _WordCodes.of([*self.rows, *self.partners.values(), self.partners, *self.quantity_sets])
+        """The index as msgpack data (a cache section; what a forked build sends back), its
+        word sets and partner lists as numbers into one list of words (:class:`WordNumbers`)."""
+        numbered = WordNumbers.of([*self.rows, *self.partners.values(), self.partners, *self.quantity_sets])
         return srsly.msgpack_dumps(
             {
-                "words": codes.text(),
-                "row_words": codes.groups(self.rows),
+                "words": numbered.text(),
+                "row_words": numbered.lists(self.rows),
                 "rows": little_endian(array("I", self.rows.values())),
-                "partner_words": codes.group(self.partners),
-                "partners": codes.groups(sorted(others) for others in self.partners.values()),
+                "partner_words": numbered.numbers(self.partners),
+                "partners": numbered.lists(sorted(others) for others in self.partners.values()),
                 "function_words": sorted(self.function_words),
                 "stop_words": sorted(self.stop_words),
                 "morphology": self.morphology.state(),
@@ -201,7 +199,7 @@ class WordSetIndex:
                 "suffix_words": sorted(self.suffix_words),
                 "quantity_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(self.quantity_words.items())],
                 "change_words": [[word, ref.file, ref.line, ref.name] for word, ref in sorted(self.change_words.items())],
-                "quantity_sets": codes.groups(sorted(self.quantity_sets)),
+                "quantity_sets": numbered.lists(sorted(self.quantity_sets)),
             }
         )
 
@@ -212,8 +210,8 @@ class WordSetIndex:
         state = srsly.msgpack.loads(data, raw=False, use_list=True)
         words = state["words"].split("\n") if state["words"] else []
         return cls(
-            dict(zip(_WordCodes.tuples(words, state["row_words"]), numbers_of("I", state["rows"]))),
-            dict(zip(_WordCodes.words(words, state["partner_words"]), map(frozenset, _WordCodes.tuples(words, state["partners"])))),
+            dict(zip(WordNumbers.numbered_lists(words, state["row_words"]), numbers_of("I", state["rows"]))),
+            dict(zip(WordNumbers.numbered_words(words, state["partner_words"]), map(frozenset, WordNumbers.numbered_lists(words, state["partners"])))),
             frozenset(state["function_words"]),
             frozenset(state["stop_words"]),
             Morphology.from_state(state["morphology"]),
@@ -222,7 +220,7 @@ class WordSetIndex:
             frozenset(state["suffix_words"]),
             {word: RuleRef(file, line, name) for word, file, line, name in state["quantity_words"]},
             {word: RuleRef(file, line, name) for word, file, line, name in state["change_words"]},
-            frozenset(_WordCodes.tuples(words, state["quantity_sets"])),
+            frozenset(WordNumbers.numbered_lists(words, state["quantity_sets"])),
         )
 
     def content_words(self, phrase: str) -> list[str]:
@@ -443,56 +441,6 @@ def substituted_sets(best: dict[tuple[str, ...], tuple], substitutions: Iterable
                 if new not in out or candidate[:2] < out[new][:2]:
                     out[new] = candidate
     return out
-
-
-class _WordCodes:
-    """Word lists as numbers into one list of distinct words, for :meth:`WordSetIndex.to_bytes`.
-    A group of lists is laid out by length: (length, count) pairs, the lists' words, and
-    each list's place in that layout, so that reading it makes the tuples of one length in
-    one call (``zip``), not one call per list. Numbers are little-endian 32-bit."""
-
-    def __init__(self, words: list[str]):
-        self.words = words
-        self.number = {word: i for i, word in enumerate(words)}
-
-    @classmethod
-    def of(cls, lists: Iterable[Iterable[str]]) -> "_WordCodes":
-        return cls(sorted(set(chain.from_iterable(lists))))
-
-    def text(self) -> str:
-        return "\n".join(self.words)  # a word is a run of letters and digits: no line break
-
-    def group(self, words: Iterable[str]) -> bytes:
-        return little_endian(array("I", map(self.number.__getitem__, words)))
-
-    def groups(self, lists: Iterable[Sequence[str]]) -> list[bytes]:
-        lists = list(lists)
-        by_length = sorted(range(len(lists)), key=lambda i: len(lists[i]))
-        place = [0] * len(lists)
-        for at, i in enumerate(by_length):
-            place[i] = at
-        sizes = Counter(map(len, lists))
-        return [
-            little_endian(array("I", chain.from_iterable(sorted(sizes.items())))),
-            little_endian(array("I", place)),
-            self.group(chain.from_iterable(lists[i] for i in by_length)),
-        ]
-
-    @staticmethod
-    def words(words: list[str], numbers: bytes) -> list[str]:
-        return list(map(words.__getitem__, numbers_of("I", numbers)))
-
-    @staticmethod
-    def tuples(words: list[str], group: list[bytes]) -> list[tuple[str, ...]]:
-        sizes, place, numbers = group
-        flat = _WordCodes.words(words, numbers)
-        laid: list[tuple[str, ...]] = []
-        start = 0
-        sizes = numbers_of("I", sizes)
-        for length, count in zip(sizes[::2], sizes[1::2]):
-            laid += zip(*[iter(flat[start : start + length * count])] * length) if length else [()] * count
-            start += length * count
-        return list(map(laid.__getitem__, numbers_of("I", place)))
 
 
 def partner_words(rows: dict[tuple[str, ...], int]) -> dict[str, frozenset[str]]:
