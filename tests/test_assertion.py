@@ -413,3 +413,37 @@ def test_cues_found_only_in_sentences_with_a_mention_assert_as_cues_found_everyw
     with mock.patch.object(assertion, "sentences_holding", everywhere):
         expected = read(mini_nlp, text)
     assert read(mini_nlp, text) == expected
+
+
+def test_the_cue_rules_and_their_tokens_are_read_again_from_their_cache_entry(tmp_path, monkeypatch):
+    """With the word tokenizer, a rules file's rows and their phrases' tokens come from a
+    cache entry while the file stays as it was, the same as read and split afresh; a changed
+    file is read again. Another tokenizer splits the phrases itself and keeps no entry."""
+    import os
+    import shutil
+
+    import spacy
+
+    from phenorules.assertion import cues
+    from phenorules.assertion.rules import read_context_rules
+    from phenorules.kb.resources import data_file
+    from phenorules.stages.pipeline import blank_english
+
+    monkeypatch.setenv("PHENORULES_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "context_rules.tsv"
+    shutil.copyfile(data_file("rules", "context_rules.tsv"), path)
+    nlp = blank_english()
+    fresh = read_context_rules(path)
+    expected = (fresh, cues.phrase_tokens(nlp, fresh))
+    assert cues.context_cues(nlp, path) == expected
+    with monkeypatch.context() as patched:
+        patched.setattr(cues, "read_context_rules", lambda _: pytest.fail("the rules file was read again"))
+        assert cues.context_cues(nlp, path) == expected
+    path.write_text(path.read_text(encoding="utf-8") + "never ever\tNEGATED_EXISTENCE\tforward\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    rules, tokens = cues.context_cues(nlp, path)
+    assert rules[-1].phrases == ("never ever",) and tokens[-1] == [["never", "ever"]]
+    assert len(list((tmp_path / "cache").glob("context-cues-*.cache"))) == 2
+    shutil.rmtree(tmp_path / "cache")
+    plain = spacy.blank("en")
+    assert cues.context_cues(plain, path)[1][-1] == [["never", "ever"]] and not (tmp_path / "cache").exists()

@@ -51,14 +51,14 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-def file_entry(kind: str, path: str) -> tuple[Path, str]:
+def file_entry(kind: str, path: str, code: str = "") -> tuple[Path, str]:
     """The cache entry of what is read from the file ``path``, and its key (the file's path,
-    size and time)."""
+    size and time; ``code``: a digest of the code that reads it, if it may change)."""
     try:
         info = Path(path).stat()
     except OSError as error:
         raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
-    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns, *([code] if code else [])]).encode()).hexdigest()[:32]
     return cache_dir() / f"{kind}-{key}.cache", key
 
 

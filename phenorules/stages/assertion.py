@@ -48,8 +48,8 @@ from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..assertion.cues import Cue, CueMatcher
-from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_context_rules, read_scope_rules
+from ..assertion.cues import Cue, CueMatcher, context_cues
+from ..assertion.rules import CATEGORIES, FLAGS, ScopeRules, read_scope_rules
 from ..core.document import LOCAL, PASSAGES, DocState, MentionStage, placed, working
 from ..core.phenotype import Phenotype
 from ..core.errors import SettingError
@@ -85,13 +85,13 @@ def context_stage(
     unknown_categories = sorted(set(categories) - set(CATEGORIES))
     if unknown_categories:
         raise SettingError(f"{name}.categories: {unknown_categories} is no category; the categories are {list(CATEGORIES)}")
-    rules = read_context_rules(data_file("rules", "context_rules.tsv", rules_file))
+    rules, tokens = context_cues(nlp, data_file("rules", "context_rules.tsv", rules_file))
     unknown = sorted(set(off_cues) - {rule.ref.name for rule in rules})
     if unknown:
         raise SettingError(f"{name}.off_cues: {unknown} is no cue of the rules file")
-    rules = [rule for rule in rules if rule.ref.name not in set(off_cues) and rule.category in set(categories)]
+    kept = [i for i, rule in enumerate(rules) if rule.ref.name not in set(off_cues) and rule.category in set(categories)]
     scope = read_scope_rules(data_file("rules", "assertion_scope.tsv", scope_file))
-    return ConText(CueMatcher(nlp, rules), scope, window, frozenset(skipped_sections))
+    return ConText(CueMatcher(nlp, [rules[i] for i in kept], [tokens[i] for i in kept]), scope, window, frozenset(skipped_sections))
 
 
 @dataclass
