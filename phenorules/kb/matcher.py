@@ -275,7 +275,7 @@ class LexiconRows:
         rows laid out by key: in key order the 400,000 lists of entries lie scattered, and
         reading them waits on memory."""
         numbers: dict[str, int] = {}
-        encoded = {key: encode_entries(key, entries, numbers).encode() for key, entries in self.entries.items()}
+        encoded = {key: encode_entries(len(key), entries, numbers).encode() for key, entries in self.entries.items()}
         return PackedRows.joined(list(map(encoded.__getitem__, self.keys)), list(numbers))
 
     def __len__(self) -> int:
@@ -283,10 +283,10 @@ class LexiconRows:
 
     def __getitem__(self, index: int) -> str:
         key = self.keys[index]
-        return encode_entries(key, self.entries[key])
+        return encode_entries(len(key), self.entries[key])
 
     def __iter__(self) -> Iterator[str]:
-        return (encode_entries(key, self.entries[key]) for key in self.keys)
+        return (encode_entries(len(key), self.entries[key]) for key in self.keys)
 
     def __reduce__(self):
         return list, (list(self),)
@@ -316,7 +316,7 @@ class PackedRows:
         """Rows encoded (:func:`encode_entries`), numbered and laid end to end, as a cache
         file holds them."""
         numbers: dict[str, int] = {}
-        return cls.joined([_numbered(row, numbers).encode() for row in rows], list(numbers))
+        return cls.joined([encode_entries(*decode_entries(row), numbers).encode() for row in rows], list(numbers))
 
     @classmethod
     def joined(cls, encoded: list[bytes], named: Sequence[str] | None = None) -> "PackedRows":
@@ -337,8 +337,7 @@ class PackedRows:
         return len(self.ends)
 
     def __getitem__(self, index: int) -> str:
-        row = self._stored(index)
-        return row if self.named is None else _RECORD.join(_cells_named(record, self.named) if at else record for at, record in enumerate(row.split(_RECORD)))
+        return self._stored(index) if self.named is None else encode_entries(*self.entries(index))
 
     def entries(self, index: int) -> tuple[int, tuple[Entry, ...]]:
         return decode_entries(self._stored(index), self.named)
@@ -351,15 +350,15 @@ class PackedRows:
 _FIELD, _RECORD, _ID = "\x1f", "\x1e", "\x1d"
 
 
-def encode_entries(key: str, entries: Sequence[Entry], numbers: dict[str, int] | None = None) -> str:
-    """A key's row: its length, then a record per entry. With ``numbers`` (text -> number,
+def encode_entries(length: int, entries: Sequence[Entry], numbers: dict[str, int] | None = None) -> str:
+    """A row: its key's length, then a record per entry. With ``numbers`` (text -> number,
     added to), a record holds the number of its surface, source and rule (:class:`PackedRows`)."""
     named = (lambda text: text) if numbers is None else (lambda text: str(numbers.setdefault(text, len(numbers))))
     records = [
         _FIELD.join((str(priority), _ID.join(hpo_ids), named(surface), named(source), named(rule), "1" if case_sensitive else ""))
         for priority, hpo_ids, surface, source, rule, case_sensitive in entries
     ]
-    return _RECORD.join([str(len(key))] + records)
+    return _RECORD.join([str(length)] + records)
 
 
 def decode_entries(row: str, named: Sequence[str] | None = None) -> tuple[int, tuple[Entry, ...]]:
@@ -373,25 +372,6 @@ def decode_entries(row: str, named: Sequence[str] | None = None) -> tuple[int, t
             surface, source, rule = named[int(surface)], named[int(source)], named[int(rule)]
         entries.append(Entry(int(priority), tuple(hpo_ids.split(_ID)) if hpo_ids else (), surface, source, rule, bool(case_sensitive)))
     return int(length), tuple(entries)
-
-
-def _numbered(row: str, numbers: dict[str, int]) -> str:
-    """An encoded row with its records' surface, source and rule numbered (``numbers``:
-    text -> number, added to)."""
-    length, *records = row.split(_RECORD)
-    out = [length]
-    for record in records:
-        cells = record.split(_FIELD)
-        cells[2:5] = (str(numbers.setdefault(text, len(numbers))) for text in cells[2:5])
-        out.append(_FIELD.join(cells))
-    return _RECORD.join(out)
-
-
-def _cells_named(record: str, named: Sequence[str]) -> str:
-    """A numbered record with its surface, source and rule written out."""
-    cells = record.split(_FIELD)
-    cells[2:5] = (named[int(number)] for number in cells[2:5])
-    return _FIELD.join(cells)
 
 
 def best_entry(entries: Sequence[Entry], surface: str) -> Entry | None:
