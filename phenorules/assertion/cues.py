@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 from ..core.files import read_bytes
 from ..core.memo import Remembered
 from ..core.tokenizer import WordTokenizer
-from ..kb.cache_file import cache_budget, file_entry, read_cache_file, store_entry, unpacked
+from ..kb.cache_file import read_through, unpacked
 from ..kb.lexicon.tsv import RuleRef
 from .rules import ContextRule, read_context_rules
 
@@ -84,29 +84,31 @@ def phrase_tokens(nlp: Language, rules: list[ContextRule]) -> list[list[list[str
     return [[words(phrase) for phrase in rule.phrases] for rule in rules]
 
 
-def context_cues(nlp: Language, path: Path) -> tuple[list[ContextRule], list[list[list[str]]]]:
+ReadCues = tuple[list[ContextRule], list[list[list[str]]]]  # the rules, and their phrases' tokens
+
+
+def context_cues(nlp: Language, path: Path) -> ReadCues:
     """The rules of ``path`` (:func:`~.rules.read_context_rules`) and their :func:`phrase_tokens`;
     with the word tokenizer, from a cache entry keyed by the file's path, size and time and
     by the code that reads and splits them: spelling out and splitting the 9,000 phrases of
     the shipped rules is 20 ms of every start."""
-    if not isinstance(nlp.tokenizer, WordTokenizer):
+
+    def read() -> ReadCues:
         rules = read_context_rules(path)
         return rules, phrase_tokens(nlp, rules)
-    entry, key = file_entry("context-cues", str(path), _cue_code())
-    cached = read_cache_file(entry, key)
-    rules = None
-    try:
-        if cached is not None:
-            rows, tokens = unpacked(cached["cues"])
-            rules = [ContextRule(tuple(phrases), category, direction, scope, RuleRef(file, line, name)) for phrases, category, direction, scope, file, line, name in rows]
-    except Exception:  # a failed checksum, or not this layout: read again
-        rules = None
-    if rules is None:
-        rules = read_context_rules(path)
-        tokens = phrase_tokens(nlp, rules)
+
+    def stored(cues: ReadCues) -> bytes:
+        rules, tokens = cues
         rows = [[list(rule.phrases), rule.category, rule.direction, rule.max_scope, rule.ref.file, rule.ref.line, rule.ref.name] for rule in rules]
-        store_entry(entry, key, {"cues": srsly.msgpack_dumps([rows, tokens])}, cache_budget())
-    return rules, tokens
+        return srsly.msgpack_dumps([rows, tokens])
+
+    def taken(section: bytes) -> ReadCues:
+        rows, tokens = unpacked(section)
+        return [ContextRule(tuple(phrases), category, direction, scope, RuleRef(file, line, name)) for phrases, category, direction, scope, file, line, name in rows], tokens
+
+    if not isinstance(nlp.tokenizer, WordTokenizer):
+        return read()
+    return read_through("context-cues", str(path), "cues", read, stored, taken, _cue_code())
 
 
 class CueMatcher:

@@ -28,7 +28,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
 
 import srsly
 import zstandard
@@ -43,6 +43,7 @@ MEGABYTE = 1 << 20  # as du -h counts
 # What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
 # file of another name in the folder is never pruned.
 _DIGEST = re.compile(r"[0-9a-f]{64}")  # a SHA-256 in hex
+T = TypeVar("T")
 CACHE_ENTRY = re.compile(r"[a-z][a-z-]*-[0-9a-f][0-9a-f-]*\.(cache|pkl)")
 
 
@@ -60,6 +61,23 @@ def file_entry(kind: str, path: str, code: str = "") -> tuple[Path, str]:
         raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
     key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns, *([code] if code else [])]).encode()).hexdigest()[:32]
     return cache_dir() / f"{kind}-{key}.cache", key
+
+
+def read_through(kind: str, path: str, section: str, read: Callable[[], T], stored: Callable[[T], bytes], taken: Callable[[bytes], T | None], code: str = "") -> T:
+    """``read()``, what is read from the file ``path``, kept in the cache entry of ``kind``
+    for the file's path, size and time (and ``code``, a digest of the code that reads it):
+    taken from the entry while the file stays as it was. ``stored`` writes a value as the
+    entry's ``section``; ``taken`` reads it back, None for a section not of its layout."""
+    entry, key = file_entry(kind, path, code)
+    cached = read_cache_file(entry, key)
+    try:
+        value = taken(cached[section]) if cached is not None else None
+    except Exception:  # no such section, a failed checksum, or not its layout
+        value = None
+    if value is None:
+        value = read()
+        store_entry(entry, key, {section: stored(value)}, cache_budget())
+    return value
 
 
 REMEMBERED_DIGEST_BYTES = 1 << 20  # a file at least this long has its digest kept in the cache

@@ -40,7 +40,7 @@ from ..core.errors import InputError
 from ..core.memo import Remembered
 from ..kb.lexicon.tsv import RuleRef, read_grouped_rules
 from ..kb.ontology import default_obo_path
-from ..kb.cache_file import CacheFile, cache_budget, file_entry, read_cache_file, store_entry, unpacked
+from ..kb.cache_file import read_through, unpacked
 from ..kb.resources import data_file
 from .abbreviations import BRACKETED, bracket_candidate, definitions_at
 
@@ -120,13 +120,7 @@ def read_disease_names(path: Path) -> dict[tuple[str, ...], str]:
 @lru_cache(maxsize=4)
 def disease_names(path: str) -> dict[tuple[str, ...], str]:
     """:func:`read_disease_names`, from a cache entry keyed by the file's path, size and time."""
-    entry, key = file_entry("disease-names", path)
-    cached = read_cache_file(entry, key)
-    names = _cached_disease_names(cached) if cached is not None else None
-    if names is None:
-        names = read_disease_names(Path(path))
-        store_entry(entry, key, {"names": srsly.msgpack_dumps(sorted(names.items()))}, cache_budget())
-    return names
+    return read_through("disease-names", path, "names", lambda: read_disease_names(Path(path)), lambda names: srsly.msgpack_dumps(sorted(names.items())), _cached_disease_names)
 
 
 def read_gene_symbols(path: Path) -> frozenset[str]:
@@ -141,31 +135,19 @@ def read_gene_symbols(path: Path) -> frozenset[str]:
 @lru_cache(maxsize=4)
 def gene_symbols(path: str) -> frozenset[str]:
     """:func:`read_gene_symbols`, from a cache entry keyed by the file's path, size and time."""
-    entry, key = file_entry("gene-symbols", path)
-    cached = read_cache_file(entry, key)
-    symbols = _cached_gene_symbols(cached) if cached is not None else None
-    if symbols is None:
-        symbols = read_gene_symbols(Path(path))
-        store_entry(entry, key, {"symbols": srsly.msgpack_dumps(sorted(symbols))}, cache_budget())
-    return symbols
+    return read_through("gene-symbols", path, "symbols", lambda: read_gene_symbols(Path(path)), lambda symbols: srsly.msgpack_dumps(sorted(symbols)), _cached_gene_symbols)
 
 
-def _cached_gene_symbols(cached: CacheFile) -> frozenset[str] | None:
+def _cached_gene_symbols(section: bytes) -> frozenset[str] | None:
     """The symbols a cache entry holds, or None unless it holds a list of strings."""
-    try:
-        symbols = unpacked(cached["symbols"])
-    except Exception:  # no such section, a failed checksum, or not msgpack
-        return None
+    symbols = unpacked(section)
     return frozenset(symbols) if isinstance(symbols, list) and all(isinstance(symbol, str) for symbol in symbols) else None
 
 
-def _cached_disease_names(cached: CacheFile) -> dict[tuple[str, ...], str] | None:
+def _cached_disease_names(section: bytes) -> dict[tuple[str, ...], str] | None:
     """The names a cache entry holds, or None unless it holds a list of [name key, disease
     id] pairs, a key a list of strings and an id a string (damaged, or another layout)."""
-    try:
-        pairs = unpacked(cached["names"])
-    except Exception:  # no such section, a failed checksum, or not msgpack
-        return None
+    pairs = unpacked(section)
     if not isinstance(pairs, list) or not all(_is_name_pair(pair) for pair in pairs):
         return None
     return {tuple(words): disease_id for words, disease_id in pairs}

@@ -32,7 +32,7 @@ from ..core.document import LOCAL, DocState, placed, working
 from ..core.intervals import Extents
 from ..core.memo import Remembered
 from ..core.phenotype import Phenotype
-from ..kb.cache_file import cache_budget, file_entry, read_cache_file, store_entry
+from ..kb.cache_file import read_through
 from ..kb.knowledge_base import KnowledgeBase
 from ..kb.lexicon.tsv import RuleRef, read_rules
 from ..kb.lexicon.word_lists import WordList
@@ -230,14 +230,4 @@ def cached_word_list(path: Path, checked: bool = True) -> WordList:
     """:meth:`WordList.read`, from a cache entry keyed by the file's path, size and time (a
     list is checked when the entry is written): Zstandard inflates the English list in a
     quarter of gzip's time."""
-    entry, key = file_entry("word-list", str(path))
-    cached = read_cache_file(entry, key)
-    try:
-        data = cached["words"] if cached is not None else None
-    except Exception:  # no such section, or a failed checksum
-        data = None
-    if data is not None and data.startswith(b"\n"):
-        return WordList(data, str(path))
-    words = WordList.read(path, checked)
-    store_entry(entry, key, {"words": words.data}, cache_budget())
-    return words
+    return read_through("word-list", str(path), "words", lambda: WordList.read(path, checked), lambda words: words.data, lambda data: WordList(data, str(path)) if data.startswith(b"\n") else None)
