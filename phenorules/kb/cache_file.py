@@ -38,12 +38,12 @@ from ..core.files import atomic_file, open_own_regular_file, remove_stale_tempor
 
 CACHE_SUFFIX = ".cache"
 CACHE_BUDGET_VARIABLE = "PHENORULES_CACHE_MB"
-DEFAULT_CACHE_MB = 100  # lexicon configs of 11 MB each, the disease names, the gene symbols and the JNLPBA model
+DEFAULT_CACHE_MB = 100  # lexicon configs of 10 MB each, the disease names, the gene symbols and the JNLPBA model
 MEGABYTE = 1 << 20  # as du -h counts
-# What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
-# file of another name in the folder is never pruned.
 _DIGEST = re.compile(r"[0-9a-f]{64}")  # a SHA-256 in hex
 T = TypeVar("T")
+# What the cache's users name their entries (KIND-HEX.cache, and older layouts' .pkl); a
+# file of another name in the folder is never pruned.
 CACHE_ENTRY = re.compile(r"[a-z][a-z-]*-[0-9a-f][0-9a-f-]*\.(cache|pkl)")
 
 
@@ -52,23 +52,24 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-def file_entry(kind: str, path: str, code: str = "") -> tuple[Path, str]:
-    """The cache entry of what is read from the file ``path``, and its key (the file's path,
-    size and time; ``code``: a digest of the code that reads it, if it may change)."""
+def file_entry(kind: str, path: str, also: str = "") -> tuple[Path, str]:
+    """The cache entry of what is read from the file ``path``, and its key: the file's path,
+    size and time, and ``also``, what else the entry depends on (a digest of the code that
+    reads the file; more of the file's status)."""
     try:
         info = Path(path).stat()
     except OSError as error:
         raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
-    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns, *([code] if code else [])]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(repr([path, info.st_size, info.st_mtime_ns, *([also] if also else [])]).encode()).hexdigest()[:32]
     return cache_dir() / f"{kind}-{key}.cache", key
 
 
-def read_through(kind: str, path: str, section: str, read: Callable[[], T], stored: Callable[[T], bytes], taken: Callable[[bytes], T | None], code: str = "") -> T:
+def read_through(kind: str, path: str, section: str, read: Callable[[], T], stored: Callable[[T], bytes], taken: Callable[[bytes], T | None], also: str = "") -> T:
     """``read()``, what is read from the file ``path``, kept in the cache entry of ``kind``
-    for the file's path, size and time (and ``code``, a digest of the code that reads it):
-    taken from the entry while the file stays as it was. ``stored`` writes a value as the
-    entry's ``section``; ``taken`` reads it back, None for a section not of its layout."""
-    entry, key = file_entry(kind, path, code)
+    for the file's path, size and time (and ``also``: :func:`file_entry`): taken from the
+    entry while the file stays as it was. ``stored`` writes a value as the entry's
+    ``section``; ``taken`` reads it back, None for a section not of its layout."""
+    entry, key = file_entry(kind, path, also)
     cached = read_cache_file(entry, key)
     try:
         value = taken(cached[section]) if cached is not None else None
@@ -95,17 +96,13 @@ def remembered_digest(path: str, digest_of: Callable[[str], str], budget: int) -
     settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _SETTLED_NS
     if info.st_size < REMEMBERED_DIGEST_BYTES or not budget or not settled:
         return digest_of(path)
-    key = hashlib.sha256(repr([path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]).encode()).hexdigest()[:32]
-    entry = cache_dir() / f"file-digest-{key}{CACHE_SUFFIX}"
-    cached = read_cache_file(entry, key)
-    try:
-        digest = cached["digest"].decode() if cached is not None else ""
-    except Exception:  # no such section, or a failed checksum
-        digest = ""
-    if not _DIGEST.fullmatch(digest):
-        digest = digest_of(path)
-        store_entry(entry, key, {"digest": digest.encode()}, budget)
-    return digest
+    status = f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}"  # beside the path, size and modification time
+    return read_through("file-digest", path, "digest", lambda: digest_of(path), str.encode, _digest_in, status)
+
+
+def _digest_in(section: bytes) -> str | None:
+    digest = section.decode()
+    return digest if _DIGEST.fullmatch(digest) else None
 
 
 def cache_budget() -> int:
