@@ -192,10 +192,6 @@ def test_short_form_uses_are_where_one_regex_of_the_forms_finds_them(text, short
     """Each form searched for as a string, the uses are those of one regex of the forms,
     longest first, each not after a letter or digit, with an optional plural 's' and then
     no letter or digit, left to right without overlaps."""
-    import re
+    from phenorules.stages.abbreviations import _occurrences, forms_regex, regex_uses
 
-    from phenorules.stages.abbreviations import _occurrences
-
-    forms = "|".join(re.escape(short) + rf"(?<![^\W_](?s:.){{{len(short)}}})" for short in sorted(sorted(shorts), key=len, reverse=True))
-    expected = [(found.start(), found.end(), found.group(1)) for found in re.finditer(rf"({forms})s?(?![^\W_])", text)] if shorts else []
-    assert [tuple(use) for use in _occurrences(text, sorted(shorts))] == expected
+    assert _occurrences(text, sorted(shorts)) == regex_uses(forms_regex(sorted(shorts)), text)
