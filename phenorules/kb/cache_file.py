@@ -26,6 +26,7 @@ import time
 from array import array
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import Callable, Iterable, Sequence, TypeVar
@@ -96,8 +97,16 @@ def remembered_digest(path: str, digest_of: Callable[[str], str], budget: int) -
     settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _SETTLED_NS
     if info.st_size < REMEMBERED_DIGEST_BYTES or not budget or not settled:
         return digest_of(path)
-    status = f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}"  # beside the path, size and modification time
-    return read_through("file-digest", path, "digest", lambda: digest_of(path), str.encode, _digest_in, status)
+    return _kept_digest(path, (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns), digest_of)
+
+
+@lru_cache(maxsize=64)
+def _kept_digest(path: str, status: tuple[int, ...], digest_of: Callable[[str], str]) -> str:
+    """:func:`remembered_digest`'s entry, read once a process for each file status (every
+    stage of a pipeline asks for the knowledge base's key)."""
+    dev, ino, _, _, ctime = status
+    also = f"{dev}:{ino}:{ctime}"  # beside the path, size and modification time file_entry keys by
+    return read_through("file-digest", path, "digest", lambda: digest_of(path), str.encode, _digest_in, also)
 
 
 def _digest_in(section: bytes) -> str | None:
