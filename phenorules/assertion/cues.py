@@ -15,11 +15,11 @@ from spacy.attrs import IS_SPACE, LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..core.files import read_bytes
 from ..core.memo import Remembered
 from ..core.tokenizer import WordTokenizer
 from ..kb.cache_file import read_through, unpacked
 from ..kb.lexicon.tsv import RuleRef
+from ..kb.ontology import file_digest
 from .rules import ContextRule, read_context_rules
 
 # The code a cached entry of the cues depends on: how the rules are read and the phrases split.
@@ -29,7 +29,7 @@ _CUE_CODE = ("assertion/rules.py", "core/tokenizer.py", "kb/lexicon/normalize.py
 @lru_cache(maxsize=1)
 def _cue_code() -> str:
     package = Path(__file__).resolve().parent.parent
-    return hashlib.sha256(b"".join(read_bytes(str(package / name)) for name in _CUE_CODE)).hexdigest()
+    return hashlib.sha256("".join(f"{name}:{file_digest(package / name)}\n" for name in _CUE_CODE).encode()).hexdigest()
 
 
 class Cue(NamedTuple):
